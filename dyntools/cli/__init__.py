@@ -1,0 +1,21 @@
+"""The command line: the only part of dyntools that prints or chooses exit codes.
+
+Each command group lives in its own module and registers itself on `main`; importing them
+here keeps `dyntools --help` complete.
+"""
+
+from __future__ import annotations
+
+import click
+
+from dyntools import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dyntools")
+def main() -> None:
+    """Grow the tools an agent is missing, behind a static gate and a sandbox."""
+
+
+# Command modules register themselves on `main` when imported.
+from dyntools.cli import check_cmd  # noqa: E402,F401

@@ -1,0 +1,128 @@
+"""One exception tree for every station of the pipeline.
+
+The gate returns a report value (`GateReport`); every other station raises from this tree.
+Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read `station`,
+`reason` and `as_dict()`.
+
+    DyntoolsError                     station, reason, message, details
+    ├── UsageError                    bad input from the caller (unknown tool, bad name, ...)
+    ├── PolicyLoadError               the allow-list cannot be read or parsed
+    ├── GateRejected                  station "gate", reason "unsafe_source"; carries the report
+    ├── GenerationError               station "generate", reason "generation_failed"
+    ├── PersistError                  station "persist", reason "persist_failed"
+    ├── RegistryError                 station "registry" (quarantined, unknown version, ...)
+    ├── LoadError                     station "load", reason "compile_error"
+    ├── VerificationFailed            station "verify", reason "verification_failed"
+    └── SandboxError                  station "execute"
+        ├── SandboxTimeout            reason "timeout"
+        ├── SandboxMemoryLimit        reason "memory_limit"
+        ├── ToolRuntimeError          reason "runtime_error" (the tool raised)
+        ├── BadResult                 reason "bad_result" (not a JSON object, too large, ...)
+        ├── SandboxViolation          reason "sandbox_violation" (a guard or an OS layer refused)
+        ├── WorkerCrashed             reason "worker_crashed"
+        └── LayerUnavailable          reason "layer_unavailable" (--require-layers)
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class DyntoolsError(Exception):
+    station: ClassVar[str] = "dyntools"
+    reason: ClassVar[str] = "error"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "station": self.station,
+            "reason": self.reason,
+            "message": self.message,
+            "details": self.details,
+        }
+
+
+class UsageError(DyntoolsError):
+    station = "usage"
+    reason = "usage_error"
+
+
+class PolicyLoadError(DyntoolsError):
+    station = "policy"
+    reason = "policy_error"
+
+
+class GateRejected(DyntoolsError):
+    station = "gate"
+    reason = "unsafe_source"
+
+    def __init__(self, report: Any, message: str | None = None) -> None:
+        findings = getattr(report, "findings", ())
+        super().__init__(
+            message or f"the gate rejected {getattr(report, 'path', 'the source')} "
+            f"with {len(findings)} finding(s)",
+            findings=[f.as_dict() for f in findings],
+        )
+        self.report = report
+
+
+class GenerationError(DyntoolsError):
+    station = "generate"
+    reason = "generation_failed"
+
+
+class PersistError(DyntoolsError):
+    station = "persist"
+    reason = "persist_failed"
+
+
+class RegistryError(DyntoolsError):
+    station = "registry"
+    reason = "registry_error"
+
+
+class LoadError(DyntoolsError):
+    station = "load"
+    reason = "compile_error"
+
+
+class VerificationFailed(DyntoolsError):
+    station = "verify"
+    reason = "verification_failed"
+
+
+class SandboxError(DyntoolsError):
+    station = "execute"
+    reason = "sandbox_error"
+
+
+class SandboxTimeout(SandboxError):
+    reason = "timeout"
+
+
+class SandboxMemoryLimit(SandboxError):
+    reason = "memory_limit"
+
+
+class ToolRuntimeError(SandboxError):
+    reason = "runtime_error"
+
+
+class BadResult(SandboxError):
+    reason = "bad_result"
+
+
+class SandboxViolation(SandboxError):
+    reason = "sandbox_violation"
+
+
+class WorkerCrashed(SandboxError):
+    reason = "worker_crashed"
+
+
+class LayerUnavailable(SandboxError):
+    reason = "layer_unavailable"

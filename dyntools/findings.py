@@ -1,0 +1,321 @@
+"""Findings: what the gate reports, the table of rules, and the three renderings.
+
+A finding is a small immutable value with a stable code. Codes are grouped in numbered
+families and never reused: once a code has shipped, its meaning is fixed, so audit logs and
+suppression-free CI dashboards keep meaning the same thing across releases.
+
+    DT0xx  hygiene    bytes, encoding, invisible characters, size and complexity limits, syntax
+    DT1xx  shape      what may stand at the top level of a tool file
+    DT2xx  imports    the module allow-list and how module names may be used
+    DT3xx  names      names and attributes (underscores, frame internals, attribute writes)
+    DT4xx  calls      builtins and the deny-list of dangerous calls
+    DT5xx  contract   NAME, DESCRIPTION, PARAMS, EXAMPLES
+    DT6xx  functions  run(params) and the other functions
+    DT7xx  syntax     statements and expressions the gate refuses outright, annotations
+    DT9xx  internal   the gate could not finish: always a rejection, never a skip
+
+Lines and columns are 1-based everywhere. Columns count characters (code points); SARIF
+output converts them to UTF-16 code units, SARIF's default column kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Family(StrEnum):
+    HYGIENE = "hygiene"
+    SHAPE = "shape"
+    IMPORTS = "imports"
+    NAMES = "names"
+    CALLS = "calls"
+    CONTRACT = "contract"
+    FUNCTIONS = "functions"
+    SYNTAX = "syntax"
+    INTERNAL = "internal"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    family: Family
+    title: str
+    help: str
+
+
+def _rules(*rows: tuple[str, Family, str, str]) -> dict[str, Rule]:
+    return {code: Rule(code, family, title, help_) for code, family, title, help_ in rows}
+
+
+H, S, I, N, C, K, F, X, Z = (
+    Family.HYGIENE,
+    Family.SHAPE,
+    Family.IMPORTS,
+    Family.NAMES,
+    Family.CALLS,
+    Family.CONTRACT,
+    Family.FUNCTIONS,
+    Family.SYNTAX,
+    Family.INTERNAL,
+)
+
+RULES: dict[str, Rule] = _rules(
+    # hygiene
+    ("DT001", H, "not-utf8", "The file must be valid UTF-8."),
+    ("DT002", H, "nul-byte", "NUL bytes are refused: tools disagree on where such a file ends."),
+    ("DT003", H, "coding-cookie",
+     "A coding declaration can make Python decode the file differently from what a reviewer "
+     "reads; tool files are always UTF-8 and may not declare an encoding."),
+    ("DT004", H, "bidi-control",
+     "Bidirectional control characters reorder what a reviewer sees (Trojan Source)."),
+    ("DT005", H, "invisible-character",
+     "Invisible format characters (zero-width, BOM, fillers) hide code from a reviewer."),
+    ("DT006", H, "control-character",
+     "Control characters other than tab and newline are refused."),
+    ("DT007", H, "non-ascii-identifier",
+     "Identifiers must be ASCII: Unicode identifiers are NFKC-normalised by Python, so "
+     "look-alike characters can spell a forbidden name."),
+    ("DT008", H, "too-large", "The file exceeds the size limit of the policy."),
+    ("DT009", H, "too-many-nodes", "The syntax tree exceeds the node limit of the policy."),
+    ("DT010", H, "too-deep", "Expressions or blocks nest deeper than the policy allows."),
+    ("DT011", H, "syntax-error", "The file is not valid Python."),
+    ("DT012", H, "empty-file", "The file is empty."),
+    # shape
+    ("DT101", S, "top-level-statement",
+     "Only a docstring, imports, UPPERCASE constants and def statements may stand at the top "
+     "level."),
+    ("DT102", S, "class-definition", "Classes are not allowed in tool files."),
+    ("DT103", S, "decorator", "Decorators run code at definition time and are not allowed."),
+    ("DT104", S, "async", "async functions, await, async for and async with are not allowed."),
+    ("DT105", S, "global-nonlocal", "global and nonlocal statements are not allowed."),
+    ("DT106", S, "constant-name", "Top-level assignments must bind one UPPERCASE name."),
+    ("DT107", S, "constant-value",
+     "Top-level constants must be literals: str, int, float, bool, None, and lists, tuples, "
+     "dicts and sets of literals."),
+    ("DT108", S, "duplicate-definition", "A top-level name is bound more than once."),
+    # imports
+    ("DT201", I, "module-not-allowed", "The module is not on the allow-list."),
+    ("DT202", I, "member-not-allowed", "The module member is not on the allow-list."),
+    ("DT203", I, "star-import", "import * hides what a file uses."),
+    ("DT204", I, "relative-import", "Relative imports are not allowed."),
+    ("DT205", I, "nested-import", "Imports are only allowed at the top level."),
+    ("DT206", I, "module-as-value",
+     "An imported module name may only be used as module.member with an allowed member; it "
+     "may not be stored, passed, returned or aliased."),
+    ("DT207", I, "submodule-member",
+     "The member is itself a module that is not on the allow-list."),
+    ("DT208", I, "import-alias-shadows",
+     "An import alias may not shadow a builtin or another top-level name."),
+    # names and attributes
+    ("DT301", N, "underscore-name", "Names starting with an underscore are not allowed (a lone _ is)."),
+    ("DT302", N, "underscore-attribute", "Attributes starting with an underscore are not allowed."),
+    ("DT303", N, "denied-attribute",
+     "Frame, code, traceback, generator and coroutine internals (and a few other escape "
+     "routes) are not allowed."),
+    ("DT304", N, "format-attribute",
+     "str.format and format_map resolve attribute paths inside the format string; use "
+     "f-strings or % formatting."),
+    ("DT305", N, "attribute-write", "Assigning or deleting attributes is not allowed."),
+    ("DT306", N, "undefined-name", "The name is neither bound in the file nor an allowed builtin."),
+    ("DT307", N, "reserved-name",
+     "The name shadows a contract constant or a denied builtin at the top level."),
+    # calls and builtins
+    ("DT401", C, "builtin-not-allowed", "The builtin is not on the allow-list."),
+    ("DT402", C, "dangerous-call", "A well-known dangerous call."),
+    # contract
+    ("DT501", K, "missing-name", "NAME is required."),
+    ("DT502", K, "missing-description", "DESCRIPTION is required."),
+    ("DT503", K, "missing-params", "PARAMS is required."),
+    ("DT504", K, "invalid-name",
+     "NAME must be a snake_case identifier of at most 64 characters, not a Python keyword."),
+    ("DT505", K, "invalid-description", "DESCRIPTION must be a non-empty string."),
+    ("DT506", K, "invalid-params-schema", "PARAMS must be a valid JSON Schema."),
+    ("DT507", K, "params-not-object", 'PARAMS must be a JSON Schema with "type": "object".'),
+    ("DT508", K, "invalid-examples",
+     'EXAMPLES must be a list of {"params": {...}, "result": {...}} dicts.'),
+    ("DT509", K, "example-params-invalid", "An example's params do not validate against PARAMS."),
+    # functions
+    ("DT601", F, "missing-run", "A tool file must define run(params)."),
+    ("DT602", F, "run-signature", "run must take exactly one positional parameter, params."),
+    ("DT603", F, "run-generator", "run must return a dict, so it may not be a generator."),
+    ("DT604", F, "function-name", "Function names must be public (no leading underscore)."),
+    # syntax
+    ("DT701", X, "match-statement",
+     "match is refused: class patterns read attributes named by __match_args__ at run time."),
+    ("DT702", X, "annotation",
+     "Annotations may only use builtin type names, allowed typing members, subscripts, "
+     "tuples, | and None."),
+    ("DT703", X, "statement-not-allowed", "The statement or expression is not allowed."),
+    # internal
+    ("DT901", Z, "unknown-node",
+     "The gate does not know this syntax (a newer Python?) and refuses it until reviewed."),
+    ("DT902", Z, "gate-error", "A gate rule failed; the file is refused rather than skipped."),
+    ("DT903", Z, "policy-error", "The policy itself could not be applied."),
+)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Finding:
+    """One reason a file is refused. `line` and `col` are 1-based; col counts characters."""
+
+    line: int
+    col: int
+    code: str
+    message: str
+    end_line: int | None = None
+    end_col: int | None = None
+
+    @property
+    def rule(self) -> Rule:
+        return RULES[self.code]
+
+    @property
+    def family(self) -> Family:
+        return RULES[self.code].family
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "family": self.family.value,
+            "rule": self.rule.title,
+            "line": self.line,
+            "col": self.col,
+            "end_line": self.end_line,
+            "end_col": self.end_col,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GateReport:
+    """The gate's verdict on one source: accepted when there are no findings."""
+
+    path: str
+    sha256: str
+    findings: tuple[Finding, ...]
+    policy_digest: str = ""
+    source_lines: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def accepted(self) -> bool:
+        return not self.findings
+
+    @property
+    def codes(self) -> set[str]:
+        return {f.code for f in self.findings}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "accepted": self.accepted,
+            "policy_digest": self.policy_digest,
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def render_text(report: GateReport) -> str:
+    """`FILE:LINE:COL: CODE message`, one line per finding (empty when accepted)."""
+    return "\n".join(
+        f"{report.path}:{f.line}:{f.col}: {f.code} {f.message}" for f in report.findings
+    )
+
+
+def to_json(reports: Sequence[GateReport]) -> dict[str, Any]:
+    return {
+        "accepted": all(r.accepted for r in reports),
+        "files": [r.as_dict() for r in reports],
+    }
+
+
+def _utf16_col(line_text: str | None, col: int) -> int:
+    """Convert a 1-based code-point column into a 1-based UTF-16 code-unit column."""
+    if not line_text:
+        return col
+    prefix = line_text[: col - 1]
+    return 1 + sum(2 if ord(ch) > 0xFFFF else 1 for ch in prefix)
+
+
+def _sarif_rules(codes: Iterable[str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": rule.code,
+            "name": rule.title,
+            "shortDescription": {"text": rule.title.replace("-", " ")},
+            "fullDescription": {"text": rule.help},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"family": rule.family.value, "tags": ["security", rule.family.value]},
+        }
+        for rule in (RULES[c] for c in codes)
+    ]
+
+
+def to_sarif(reports: Sequence[GateReport], tool_version: str) -> dict[str, Any]:
+    """SARIF 2.1.0 for code-scanning tools; every rule is listed in tool.driver.rules."""
+    codes = sorted(RULES)
+    index = {code: i for i, code in enumerate(codes)}
+    results: list[dict[str, Any]] = []
+    for report in reports:
+        for f in report.findings:
+            line_text = (
+                report.source_lines[f.line - 1]
+                if 0 < f.line <= len(report.source_lines)
+                else None
+            )
+            region: dict[str, Any] = {
+                "startLine": max(f.line, 1),
+                "startColumn": _utf16_col(line_text, max(f.col, 1)),
+            }
+            results.append(
+                {
+                    "ruleId": f.code,
+                    "ruleIndex": index[f.code],
+                    "level": "error",
+                    "message": {"text": f.message},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": _sarif_uri(report.path)},
+                                "region": region,
+                            }
+                        }
+                    ],
+                    "partialFingerprints": {
+                        "dyntools/v1": sha256_hex(
+                            f"{report.sha256}:{f.code}:{f.line}:{f.col}".encode()
+                        )[:32]
+                    },
+                }
+            )
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "dyntools",
+                        "version": tool_version,
+                        "informationUri": "https://github.com/dyntools/dyntools",
+                        "rules": _sarif_rules(codes),
+                    }
+                },
+                "columnKind": "utf16CodeUnits",
+                "results": results,
+            }
+        ],
+    }
+
+
+def _sarif_uri(path: str) -> str:
+    if path in ("-", "<stdin>"):
+        return "stdin"
+    return path.replace("\\", "/").lstrip("/") if not path.startswith("/") else "file://" + path

@@ -1,0 +1,146 @@
+"""Source hygiene: what the bytes must be before anything parses them.
+
+Runs on the raw bytes first (size, NUL, UTF-8, coding cookie), then on the decoded text
+(bidirectional controls, invisible format characters, stray control characters). Each scan
+is one regular expression over the whole text, so the cost is linear and small.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from dyntools.findings import Finding
+
+# PEP 263: a comment on line 1 or 2 matching this declares the source encoding.
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+# Trojan Source (CVE-2021-42574): embeddings, overrides and isolates.
+_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+# Invisible characters that render as nothing: every Unicode "Cf" (format) character of the
+# running Python's Unicode database, plus default-ignorable code points that are not Cf (Hangul
+# fillers, variation selectors, the combining grapheme joiner, Mongolian selectors, the
+# Braille blank).
+_INVISIBLE_EXTRA = frozenset(
+    "\u115f\u1160\u3164\uffa0\u034f\u180b\u180c\u180d\u180e\u2800"
+    + "".join(chr(cp) for cp in range(0xFE00, 0xFE10))
+    + "".join(chr(cp) for cp in range(0xE0100, 0xE01F0))
+)
+_BIDI_SET = frozenset(_BIDI)
+_NON_ASCII_RE = re.compile("[^\x00-\x7f]")
+
+# C0 and C1 controls except NUL (DT002 has its own code), tab, newline, carriage return and
+# form feed (PEP 8 allows ^L); and the Unicode line and paragraph separators, which editors
+# show as line breaks where Python sees none.
+_CONTROL_RE = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    text: str | None
+    findings: list[Finding]
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    start = text.rfind("\n", 0, index) + 1
+    return line, index - start + 1
+
+
+def _byte_position(data: bytes, index: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, index) + 1
+    start = data.rfind(b"\n", 0, index) + 1
+    # Columns count characters: decode the valid prefix of the line leniently.
+    col = len(data[start:index].decode("utf-8", errors="replace")) + 1
+    return line, col
+
+
+def check_bytes(data: bytes, max_bytes: int) -> Decoded:
+    """Validate raw bytes; return the decoded text, or None when parsing must not go on."""
+    if len(data) > max_bytes:
+        return Decoded(
+            None,
+            [Finding(1, 1, "DT008", f"file is {len(data)} bytes; the limit is {max_bytes}")],
+        )
+    if not data.strip():
+        return Decoded(None, [Finding(1, 1, "DT012", "the file is empty")])
+    findings: list[Finding] = []
+    nul = data.find(b"\x00")
+    if nul != -1:
+        line, col = _byte_position(data, nul)
+        findings.append(Finding(line, col, "DT002", "NUL byte in source"))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = _byte_position(data, exc.start)
+        findings.append(
+            Finding(line, col, "DT001", f"invalid UTF-8 at byte {exc.start}: {exc.reason}")
+        )
+        return Decoded(None, findings)
+    head_end = -1
+    for _ in range(2):
+        head_end = data.find(b"\n", head_end + 1)
+        if head_end == -1:
+            head_end = len(data)
+            break
+    cookie = _CODING_COOKIE.search(data, 0, head_end)
+    if cookie:
+        line, col = _byte_position(data, cookie.start())
+        findings.append(
+            Finding(
+                line,
+                col,
+                "DT003",
+                f"coding declaration {cookie.group(1).decode('ascii', 'replace')!r}: tool "
+                "files are UTF-8 and may not declare an encoding",
+            )
+        )
+    if not text.isascii():
+        findings.extend(_scan_unicode(text))
+    findings.extend(_scan(text, _CONTROL_RE, "DT006", "control character"))
+    return Decoded(None if findings else text, findings)
+
+
+_MAX_PER_KIND = 20
+
+
+def _is_invisible(ch: str) -> bool:
+    return ch in _INVISIBLE_EXTRA or unicodedata.category(ch) == "Cf"
+
+
+def _scan_unicode(text: str) -> list[Finding]:
+    bidi: list[Finding] = []
+    invisible: list[Finding] = []
+    for match in _NON_ASCII_RE.finditer(text):
+        ch = match.group()
+        if ch in _BIDI_SET:
+            target, code, what = bidi, "DT004", "bidirectional control character"
+        elif _is_invisible(ch):
+            target, code, what = invisible, "DT005", "invisible format character"
+        else:
+            continue
+        if len(target) <= _MAX_PER_KIND:
+            line, col = _position(text, match.start())
+            if len(target) == _MAX_PER_KIND:
+                target.append(Finding(line, col, code, f"more {what}s not listed"))
+            else:
+                name = unicodedata.name(ch, "unnamed")
+                target.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
+    return bidi + invisible
+
+
+def _scan(text: str, pattern: re.Pattern[str], code: str, what: str) -> list[Finding]:
+    findings: list[Finding] = []
+    for match in pattern.finditer(text):
+        if len(findings) == _MAX_PER_KIND:
+            findings.append(
+                Finding(findings[-1].line, findings[-1].col, code, f"more {what}s not listed")
+            )
+            break
+        ch = match.group()
+        line, col = _position(text, match.start())
+        name = unicodedata.name(ch, f"U+{ord(ch):04X}")
+        findings.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
+    return findings

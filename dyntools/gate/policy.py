@@ -1,0 +1,189 @@
+"""The gate's policy: `allowlist.toml` read into immutable data.
+
+The same file drives the gate, the sandbox's runtime import guard and the generators' prompt,
+so what a model is told and what is enforced cannot drift apart.
+
+Lookup order for the file: an explicit path, then `DYNTOOLS_ALLOWLIST`, then the copy shipped
+inside the package (wheel builds force-include it), then the repository's top-level file (an
+editable install).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+ALLOWLIST_ENV = "DYNTOOLS_ALLOWLIST"
+
+
+class PolicyError(ValueError):
+    """The allow-list file is missing or malformed. Quotes the file and the offending key."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModulePolicy:
+    name: str
+    members: frozenset[str]
+    excluded: Mapping[str, str]
+    submodules: frozenset[str]
+
+    def reason_excluded(self, member: str) -> str | None:
+        return self.excluded.get(member)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_bytes: int
+    max_nodes: int
+    max_depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    path: str
+    digest: str
+    text: str
+    limits: Limits
+    modules: Mapping[str, ModulePolicy]
+    denied_modules: Mapping[str, str]
+    builtins: frozenset[str]
+    denied_builtins: Mapping[str, str]
+    annotation_names: frozenset[str]
+    denied_attributes: Mapping[str, str]
+    denied_attribute_prefixes: Mapping[str, str]
+    denied_calls: Mapping[str, str]
+
+    def module(self, dotted: str) -> ModulePolicy | None:
+        return self.modules.get(dotted)
+
+    def is_package_prefix(self, dotted: str) -> bool:
+        """True when `dotted` is a parent package of an allowed module (`urllib`)."""
+        prefix = dotted + "."
+        return any(name.startswith(prefix) for name in self.modules)
+
+    def module_denial(self, dotted: str) -> str | None:
+        """The deny-list reason for a module or any of its parent packages."""
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):
+            reason = self.denied_modules.get(".".join(parts[:i]))
+            if reason:
+                return reason
+        return None
+
+    def attribute_denial(self, attr: str) -> str | None:
+        reason = self.denied_attributes.get(attr)
+        if reason is not None:
+            return reason
+        for prefix, why in self.denied_attribute_prefixes.items():
+            if attr.startswith(prefix):
+                return why
+        return None
+
+
+def _frozen_map(value: Any, where: str) -> Mapping[str, str]:
+    if value is None:
+        return MappingProxyType({})
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise PolicyError(f"{where} must be a table of name = \"reason\"")
+    return MappingProxyType(dict(value))
+
+
+def _str_set(value: Any, where: str) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise PolicyError(f"{where} must be a list of strings")
+    return frozenset(value)
+
+
+def _int(table: Mapping[str, Any], key: str, where: str) -> int:
+    value = table.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise PolicyError(f"{where}.{key} must be a positive integer, got {value!r}")
+    return value
+
+
+def parse_policy(data: bytes, path: str = "<allowlist>") -> Policy:
+    try:
+        text = data.decode("utf-8")
+        raw = tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise PolicyError(f"{path}: {exc}") from exc
+    limits_table = raw.get("limits", {})
+    limits = Limits(
+        max_bytes=_int(limits_table, "max_bytes", "limits"),
+        max_nodes=_int(limits_table, "max_nodes", "limits"),
+        max_depth=_int(limits_table, "max_depth", "limits"),
+    )
+    builtins_table = raw.get("builtins", {})
+    attributes_table = raw.get("attributes", {})
+    modules: dict[str, ModulePolicy] = {}
+    for name, table in (raw.get("modules") or {}).items():
+        _collect_modules(name, table, modules)
+    return Policy(
+        path=path,
+        digest=hashlib.sha256(data).hexdigest(),
+        text=text,
+        limits=limits,
+        modules=MappingProxyType(modules),
+        denied_modules=_frozen_map(raw.get("denied_modules"), "denied_modules"),
+        builtins=_str_set(builtins_table.get("allowed"), "builtins.allowed"),
+        denied_builtins=_frozen_map(builtins_table.get("denied"), "builtins.denied"),
+        annotation_names=_str_set(
+            builtins_table.get("annotation_only"), "builtins.annotation_only"
+        ),
+        denied_attributes=_frozen_map(attributes_table.get("denied"), "attributes.denied"),
+        denied_attribute_prefixes=_frozen_map(
+            attributes_table.get("denied_prefixes"), "attributes.denied_prefixes"
+        ),
+        denied_calls=_frozen_map(raw.get("denied_calls"), "denied_calls"),
+    )
+
+
+def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> None:
+    """`[modules.urllib.parse]` arrives as nested tables; flatten them to dotted names."""
+    if not isinstance(table, dict):
+        raise PolicyError(f"modules.{name} must be a table")
+    if "members" in table:
+        out[name] = ModulePolicy(
+            name=name,
+            members=_str_set(table["members"], f"modules.{name}.members"),
+            excluded=_frozen_map(table.get("excluded"), f"modules.{name}.excluded"),
+            submodules=_str_set(table.get("submodules"), f"modules.{name}.submodules"),
+        )
+    for key, sub in table.items():
+        if key not in ("members", "excluded", "submodules"):
+            _collect_modules(f"{name}.{key}", sub, out)
+
+
+def default_allowlist_path() -> Path:
+    env = os.environ.get(ALLOWLIST_ENV)
+    if env:
+        return Path(env)
+    packaged = Path(__file__).resolve().parent.parent / "allowlist.toml"
+    if packaged.is_file():
+        return packaged
+    return Path(__file__).resolve().parent.parent.parent / "allowlist.toml"
+
+
+def load_policy(path: str | os.PathLike[str] | None = None) -> Policy:
+    target = Path(path) if path is not None else default_allowlist_path()
+    try:
+        data = target.read_bytes()
+    except OSError as exc:
+        raise PolicyError(f"cannot read allow-list {target}: {exc.strerror or exc}") from exc
+    return _cached_parse(data, str(target))
+
+
+@cache
+def _cached_parse(data: bytes, path: str) -> Policy:
+    return parse_policy(data, path)
