@@ -9,6 +9,17 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
     ├── PolicyLoadError               the allow-list cannot be read or parsed
     ├── GateRejected                  station "gate", reason "unsafe_source"; carries the report
     ├── GenerationError               station "generate", reason "generation_failed"
+    │   ├── GenerationAuthError       reason "auth" (401/403, missing permission or billing)
+    │   │   └── GenerationNoKey       reason "no_key" (no API key configured; checked first)
+    │   ├── GenerationRateLimited     reason "rate_limited" (429 after the client's retries)
+    │   ├── GenerationServerError     reason "server_error" (5xx, overloaded)
+    │   ├── GenerationTimeout         reason "timeout" (the model did not answer in time)
+    │   ├── GenerationConnectionError reason "connection_error" (no route to the endpoint)
+    │   ├── GenerationBadRequest      reason "bad_request" (unknown model, bad parameters)
+    │   ├── GenerationRefused         reason "refusal" (the model declined)
+    │   ├── GenerationTruncated       reason "truncated" (the answer hit max_tokens)
+    │   ├── GenerationNoCode          reason "no_code" (the answer holds no Python code)
+    │   └── GenerationNoTemplate      reason "no_template" (offline: no built-in template)
     ├── PersistError                  station "persist", reason "persist_failed"
     ├── RegistryError                 station "registry" (quarantined, unknown version, ...)
     ├── LoadError                     station "load", reason "compile_error"
@@ -73,6 +84,50 @@ class GateRejected(DyntoolsError):
 class GenerationError(DyntoolsError):
     station = "generate"
     reason = "generation_failed"
+
+
+class GenerationAuthError(GenerationError):
+    reason = "auth"
+
+
+class GenerationNoKey(GenerationAuthError):
+    reason = "no_key"
+
+
+class GenerationRateLimited(GenerationError):
+    reason = "rate_limited"
+
+
+class GenerationServerError(GenerationError):
+    reason = "server_error"
+
+
+class GenerationTimeout(GenerationError):
+    reason = "timeout"
+
+
+class GenerationConnectionError(GenerationError):
+    reason = "connection_error"
+
+
+class GenerationBadRequest(GenerationError):
+    reason = "bad_request"
+
+
+class GenerationRefused(GenerationError):
+    reason = "refusal"
+
+
+class GenerationTruncated(GenerationError):
+    reason = "truncated"
+
+
+class GenerationNoCode(GenerationError):
+    reason = "no_code"
+
+
+class GenerationNoTemplate(GenerationError):
+    reason = "no_template"
 
 
 class PersistError(DyntoolsError):
