@@ -21,7 +21,10 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
     │   ├── GenerationNoCode          reason "no_code" (the answer holds no Python code)
     │   └── GenerationNoTemplate      reason "no_template" (offline: no built-in template)
     ├── PersistError                  station "persist", reason "persist_failed"
-    ├── RegistryError                 station "registry" (quarantined, unknown version, ...)
+    ├── RegistryError                 station "registry"
+    │   ├── UnknownTool               reason "unknown_tool"
+    │   ├── UnknownVersion            reason "unknown_version"
+    │   └── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
     ├── LoadError                     station "load", reason "compile_error"
     ├── VerificationFailed            station "verify", reason "verification_failed"
     └── SandboxError                  station "execute"
@@ -138,6 +141,18 @@ class PersistError(DyntoolsError):
 class RegistryError(DyntoolsError):
     station = "registry"
     reason = "registry_error"
+
+
+class UnknownTool(RegistryError):
+    reason = "unknown_tool"
+
+
+class UnknownVersion(RegistryError):
+    reason = "unknown_version"
+
+
+class VersionUnusable(RegistryError):
+    reason = "version_unusable"
 
 
 class LoadError(DyntoolsError):
