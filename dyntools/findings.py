@@ -51,7 +51,7 @@ def _rules(*rows: tuple[str, Family, str, str]) -> dict[str, Rule]:
     return {code: Rule(code, family, title, help_) for code, family, title, help_ in rows}
 
 
-H, S, I, N, C, K, F, X, Z = (
+H, S, IM, N, C, K, F, X, Z = (
     Family.HYGIENE,
     Family.SHAPE,
     Family.IMPORTS,
@@ -98,20 +98,21 @@ RULES: dict[str, Rule] = _rules(
      "dicts and sets of literals."),
     ("DT108", S, "duplicate-definition", "A top-level name is bound more than once."),
     # imports
-    ("DT201", I, "module-not-allowed", "The module is not on the allow-list."),
-    ("DT202", I, "member-not-allowed", "The module member is not on the allow-list."),
-    ("DT203", I, "star-import", "import * hides what a file uses."),
-    ("DT204", I, "relative-import", "Relative imports are not allowed."),
-    ("DT205", I, "nested-import", "Imports are only allowed at the top level."),
-    ("DT206", I, "module-as-value",
+    ("DT201", IM, "module-not-allowed", "The module is not on the allow-list."),
+    ("DT202", IM, "member-not-allowed", "The module member is not on the allow-list."),
+    ("DT203", IM, "star-import", "import * hides what a file uses."),
+    ("DT204", IM, "relative-import", "Relative imports are not allowed."),
+    ("DT205", IM, "nested-import", "Imports are only allowed at the top level."),
+    ("DT206", IM, "module-as-value",
      "An imported module name may only be used as module.member with an allowed member; it "
      "may not be stored, passed, returned or aliased."),
-    ("DT207", I, "submodule-member",
+    ("DT207", IM, "submodule-member",
      "The member is itself a module that is not on the allow-list."),
-    ("DT208", I, "import-alias-shadows",
+    ("DT208", IM, "import-alias-shadows",
      "An import alias may not shadow a builtin or another top-level name."),
     # names and attributes
-    ("DT301", N, "underscore-name", "Names starting with an underscore are not allowed (a lone _ is)."),
+    ("DT301", N, "underscore-name",
+     "Names starting with an underscore are not allowed (a lone _ is)."),
     ("DT302", N, "underscore-attribute", "Attributes starting with an underscore are not allowed."),
     ("DT303", N, "denied-attribute",
      "Frame, code, traceback, generator and coroutine internals (and a few other escape "
@@ -304,7 +305,6 @@ def to_sarif(reports: Sequence[GateReport], tool_version: str) -> dict[str, Any]
                     "driver": {
                         "name": "dyntools",
                         "version": tool_version,
-                        "informationUri": "https://github.com/dyntools/dyntools",
                         "rules": _sarif_rules(codes),
                     }
                 },

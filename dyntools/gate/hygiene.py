@@ -62,7 +62,7 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
     if len(data) > max_bytes:
         return Decoded(
             None,
-            [Finding(1, 1, "DT008", f"file is {len(data)} bytes; the limit is {max_bytes}")],
+            [Finding(1, 1, "DT008", f"file exceeds the size limit of {max_bytes} bytes")],
         )
     if not data.strip():
         return Decoded(None, [Finding(1, 1, "DT012", "the file is empty")])

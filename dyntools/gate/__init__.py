@@ -1,0 +1,120 @@
+"""The static gate: layer 1 of dyntools' defence (DESIGN.md §3).
+
+`check_source` is pure: it never imports, compiles into the host or executes the file. It
+returns every finding it can as a `GateReport` and never raises on any input; a rule that
+fails is itself a finding (DT902), so a bug in the gate refuses a file rather than passing it.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import tokenize
+import unicodedata
+import warnings
+
+from dyntools.findings import Finding, GateReport, sha256_hex
+from dyntools.gate.contract import check_contract
+from dyntools.gate.hygiene import check_bytes
+from dyntools.gate.policy import Policy, PolicyError, load_policy
+from dyntools.gate.visitor import GateVisitor
+
+__all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy"]
+
+
+def check_source(
+    data: bytes | str,
+    policy: Policy | None = None,
+    *,
+    path: str = "<string>",
+) -> GateReport:
+    """Gate one tool file. Accepts raw bytes (preferred: hygiene runs on the bytes) or text."""
+    raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else bytes(data)
+    digest = sha256_hex(raw)
+    active = policy if policy is not None else load_policy()
+    try:
+        findings, lines = _check(raw, active)
+    except Exception as exc:
+        findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
+        lines = []
+    return GateReport(
+        path=path,
+        sha256=digest,
+        findings=tuple(sorted(set(findings))),
+        policy_digest=active.digest,
+        source_lines=tuple(lines),
+    )
+
+
+def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> GateReport:
+    """Gate a file on disk. Raises OSError when it cannot be read (a usage problem)."""
+    with open(path, "rb") as handle:
+        data = handle.read((policy or load_policy()).limits.max_bytes + 1)
+    return check_source(data, policy, path=os.fspath(path))
+
+
+def _check(raw: bytes, policy: Policy) -> tuple[list[Finding], list[str]]:
+    decoded = check_bytes(raw, policy.limits.max_bytes)
+    if decoded.text is None:
+        return decoded.findings, []
+    text = decoded.text
+    lines = text.splitlines()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings (invalid escapes) are not findings
+            tree = ast.parse(text, type_comments=False)
+    except SyntaxError as exc:
+        return [_syntax_finding(exc)], lines
+    except (RecursionError, MemoryError):
+        return [Finding(1, 1, "DT010", "the file nests too deeply to parse")], lines
+    except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
+        return [Finding(1, 1, "DT011", f"not valid Python: {exc}")], lines
+    ascii_only = text.isascii()
+    findings: list[Finding] = []
+    if not ascii_only:
+        findings.extend(_non_ascii_identifiers(text))
+    visitor = GateVisitor(policy, lines, ascii_only)
+    try:
+        visitor.run(tree)
+    except RecursionError:
+        visitor.findings.append(Finding(1, 1, "DT010", "the file nests too deeply to check"))
+    if not any(f.code == "DT009" for f in visitor.findings):
+        check_contract(tree, visitor.function_yields, visitor.report)
+    findings.extend(visitor.findings)
+    return findings, lines
+
+
+def _syntax_finding(exc: SyntaxError) -> Finding:
+    line = exc.lineno or 1
+    col = exc.offset or 1
+    message = exc.msg or "invalid syntax"
+    if "too many nested" in message or "too many levels" in message:
+        return Finding(line, max(col, 1), "DT010", f"nesting too deep: {message}")
+    return Finding(line, max(col, 1), "DT011", f"syntax error: {message}")
+
+
+def _non_ascii_identifiers(text: str) -> list[Finding]:
+    """Identifiers are NFKC-normalised by the parser, so the tree shows `eval` where the
+    source spells it in fullwidth letters: non-ASCII identifiers are found on the tokens instead."""
+    findings: list[Finding] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.NAME and not token.string.isascii():
+                line, col = token.start
+                findings.append(
+                    Finding(
+                        line,
+                        col + 1,
+                        "DT007",
+                        f"identifier {token.string!r} is not ASCII (Python reads it as "
+                        f"{_nfkc(token.string)!r})",
+                    )
+                )
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the parser already accepted the file; a tokenizer quirk is not a finding
+    return findings
+
+
+def _nfkc(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)

@@ -1,0 +1,312 @@
+"""The tool-file contract (DESIGN.md §1): the top-level shape and the metadata constants.
+
+The visitor reports constructs that are refused anywhere (classes, async, global, match);
+this module reports what is wrong at the top level specifically and checks NAME, DESCRIPTION,
+PARAMS and EXAMPLES as data, with PARAMS validated by a real JSON Schema implementation.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+import referencing
+import referencing.exceptions
+from jsonschema.exceptions import best_match
+from jsonschema.validators import validator_for
+
+from dyntools.gate.literals import NotLiteral, literal_value
+from dyntools.toolname import tool_name_problem
+
+CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+REQUIRED = {"NAME": "DT501", "DESCRIPTION": "DT502", "PARAMS": "DT503"}
+# Reported by the visitor wherever they appear; not repeated as top-level shape findings.
+REPORTED_ELSEWHERE = (ast.ClassDef, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal, ast.Match)
+# No schema may pull in documents from elsewhere: the registry resolves nothing remotely.
+_NO_RETRIEVAL = referencing.Registry()
+DEFAULT_DIALECT = jsonschema.Draft202012Validator
+
+Report = Callable[[ast.AST, str, str], None]
+
+
+def check_contract(
+    tree: ast.Module,
+    function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool],
+    report: Report,
+) -> None:
+    constants: dict[str, tuple[ast.expr, Any]] = {}
+    seen: dict[str, int] = {}
+    runs: list[ast.FunctionDef] = []
+
+    def claim(name: str, node: ast.AST) -> None:
+        if name in seen:
+            report(node, "DT108", f"{name!r} is already bound on line {seen[name]}")
+        else:
+            seen[name] = getattr(node, "lineno", 1)
+
+    for index, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            for alias in stmt.names:
+                if alias.name != "*":
+                    local = alias.asname or alias.name.split(".", 1)[0]
+                    claim(local, alias)
+        elif isinstance(stmt, ast.FunctionDef):
+            claim(stmt.name, stmt)
+            if stmt.name == "run":
+                runs.append(stmt)
+        elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+            _constant(stmt, constants, claim, report)
+        elif (
+            index == 0
+            and isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Constant)
+            and isinstance(stmt.value.value, str)
+        ):
+            continue  # the module docstring
+        elif not isinstance(stmt, REPORTED_ELSEWHERE):
+            report(
+                stmt,
+                "DT101",
+                f"{_describe(stmt)} at the top level is not allowed: only a docstring, imports, "
+                "UPPERCASE constants and def statements may stand there",
+            )
+
+    for name, code in REQUIRED.items():
+        if name not in constants:
+            report(tree, code, f"{name} is required")
+    _check_name(constants.get("NAME"), report)
+    _check_description(constants.get("DESCRIPTION"), report)
+    validator = _check_params(constants.get("PARAMS"), report)
+    _check_examples(constants.get("EXAMPLES"), validator, report)
+    _check_run(runs, function_yields, report)
+
+
+def _describe(stmt: ast.stmt) -> str:
+    if isinstance(stmt, ast.Expr):
+        return "an expression statement"
+    return f"a {type(stmt).__name__.lower()} statement"
+
+
+def _constant(
+    stmt: ast.Assign | ast.AnnAssign,
+    constants: dict[str, tuple[ast.expr, Any]],
+    claim: Callable[[str, ast.AST], None],
+    report: Report,
+) -> None:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        report(stmt, "DT106", "a top-level assignment must bind exactly one UPPERCASE name")
+        return
+    name = targets[0].id
+    if not CONSTANT_NAME.fullmatch(name):
+        report(
+            targets[0], "DT106", f"top-level name {name!r} must be an UPPERCASE constant"
+        )
+        return
+    claim(name, targets[0])
+    if stmt.value is None:
+        report(stmt, "DT107", f"{name} is declared without a value")
+        return
+    try:
+        constants[name] = (stmt.value, literal_value(stmt.value))
+    except NotLiteral as exc:
+        report(
+            exc.node,
+            "DT107",
+            f"{name} must be a literal; {type(exc.node).__name__} is evaluated at import time",
+        )
+
+
+def _check_name(entry: tuple[ast.expr, Any] | None, report: Report) -> None:
+    if entry is None:
+        return
+    node, value = entry
+    problem = tool_name_problem(value)
+    if problem:
+        report(node, "DT504", f"NAME: {problem}")
+
+
+def _check_description(entry: tuple[ast.expr, Any] | None, report: Report) -> None:
+    if entry is None:
+        return
+    node, value = entry
+    if not isinstance(value, str) or not value.strip():
+        report(node, "DT505", "DESCRIPTION must be a non-empty string")
+
+
+@lru_cache(maxsize=1024)
+def _schema_problem(canonical: str) -> str | None:
+    """Validate a schema (as canonical JSON) against its dialect's metaschema."""
+    schema = json.loads(canonical)
+    remote = _remote_reference(schema)
+    if remote is not None:
+        return f"PARAMS {remote}"
+    try:
+        cls = validator_for(schema, default=DEFAULT_DIALECT)
+    except jsonschema.exceptions.SchemaError as exc:  # pragma: no cover - unknown $schema
+        return f"PARAMS: {exc.message}"
+    error = best_match(cls(cls.META_SCHEMA).iter_errors(schema))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+        return f"PARAMS is not a valid JSON Schema at {where}: {error.message}"
+    return None
+
+
+def _remote_reference(schema: Any) -> str | None:
+    """A reference that leaves the document, or a regular expression that does not compile."""
+    stack = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in ("$ref", "$dynamicRef", "$recursiveRef") and (
+                    not isinstance(value, str) or not value.startswith("#")
+                ):
+                    return f"refers to {value!r}; only local references ('#/...') are allowed"
+                if key == "pattern" and isinstance(value, str):
+                    problem = _regex_problem(value)
+                    if problem:
+                        return problem
+                if key == "patternProperties" and isinstance(value, dict):
+                    for pattern in value:
+                        problem = _regex_problem(pattern)
+                        if problem:
+                            return problem
+                stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _regex_problem(pattern: str) -> str | None:
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError) as exc:
+        return f"has a pattern {pattern[:40]!r} that is not a valid regular expression: {exc}"
+    return None
+
+
+_REGEX_KEYWORDS = ("pattern", "patternProperties", "format")
+
+
+def _without_regexes(schema: Any) -> Any:
+    """A copy of the schema that runs no regular expression.
+
+    Regular expressions are never run in the host: a crafted pattern with a crafted example
+    could take forever (ReDoS). Examples are checked against the full schema in the sandbox,
+    at verification. Where patternProperties goes, the additionalProperties beside it goes too,
+    since deciding which properties are "additional" would run the patterns.
+    """
+    if isinstance(schema, list):
+        return [_without_regexes(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    drop = set(_REGEX_KEYWORDS)
+    if "patternProperties" in schema:
+        drop |= {"additionalProperties", "unevaluatedProperties"}
+    return {k: _without_regexes(v) for k, v in schema.items() if k not in drop}
+
+
+def _gate_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    cls = validator_for(schema, default=DEFAULT_DIALECT)
+    return cls(_without_regexes(schema), registry=_NO_RETRIEVAL)
+
+
+def _check_params(
+    entry: tuple[ast.expr, Any] | None, report: Report
+) -> jsonschema.protocols.Validator | None:
+    if entry is None:
+        return None
+    node, schema = entry
+    if not isinstance(schema, dict):
+        report(node, "DT506", "PARAMS must be a dict (a JSON Schema object)")
+        return None
+    try:
+        canonical = json.dumps(schema, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        report(node, "DT506", f"PARAMS is not JSON: {exc}")
+        return None
+    problem = _schema_problem(canonical)
+    if problem:
+        report(node, "DT506", problem)
+        return None
+    if schema.get("type") != "object":
+        report(node, "DT507", 'PARAMS must declare "type": "object"')
+        return None
+    return _gate_validator(schema)
+
+
+def _check_examples(
+    entry: tuple[ast.expr, Any] | None,
+    validator: jsonschema.protocols.Validator | None,
+    report: Report,
+) -> None:
+    if entry is None:
+        return
+    node, examples = entry
+    if not isinstance(examples, list):
+        report(node, "DT508", 'EXAMPLES must be a list of {"params": ..., "result": ...}')
+        return
+    element_nodes = node.elts if isinstance(node, ast.List) else []
+    for index, example in enumerate(examples):
+        where = element_nodes[index] if index < len(element_nodes) else node
+        if (
+            not isinstance(example, dict)
+            or set(example) != {"params", "result"}
+            or not isinstance(example["params"], dict)
+            or not isinstance(example["result"], dict)
+        ):
+            report(
+                where,
+                "DT508",
+                f'EXAMPLES[{index}] must be {{"params": {{...}}, "result": {{...}}}} with '
+                "dicts for both",
+            )
+            continue
+        try:
+            json.dumps(example, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            report(where, "DT508", f"EXAMPLES[{index}] is not JSON: {exc}")
+            continue
+        if validator is None:
+            continue
+        try:
+            error = best_match(validator.iter_errors(example["params"]))
+        except referencing.exceptions.Unresolvable as exc:
+            report(where, "DT509", f"EXAMPLES[{index}]: PARAMS reference cannot be resolved: {exc}")
+            continue
+        if error is not None:
+            where_in = "/".join(str(p) for p in error.absolute_path) or "(root)"
+            report(
+                where,
+                "DT509",
+                f"EXAMPLES[{index}] params do not match PARAMS at {where_in}: {error.message}",
+            )
+
+
+def _check_run(
+    runs: list[ast.FunctionDef],
+    function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool],
+    report: Report,
+) -> None:
+    if not runs:
+        report(ast.Module(body=[], type_ignores=[]), "DT601", "the file must define run(params)")
+        return
+    run = runs[0]
+    args = run.args
+    positional = [*args.posonlyargs, *args.args]
+    if (
+        len(positional) != 1
+        or args.vararg
+        or args.kwarg
+        or args.kwonlyargs
+        or args.defaults
+    ):
+        report(run, "DT602", "run must take exactly one positional parameter: run(params)")
+    if function_yields.get(run):
+        report(run, "DT603", "run must return a dict; it may not be a generator")

@@ -1,0 +1,792 @@
+"""The deny-by-default walk over a tool file's syntax tree.
+
+Every node class the gate knows has a handler; anything else is refused (DT901), so a syntax
+added by a newer Python is not trusted before someone reviews it. Names are resolved the way
+Python resolves them (a name bound anywhere in a function is local to the whole function;
+comprehensions have their own scope; a walrus binds in the enclosing function), because the
+rules depend on what a name really is: `input` may be a local variable, the `input` builtin
+is refused; `re.sub` is an allowed member, `re` alone is a module that may not be passed around.
+
+Loads are recorded while walking and resolved when their scope closes, so the walk is a single
+pass. The walk is recursive but bounded by the policy's `max_depth`, far below the interpreter's
+recursion limit, and stops at `max_nodes`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from dyntools.findings import Finding
+from dyntools.gate.policy import Policy
+
+# Node classes that carry no code of their own (operators, contexts): never visited.
+INERT_NODES: frozenset[type[ast.AST]] = frozenset(
+    {
+        ast.Load, ast.Store, ast.Del,
+        ast.And, ast.Or,
+        ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow, ast.LShift,
+        ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv,
+        ast.Invert, ast.Not, ast.UAdd, ast.USub,
+        ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+        ast.TypeIgnore,
+    }
+)
+
+
+@dataclass(slots=True)
+class Load:
+    name: str
+    node: ast.Name
+    chain: list[ast.Attribute]
+    annotation: bool
+
+
+@dataclass(slots=True)
+class Scope:
+    kind: str  # "module", "function", "lambda", "comprehension", "class"
+    parent: Scope | None
+    bound: set[str] = field(default_factory=set)
+    loads: list[Load] = field(default_factory=list)
+    has_yield: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ImportBinding:
+    """A top-level name bound by an import: a module, a package prefix, or a member."""
+
+    kind: str  # "module", "package", "member", "refused"
+    dotted: str
+    lineno: int
+
+
+class _Abort(Exception):
+    pass
+
+
+class GateVisitor:
+    def __init__(self, policy: Policy, lines: list[str], ascii_only: bool) -> None:
+        self.policy = policy
+        self.lines = lines
+        self.ascii_only = ascii_only
+        self.findings: list[Finding] = []
+        self.nodes = 0
+        self.depth = 0
+        self.depth_reported = False
+        self.module_scope = Scope("module", None)
+        self.scope = self.module_scope
+        self.imports: dict[str, ImportBinding] = {}
+        self.function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool] = {}
+        self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {
+            cls: getattr(self, f"visit_{cls.__name__}")
+            for cls in HANDLED_NODES
+        }
+
+    # ----------------------------------------------------------------- reporting
+    def col(self, node: ast.AST) -> int:
+        offset: int = getattr(node, "col_offset", 0) or 0
+        if self.ascii_only:
+            return offset + 1
+        lineno: int = getattr(node, "lineno", 1) or 1
+        if 0 < lineno <= len(self.lines):
+            raw = self.lines[lineno - 1].encode("utf-8")[:offset]
+            return len(raw.decode("utf-8", errors="replace")) + 1
+        return offset + 1
+
+    def report(self, node: ast.AST, code: str, message: str) -> None:
+        line = getattr(node, "lineno", 1) or 1
+        self.findings.append(Finding(line, self.col(node), code, message))
+
+    def report_attribute(self, node: ast.Attribute, code: str, message: str) -> None:
+        """Point at the attribute's own name (`x.y.__class__` reports where `__class__` is)."""
+        line = node.end_lineno or node.lineno
+        end = node.end_col_offset
+        if end is None:
+            self.report(node, code, message)
+            return
+        if self.ascii_only:
+            col = end - len(node.attr) + 1
+        else:
+            raw = self.lines[line - 1].encode("utf-8")[:end] if line <= len(self.lines) else b""
+            col = len(raw.decode("utf-8", errors="replace")) - len(node.attr) + 1
+        self.findings.append(Finding(line, max(col, 1), code, message))
+
+    # ----------------------------------------------------------------- walking
+    def run(self, tree: ast.Module) -> None:
+        try:
+            self.visit_Module(tree)
+        except _Abort:
+            return
+        self.resolve_module()
+
+    def visit(self, node: ast.AST) -> None:
+        self.nodes += 1
+        if self.nodes > self.policy.limits.max_nodes:
+            self.findings.append(
+                Finding(
+                    getattr(node, "lineno", 1) or 1,
+                    self.col(node),
+                    "DT009",
+                    f"more than {self.policy.limits.max_nodes} syntax nodes",
+                )
+            )
+            raise _Abort
+        handler = self._dispatch.get(type(node))
+        if handler is None:
+            if type(node) not in INERT_NODES:
+                self.report(
+                    node, "DT901", f"unknown syntax {type(node).__name__}: refused until reviewed"
+                )
+            return
+        self.depth += 1
+        try:
+            if self.depth > self.policy.limits.max_depth:
+                if not self.depth_reported:
+                    self.depth_reported = True
+                    self.report(
+                        node,
+                        "DT010",
+                        f"nesting deeper than {self.policy.limits.max_depth} levels",
+                    )
+                return
+            handler(node)
+        finally:
+            self.depth -= 1
+
+    def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
+        for child in nodes:
+            if child is not None:
+                self.visit(child)
+
+    def generic(self, node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            self.visit(child)
+
+    # ----------------------------------------------------------------- scopes
+    def push(self, kind: str) -> Scope:
+        self.scope = Scope(kind, self.scope)
+        return self.scope
+
+    def pop(self) -> None:
+        scope = self.scope
+        parent = scope.parent
+        assert parent is not None
+        for load in scope.loads:
+            if load.name not in scope.bound:
+                parent.loads.append(load)
+        self.scope = parent
+
+    def bind(self, name: str, node: ast.AST, scope: Scope | None = None) -> None:
+        self.check_name(name, node)
+        (scope or self.scope).bound.add(name)
+
+    def check_name(self, name: str, node: ast.AST) -> None:
+        if name.startswith("_") and name != "_":
+            self.report(node, "DT301", f"name {name!r} starts with an underscore")
+
+    # ----------------------------------------------------------------- module
+    def visit_Module(self, node: ast.Module) -> None:
+        self.visit_all(node.body)
+
+    def resolve_module(self) -> None:
+        scope = self.module_scope
+        for load in scope.loads:
+            self.resolve(load, scope.bound)
+
+    def resolve(self, load: Load, module_bound: set[str]) -> None:
+        name = load.name
+        binding = self.imports.get(name)
+        if binding is not None:
+            if binding.kind in ("module", "package", "refused"):
+                self.check_module_chain(load, binding)
+            return
+        if name in module_bound:
+            return
+        policy = self.policy
+        if name in policy.builtins:
+            return
+        if load.annotation and name in policy.annotation_names:
+            return
+        if name.startswith("_") and name != "_":
+            return  # already reported as DT301 where it was written
+        reason = policy.denied_builtins.get(name)
+        if reason is not None:
+            self.report(load.node, "DT401", f"{name} is not allowed: {reason}")
+        elif name in policy.annotation_names:
+            self.report(load.node, "DT401", f"{name} is allowed only in annotations")
+        else:
+            self.report(
+                load.node, "DT306", f"name {name!r} is not defined and not an allowed builtin"
+            )
+
+    def denied_call(self, dotted: str) -> str | None:
+        for key, reason in self.policy.denied_calls.items():
+            if dotted == key or dotted.startswith(key):
+                return reason
+        return None
+
+    def check_module_chain(self, load: Load, binding: ImportBinding) -> None:
+        policy = self.policy
+        current = binding.dotted
+        for attr_node in load.chain:
+            attr = attr_node.attr
+            if attr.startswith("_") or policy.attribute_denial(attr) is not None:
+                return  # reported by the attribute rules already
+            candidate = f"{current}.{attr}"
+            if binding.kind == "refused":
+                reason = self.denied_call(candidate)
+                if reason is not None:
+                    self.report_attribute(attr_node, "DT402", reason)
+                return
+            if candidate in policy.modules:
+                current = candidate
+                continue
+            module = policy.modules.get(current)
+            if module is None:
+                if policy.is_package_prefix(candidate):
+                    current = candidate
+                    continue
+                self.report_attribute(attr_node, "DT201", self.module_message(candidate))
+                return
+            self.check_member(module.name, attr, attr_node)
+            return
+        self.report(
+            load.node,
+            "DT206",
+            f"module {current} may only be used as {current}.member, not as a value",
+        )
+
+    def module_message(self, dotted: str) -> str:
+        reason = self.policy.module_denial(dotted)
+        if reason:
+            return f"module {dotted} is not allowed: {reason}"
+        return f"module {dotted} is not on the allow-list"
+
+    def check_member(self, module_name: str, member: str, node: ast.AST) -> bool:
+        """Report a member of an allowed module that may not be reached; True when allowed."""
+        module = self.policy.modules[module_name]
+        dotted = f"{module_name}.{member}"
+        reason = self.denied_call(dotted)
+        if member in module.members and reason is None:
+            return True
+        report = self.report_attribute if isinstance(node, ast.Attribute) else self.report
+        if reason is not None:
+            report(node, "DT402", reason)  # type: ignore[arg-type]
+        elif member in module.submodules:
+            report(node, "DT207", f"{dotted} is a module that is not on the allow-list")  # type: ignore[arg-type]
+        else:
+            why = module.excluded.get(member)
+            report(
+                node,  # type: ignore[arg-type]
+                "DT202",
+                f"{dotted} is not allowed: {why}" if why else f"{dotted} is not on the allow-list",
+            )
+        return False
+
+    # ----------------------------------------------------------------- imports
+    def top_level(self) -> bool:
+        return self.scope is self.module_scope
+
+    def bind_import(self, name: str, binding: ImportBinding, node: ast.AST) -> None:
+        policy = self.policy
+        if name in policy.builtins or name in policy.denied_builtins or name in (
+            "NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "run"
+        ):
+            self.report(
+                node, "DT208", f"import binds {name!r}, which shadows a builtin or contract name"
+            )
+        self.bind(name, node)
+        if self.top_level():
+            self.imports[name] = binding
+
+    def visit_Import(self, node: ast.Import) -> None:
+        if not self.top_level():
+            self.report(node, "DT205", "imports are only allowed at the top level")
+        policy = self.policy
+        for alias in node.names:
+            dotted = alias.name
+            allowed = dotted in policy.modules
+            if not allowed:
+                self.report(alias, "DT201", self.module_message(dotted))
+            if alias.asname is not None:
+                kind = "module" if allowed else "refused"
+                self.bind_import(alias.asname, ImportBinding(kind, dotted, node.lineno), alias)
+                continue
+            head = dotted.split(".", 1)[0]
+            if not allowed:
+                kind = "refused"
+            elif head in policy.modules:
+                kind = "module"
+            else:
+                kind = "package"
+            self.bind_import(head, ImportBinding(kind, head, node.lineno), alias)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if not self.top_level():
+            self.report(node, "DT205", "imports are only allowed at the top level")
+        policy = self.policy
+        if node.level:
+            self.report(node, "DT204", "relative imports are not allowed")
+        source = node.module or ""
+        source_allowed = not node.level and source in policy.modules
+        package = not node.level and not source_allowed and policy.is_package_prefix(source)
+        if not source_allowed and not package and not node.level:
+            self.report(node, "DT201", self.module_message(source))
+        for alias in node.names:
+            if alias.name == "*":
+                self.report(node, "DT203", f"from {source} import * is not allowed")
+                continue
+            local = alias.asname or alias.name
+            dotted = f"{source}.{alias.name}"
+            if alias.name.startswith("_"):
+                self.report(alias, "DT301", f"name {alias.name!r} starts with an underscore")
+                binding = ImportBinding("refused", dotted, node.lineno)
+            elif dotted in policy.modules:
+                binding = ImportBinding("module", dotted, node.lineno)
+            elif source_allowed:
+                ok = self.check_member(source, alias.name, alias)
+                binding = ImportBinding("member" if ok else "refused", dotted, node.lineno)
+            elif package:
+                self.report(alias, "DT201", self.module_message(dotted))
+                binding = ImportBinding("refused", dotted, node.lineno)
+            else:
+                reason = self.denied_call(dotted)
+                if reason is not None:
+                    self.report(alias, "DT402", reason)
+                binding = ImportBinding("refused", dotted, node.lineno)
+            self.bind_import(local, binding, alias)
+
+    # ----------------------------------------------------------------- functions
+    def visit_arguments(self, args: ast.arguments) -> None:
+        """Defaults and annotations are evaluated at definition time, in the enclosing scope."""
+        self.visit_all(args.defaults)
+        self.visit_all(args.kw_defaults)
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None and arg.annotation is not None:
+                self.annotation(arg.annotation)
+
+    def bind_arguments(self, args: ast.arguments) -> None:
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.bind(arg.arg, arg)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name.startswith("_"):
+            self.report(node, "DT604", f"function name {node.name!r} starts with an underscore")
+        self.scope.bound.add(node.name)
+        for decorator in node.decorator_list:
+            self.report(decorator, "DT103", "decorators are not allowed")
+            self.visit(decorator)
+        self.visit_arguments(node.args)
+        if node.returns is not None:
+            self.annotation(node.returns)
+        scope = self.push("function")
+        self.bind_arguments(node.args)
+        self.visit_all(node.body)
+        self.function_yields[node] = scope.has_yield
+        self.pop()
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self.report(node, "DT104", "async functions are not allowed")
+        self.visit_FunctionDef(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.visit_arguments(node.args)
+        self.push("lambda")
+        self.bind_arguments(node.args)
+        self.visit(node.body)
+        self.pop()
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.report(node, "DT102", "classes are not allowed in tool files")
+        self.check_name(node.name, node)
+        self.scope.bound.add(node.name)
+        for decorator in node.decorator_list:
+            self.report(decorator, "DT103", "decorators are not allowed")
+            self.visit(decorator)
+        self.visit_all(node.bases)
+        self.visit_all(node.keywords)
+        self.push("class")
+        self.visit_all(node.body)
+        self.pop()
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+
+    def function_scope(self) -> Scope:
+        scope = self.scope
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def visit_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
+        self.function_scope().has_yield = True
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_YieldFrom(self, node: ast.YieldFrom) -> None:
+        self.visit_Yield(node)
+
+    def visit_Await(self, node: ast.Await) -> None:
+        self.report(node, "DT104", "await is not allowed")
+        self.visit(node.value)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.report(node, "DT105", "global statements are not allowed")
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        self.report(node, "DT105", "nonlocal statements are not allowed")
+
+    # ----------------------------------------------------------------- statements
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self.visit(node.value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        self.visit_all(node.targets)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self.visit(node.target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.annotation(node.annotation)
+        if node.value is not None:
+            self.visit(node.value)
+        self.visit(node.target)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        self.visit(node.target)
+        self.visit_all(node.body)
+        self.visit_all(node.orelse)
+
+    def visit_AsyncFor(self, node: ast.AsyncFor) -> None:
+        self.report(node, "DT104", "async for is not allowed")
+        self.visit_For(node)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.visit(item.optional_vars)
+        self.visit_all(node.body)
+
+    def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
+        self.report(node, "DT104", "async with is not allowed")
+        self.visit_With(node)
+
+    def visit_Try(self, node: ast.Try | ast.TryStar) -> None:
+        self.visit_all(node.body)
+        for handler in node.handlers:
+            self.visit_ExceptHandler(handler)
+        self.visit_all(node.orelse)
+        self.visit_all(node.finalbody)
+
+    def visit_TryStar(self, node: ast.TryStar) -> None:
+        self.visit_Try(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        self.nodes += 1
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name is not None:
+            self.bind(node.name, node)
+        self.visit_all(node.body)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self.visit_all(node.targets)
+
+    def visit_Match(self, node: ast.Match) -> None:
+        self.report(
+            node,
+            "DT701",
+            "match is not allowed: class patterns read attributes named by __match_args__",
+        )
+        self.visit(node.subject)
+        for case in node.cases:
+            self.pattern(case.pattern)
+            if case.guard is not None:
+                self.visit(case.guard)
+            self.visit_all(case.body)
+
+    def pattern(self, node: ast.pattern) -> None:
+        for child in ast.walk(node):
+            self.nodes += 1
+            name = getattr(child, "name", None) or getattr(child, "rest", None)
+            if isinstance(name, str):
+                self.bind(name, child)
+            if isinstance(child, ast.MatchValue):
+                self.visit(child.value)
+            elif isinstance(child, ast.MatchClass):
+                self.visit(child.cls)
+
+    def visit_If(self, node: ast.If) -> None:
+        self.visit(node.test)
+        self.visit_all(node.body)
+        self.visit_all(node.orelse)
+
+    def visit_While(self, node: ast.While) -> None:
+        self.visit(node.test)
+        self.visit_all(node.body)
+        self.visit_all(node.orelse)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        if node.exc is not None:
+            self.visit(node.exc)
+        if node.cause is not None:
+            self.visit(node.cause)
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        self.visit(node.test)
+        if node.msg is not None:
+            self.visit(node.msg)
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def visit_Break(self, node: ast.Break) -> None:
+        pass
+
+    def visit_Continue(self, node: ast.Continue) -> None:
+        pass
+
+    # ----------------------------------------------------------------- expressions
+    def visit_Name(self, node: ast.Name) -> None:
+        if type(node.ctx) is ast.Load:
+            self.check_name(node.id, node)
+            self.scope.loads.append(Load(node.id, node, [], False))
+        else:
+            self.bind(node.id, node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        chain: list[ast.Attribute] = []
+        current: ast.expr = node
+        while type(current) is ast.Attribute:
+            chain.append(current)
+            current = current.value
+        chain.reverse()
+        self.nodes += len(chain) - 1
+        for attr_node in chain:
+            self.attribute_rules(attr_node)
+        if type(current) is ast.Name and type(current.ctx) is ast.Load:
+            self.nodes += 1
+            self.check_name(current.id, current)
+            self.scope.loads.append(Load(current.id, current, chain, False))
+        else:
+            self.visit(current)
+
+    def attribute_rules(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("_"):
+            self.report_attribute(node, "DT302", f"attribute {attr!r} starts with an underscore")
+        else:
+            reason = self.policy.attribute_denial(attr)
+            if reason is not None:
+                code = "DT304" if attr in ("format", "format_map") else "DT303"
+                self.report_attribute(node, code, f"attribute {attr!r} is not allowed: {reason}")
+        if type(node.ctx) is not ast.Load:
+            verb = "deleting" if type(node.ctx) is ast.Del else "assigning"
+            self.report_attribute(node, "DT305", f"{verb} attribute {attr!r} is not allowed")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.visit(node.func)
+        self.visit_all(node.args)
+        for keyword in node.keywords:
+            self.visit_keyword(keyword)
+
+    def visit_keyword(self, node: ast.keyword) -> None:
+        self.nodes += 1
+        if node.arg is not None:
+            self.check_name(node.arg, node)
+        self.visit(node.value)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        pass
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        self.visit(node.left)
+        self.visit(node.right)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        self.visit_all(node.values)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        self.visit(node.operand)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        self.visit(node.left)
+        self.visit_all(node.comparators)
+
+    def visit_IfExp(self, node: ast.IfExp) -> None:
+        self.visit(node.test)
+        self.visit(node.body)
+        self.visit(node.orelse)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self.visit(node.value)
+        self.visit(node.slice)
+
+    def visit_Slice(self, node: ast.Slice) -> None:
+        self.visit_all((node.lower, node.upper, node.step))
+
+    def visit_Starred(self, node: ast.Starred) -> None:
+        self.visit(node.value)
+
+    def visit_List(self, node: ast.List | ast.Tuple | ast.Set) -> None:
+        self.visit_all(node.elts)
+
+    visit_Tuple = visit_List
+    visit_Set = visit_List
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        self.visit_all(node.keys)
+        self.visit_all(node.values)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        self.visit_all(node.values)
+
+    def visit_FormattedValue(self, node: ast.FormattedValue) -> None:
+        self.visit(node.value)
+        if node.format_spec is not None:
+            self.visit(node.format_spec)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        target = node.target
+        self.nodes += 1
+        self.bind(target.id, target, self.function_scope())
+
+    def comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+        results: tuple[ast.expr, ...],
+    ) -> None:
+        generators = node.generators
+        # The first iterable is evaluated in the enclosing scope.
+        self.visit(generators[0].iter)
+        self.push("comprehension")
+        for index, generator in enumerate(generators):
+            self.nodes += 1
+            if generator.is_async:
+                self.report(node, "DT104", "async comprehensions are not allowed")
+            if index:
+                self.visit(generator.iter)
+            self.visit(generator.target)
+            self.visit_all(generator.ifs)
+        self.visit_all(results)
+        self.pop()
+
+    def visit_ListComp(self, node: ast.ListComp) -> None:
+        self.comprehension(node, (node.elt,))
+
+    def visit_SetComp(self, node: ast.SetComp) -> None:
+        self.comprehension(node, (node.elt,))
+
+    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
+        self.comprehension(node, (node.elt,))
+
+    def visit_DictComp(self, node: ast.DictComp) -> None:
+        self.comprehension(node, (node.key, node.value))
+
+    # ----------------------------------------------------------------- annotations
+    def annotation(self, node: ast.expr) -> None:
+        """Annotations have their own small grammar; names in them resolve like loads."""
+        self.nodes += 1
+        if self.depth > self.policy.limits.max_depth:
+            return
+        self.depth += 1
+        try:
+            self._annotation(node)
+        finally:
+            self.depth -= 1
+
+    def _annotation(self, node: ast.expr, literal_ok: bool = False) -> None:
+        kind = type(node)
+        if kind is ast.Name:
+            self.check_name(node.id, node)
+            self.scope.loads.append(Load(node.id, node, [], True))
+        elif kind is ast.Constant:
+            value = node.value
+            if value is None or value is Ellipsis:
+                return
+            if literal_ok and isinstance(value, str | int | bool | bytes):
+                return
+            self.report(
+                node,
+                "DT702",
+                "string and other constant annotations are not allowed (forward references "
+                "are evaluated by name at run time)",
+            )
+        elif kind is ast.Attribute:
+            chain: list[ast.Attribute] = []
+            current: ast.expr = node
+            while type(current) is ast.Attribute:
+                chain.append(current)
+                current = current.value
+            chain.reverse()
+            for attr_node in chain:
+                self.attribute_rules(attr_node)
+            if type(current) is ast.Name:
+                self.check_name(current.id, current)
+                self.scope.loads.append(Load(current.id, current, chain, True))
+            else:
+                self.report(current, "DT702", "annotations may only use dotted names")
+        elif kind is ast.Subscript:
+            self._annotation(node.value)
+            literal_args = _is_literal_form(node.value)
+            items = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+            for item in items:
+                self.annotation_item(item, literal_args)
+        elif kind is ast.BinOp and type(node.op) is ast.BitOr:
+            self.annotation(node.left)
+            self.annotation(node.right)
+        else:
+            self.report(
+                node,
+                "DT702",
+                f"{type(node).__name__} is not allowed in an annotation",
+            )
+            self.visit(node)
+
+    def annotation_item(self, node: ast.expr, literal_ok: bool) -> None:
+        self.nodes += 1
+        if type(node) in (ast.List, ast.Tuple):
+            for element in node.elts:  # type: ignore[attr-defined]
+                self.annotation_item(element, literal_ok)
+        elif self.depth <= self.policy.limits.max_depth:
+            self.depth += 1
+            try:
+                self._annotation(node, literal_ok)
+            finally:
+                self.depth -= 1
+
+
+def _is_literal_form(node: ast.expr) -> bool:
+    if type(node) is ast.Name:
+        return node.id == "Literal"
+    return type(node) is ast.Attribute and node.attr == "Literal"
+
+
+HANDLED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Return, ast.Delete,
+    ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.While, ast.If,
+    ast.With, ast.AsyncWith, ast.Match, ast.Raise, ast.Try, ast.TryStar, ast.Assert,
+    ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Expr, ast.Pass, ast.Break,
+    ast.Continue,
+    ast.BoolOp, ast.NamedExpr, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.Dict,
+    ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Await, ast.Yield,
+    ast.YieldFrom, ast.Compare, ast.Call, ast.FormattedValue, ast.JoinedStr, ast.Constant,
+    ast.Attribute, ast.Subscript, ast.Starred, ast.Name, ast.List, ast.Tuple, ast.Slice,
+    ast.ExceptHandler, ast.keyword,
+)
+
+# Node classes that only appear inside a handled parent and are walked by it directly.
+WALKED_BY_PARENT: frozenset[type[ast.AST]] = frozenset(
+    {
+        ast.arguments, ast.arg, ast.comprehension, ast.alias, ast.withitem, ast.match_case,
+        ast.MatchValue, ast.MatchSingleton, ast.MatchSequence, ast.MatchMapping,
+        ast.MatchClass, ast.MatchStar, ast.MatchAs, ast.MatchOr,
+    }
+)
