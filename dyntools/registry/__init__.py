@@ -1,0 +1,37 @@
+"""The registry: versioned, tamper-evident tool files (DESIGN.md section 5).
+
+    from dyntools.registry import Registry
+    registry = Registry.open("generated_tools", policy)
+    record = registry.add_version("slugify_text", source, {"generator": "offline"})
+    registry.current("slugify_text").path
+"""
+
+from __future__ import annotations
+
+from dyntools.registry.core import (
+    DEFAULT_REGISTRY_DIR,
+    MODULE_PREFIX,
+    REGISTRY_ENV,
+    Registry,
+    ToolState,
+    Unrecorded,
+    VersionRecord,
+    module_name_for,
+    resolve_registry_path,
+)
+from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
+
+__all__ = [
+    "APPROVED",
+    "DEFAULT_REGISTRY_DIR",
+    "MODULE_PREFIX",
+    "QUARANTINED",
+    "REGISTRY_ENV",
+    "REJECTED",
+    "Registry",
+    "ToolState",
+    "Unrecorded",
+    "VersionRecord",
+    "module_name_for",
+    "resolve_registry_path",
+]

@@ -1,0 +1,100 @@
+"""The open rule for one persisted version: the file is what was approved, and today's gate
+still accepts it. Anything else is a quarantine reason.
+
+Order matters for cost and for clarity: the hash is checked first (cheap, and an edited file
+needs no further reason), then the gate runs on the exact bytes whose hash matched.
+"""
+
+from __future__ import annotations
+
+import ast
+import errno
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dyntools.gate import check_source
+from dyntools.gate.policy import Policy
+from dyntools.registry.manifest import VersionEntry
+from dyntools.registry.store import NotARegularFile, read_regular
+
+# Stable quarantine reason codes (shown in review output and in log lines).
+FILE_MISSING = "file_missing"
+NOT_REGULAR = "not_a_regular_file"
+UNREADABLE = "unreadable"
+HASH_MISMATCH = "hash_mismatch"
+GATE_REJECTED = "gate_rejected"
+RECORDED = "quarantined_by_reviewer"
+MANIFEST_INVALID = "manifest_invalid"
+
+
+@dataclass(frozen=True, slots=True)
+class VersionCheck:
+    ok: bool
+    reason_code: str | None = None
+    reason: str | None = None
+    findings: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def passed(cls) -> VersionCheck:
+        return cls(ok=True)
+
+
+def _read_failure(path: Path, exc: OSError) -> VersionCheck:
+    if isinstance(exc, NotARegularFile):
+        return VersionCheck(
+            False, NOT_REGULAR, f"{path.name} is not a regular file ({exc.strerror})"
+        )
+    if exc.errno == errno.ENOENT:
+        return VersionCheck(False, FILE_MISSING, f"{path.name} is missing")
+    return VersionCheck(False, UNREADABLE, f"{path.name} cannot be read: {exc.strerror or exc}")
+
+
+def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) -> VersionCheck:
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != entry.sha256:
+        return VersionCheck(
+            False,
+            HASH_MISMATCH,
+            f"{path.name} was changed on disk: sha256 {digest[:12]}... does not match the "
+            f"approved {entry.sha256[:12]}...",
+        )
+    report = check_source(data, policy, path=str(path))
+    if not report.accepted:
+        codes = ", ".join(sorted(report.codes))
+        return VersionCheck(
+            False,
+            GATE_REJECTED,
+            f"{path.name} fails today's gate ({codes}); the allow-list may have tightened",
+            tuple(f.as_dict() for f in report.findings),
+        )
+    return VersionCheck.passed()
+
+
+def check_version(path: Path, entry: VersionEntry, policy: Policy) -> VersionCheck:
+    """Hash-check and re-gate the file of one recorded version."""
+    try:
+        data = read_regular(path)
+    except OSError as exc:
+        return _read_failure(path, exc)
+    return check_bytes(data, entry, policy, path)
+
+
+def declared_name(source: bytes) -> str | None:
+    """The string value of the top-level `NAME = "..."`, or None (run only on gated source)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "NAME"
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            return node.value.value
+    return None

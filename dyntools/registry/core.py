@@ -1,0 +1,781 @@
+"""The registry: persisted tool versions, checked before they are trusted.
+
+    <root>/
+      .lock                      cross-process writer lock (filelock)
+      <name>/manifest.json       versions, provenance, verdicts, the current pointer
+      <name>/v1.py, v2.py, ...   immutable version files (0444)
+
+`Registry.open` reads every manifest and, synchronously, hash-checks and re-gates every
+recorded version before it returns, so nothing edited on disk can answer a call. A version
+that fails is quarantined (in memory, with a reason and a log line); a pointer that names a
+quarantined version falls back to the newest good version below it, or to none. Quarantine is
+recomputed on every open and refresh rather than written back, so a read-only `review` never
+modifies the registry; `quarantine()` records a reviewer's quarantine in the manifest.
+
+Writers (add, activate, rollback, approve, quarantine) take the writer lock, re-read the
+manifest from disk, write the version file durably, and only then move the pointer by
+atomically replacing the manifest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import filelock
+
+from dyntools.errors import (
+    GateRejected,
+    PersistError,
+    RegistryError,
+    UnknownTool,
+    UnknownVersion,
+    UsageError,
+    VersionUnusable,
+)
+from dyntools.findings import GateReport, sha256_hex
+from dyntools.gate import check_source
+from dyntools.gate.policy import Policy, load_policy
+from dyntools.log import get_logger
+from dyntools.registry import checks
+from dyntools.registry.checks import VersionCheck
+from dyntools.registry.manifest import (
+    APPROVED,
+    MANIFEST_NAME,
+    QUARANTINED,
+    REJECTED,
+    Manifest,
+    ManifestError,
+    VersionEntry,
+    dump_manifest,
+    parse_manifest,
+    parse_version_file_name,
+    utc_now,
+    version_file_name,
+)
+from dyntools.registry.store import (
+    TEMP_PREFIX,
+    WriterLock,
+    fsync_dir,
+    is_real_dir,
+    read_regular,
+    remove_stale_temps,
+    write_new,
+    write_replace,
+)
+from dyntools.registry.watch import RegistryWatcher
+from dyntools.toolname import tool_name_problem
+
+REGISTRY_ENV = "DYNTOOLS_REGISTRY"
+DEFAULT_REGISTRY_DIR = "generated_tools"
+MODULE_PREFIX = "dyntools_tools"
+
+
+def resolve_registry_path(option: str | os.PathLike[str] | None = None) -> Path:
+    """`--registry PATH`, else `DYNTOOLS_REGISTRY`, else `./generated_tools`."""
+    if option is not None and str(option):
+        return Path(option)
+    env = os.environ.get(REGISTRY_ENV)
+    if env:
+        return Path(env)
+    return Path.cwd() / DEFAULT_REGISTRY_DIR
+
+
+def module_name_for(name: str, version: int) -> str:
+    """The module name a sandbox worker imports a version under."""
+    return f"{MODULE_PREFIX}.{name}.v{version}"
+
+
+def require_valid_name(name: object) -> str:
+    problem = tool_name_problem(name)
+    if problem is not None:
+        raise UsageError(problem, name=repr(name))
+    assert isinstance(name, str)
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """One persisted version as the registry sees it now.
+
+    `status` is the effective status: a recorded "approved" version that failed today's checks
+    reads "quarantined" here, with `reason_code`/`reason` saying why.
+    """
+
+    name: str
+    version: int
+    path: Path
+    status: str
+    reason: str | None
+    reason_code: str | None
+    recorded_status: str
+    sha256: str
+    size: int
+    created: str
+    policy_digest: str
+    provenance: Mapping[str, Any]
+    gate: Mapping[str, Any]
+    findings: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def usable(self) -> bool:
+        return self.status == APPROVED
+
+    @property
+    def module_name(self) -> str:
+        return module_name_for(self.name, self.version)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "path": str(self.path),
+            "module": self.module_name,
+            "status": self.status,
+            "reason": self.reason,
+            "reason_code": self.reason_code,
+            "recorded_status": self.recorded_status,
+            "sha256": self.sha256,
+            "size": self.size,
+            "created": self.created,
+            "policy_digest": self.policy_digest,
+            "provenance": dict(self.provenance),
+            "gate": dict(self.gate),
+            "findings": list(self.findings),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Unrecorded:
+    """A file or folder in the registry that no manifest vouches for: never trusted."""
+
+    name: str
+    path: Path
+    version: int | None
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "path": str(self.path), "version": self.version,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolState:
+    name: str
+    records: Mapping[int, VersionRecord] = field(default_factory=lambda: MappingProxyType({}))
+    current: int | None = None
+    recorded_current: int | None = None
+    error: str | None = None
+    unrecorded: tuple[Unrecorded, ...] = ()
+    history: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def current_record(self) -> VersionRecord | None:
+        return self.records.get(self.current) if self.current is not None else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "current": self.current,
+            "recorded_current": self.recorded_current,
+            "error": self.error,
+            "versions": [self.records[v].as_dict() for v in sorted(self.records)],
+            "unrecorded": [u.as_dict() for u in self.unrecorded],
+            "history": [dict(e) for e in self.history],
+        }
+
+
+_StatKey = tuple[int, int, int, int]
+
+
+def _stat_key(path: Path) -> _StatKey | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _effective_current(recorded: int | None, records: Mapping[int, VersionRecord]) -> int | None:
+    """The recorded pointer if usable, else the newest usable version below it, else None."""
+    if recorded is None:
+        return None
+    for version in sorted((v for v in records if v <= recorded), reverse=True):
+        if records[version].usable:
+            return version
+    return None
+
+
+class Registry:
+    """Open with `Registry.open(path, policy)`; see the module docstring for the rules."""
+
+    def __init__(self, root: Path, policy: Policy) -> None:
+        self.root = root
+        self.policy = policy
+        self._lock = WriterLock(root)
+        self._state_lock = threading.RLock()
+        self._tools: dict[str, ToolState] = {}
+        self._stray: tuple[Unrecorded, ...] = ()
+        # (name, version) -> (stat key, sha256, check): lets a refresh skip files that have
+        # not changed since they were last checked in full. `open` never uses it.
+        self._check_cache: dict[tuple[str, int], tuple[_StatKey, str, VersionCheck]] = {}
+        self._listeners: list[Callable[[str], None]] = []
+
+    # ----------------------------------------------------------------- opening and reading
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        policy: Policy | None = None,
+        *,
+        create: bool = True,
+    ) -> Registry:
+        """Open (creating if asked) the registry at `path` and check every persisted version."""
+        root = resolve_registry_path(path)
+        if create and not root.exists():
+            try:
+                root.mkdir(parents=True)
+                fsync_dir(root.parent)
+            except OSError as exc:
+                raise PersistError(f"cannot create registry {root}: {exc}", path=str(root)) from exc
+        if not is_real_dir(root):
+            raise UsageError(f"registry {root} is not a folder", path=str(root))
+        registry = cls(root, policy if policy is not None else load_policy())
+        registry._load_all(use_cache=False)
+        return registry
+
+    def _load_all(self, *, use_cache: bool) -> None:
+        tools: dict[str, ToolState] = {}
+        stray: list[Unrecorded] = []
+        for entry in sorted(os.scandir(self.root), key=lambda e: e.name):
+            if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
+                if entry.is_symlink():
+                    stray.append(Unrecorded(entry.name, Path(entry.path), None,
+                                            "a symlink in the registry is never followed"))
+                continue
+            if tool_name_problem(entry.name) is not None:
+                stray.append(Unrecorded(entry.name, Path(entry.path), None,
+                                        "folder name is not a valid tool name"))
+                continue
+            tools[entry.name] = self._build_state(entry.name, use_cache=use_cache)
+        with self._state_lock:
+            previous = self._tools
+            self._tools = tools
+            self._stray = tuple(stray)
+        for name, state in tools.items():
+            self._log_transitions(previous.get(name), state)
+
+    def _read_manifest(self, name: str) -> Manifest | None:
+        """The manifest on disk; None if the tool has none. Raises ManifestError."""
+        path = self.root / name / MANIFEST_NAME
+        try:
+            data = read_regular(path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ManifestError(f"{MANIFEST_NAME} cannot be read: {exc.strerror or exc}") from exc
+        return parse_manifest(data, name)
+
+    def _version_files(self, name: str) -> dict[int, Path]:
+        files: dict[int, Path] = {}
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(self.root / name):
+                version = parse_version_file_name(entry.name)
+                if version is not None:
+                    files[version] = Path(entry.path)
+        return files
+
+    def _other_files(self, name: str) -> list[Path]:
+        others: list[Path] = []
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(self.root / name):
+                if entry.name == MANIFEST_NAME or entry.name.startswith(TEMP_PREFIX):
+                    continue
+                if parse_version_file_name(entry.name) is None:
+                    others.append(Path(entry.path))
+        return others
+
+    def _check(self, name: str, entry: VersionEntry, *, use_cache: bool) -> VersionCheck:
+        path = self.root / name / version_file_name(entry.version)
+        key = (name, entry.version)
+        stat_key = _stat_key(path)
+        if use_cache and stat_key is not None:
+            cached = self._check_cache.get(key)
+            if cached is not None and cached[0] == stat_key and cached[1] == entry.sha256:
+                return cached[2]
+        result = checks.check_version(path, entry, self.policy)
+        if stat_key is not None and _stat_key(path) == stat_key:
+            self._check_cache[key] = (stat_key, entry.sha256, result)
+        else:
+            self._check_cache.pop(key, None)
+        return result
+
+    def _record(self, name: str, entry: VersionEntry, result: VersionCheck) -> VersionRecord:
+        status, reason, reason_code = entry.status, entry.reason, None
+        if entry.status == QUARANTINED:
+            reason_code = checks.RECORDED
+        if not result.ok:
+            # A failed check overrides every recorded status: review must show tampering even
+            # of a rejected version.
+            status, reason, reason_code = QUARANTINED, result.reason, result.reason_code
+        return VersionRecord(
+            name=name,
+            version=entry.version,
+            path=self.root / name / version_file_name(entry.version),
+            status=status,
+            reason=reason,
+            reason_code=reason_code,
+            recorded_status=entry.status,
+            sha256=entry.sha256,
+            size=entry.size,
+            created=entry.created,
+            policy_digest=entry.policy_digest,
+            provenance=entry.provenance,
+            gate=entry.gate,
+            findings=result.findings,
+        )
+
+    def _build_state(
+        self, name: str, *, use_cache: bool, manifest: Manifest | None = None
+    ) -> ToolState:
+        folder = self.root / name
+        if manifest is None:
+            try:
+                manifest = self._read_manifest(name)
+            except ManifestError as exc:
+                files = self._version_files(name)
+                return ToolState(
+                    name=name,
+                    error=f"{MANIFEST_NAME} is invalid ({exc}); no version of this tool is trusted",
+                    unrecorded=tuple(
+                        Unrecorded(name, p, v, "the manifest is invalid")
+                        for v, p in sorted(files.items())
+                    ),
+                )
+        files = self._version_files(name)
+        if manifest is None:
+            return ToolState(
+                name=name,
+                unrecorded=tuple(
+                    Unrecorded(name, p, v, "the tool folder has no manifest; run approve")
+                    for v, p in sorted(files.items())
+                ),
+            )
+        records = {
+            entry.version: self._record(name, entry, self._check(name, entry, use_cache=use_cache))
+            for entry in manifest.versions.values()
+        }
+        unrecorded = [
+            Unrecorded(name, p, v, "not recorded in the manifest; run approve to trust it")
+            for v, p in sorted(files.items())
+            if v not in manifest.versions
+        ]
+        unrecorded += [
+            Unrecorded(name, p, None, "not a version file")
+            for p in sorted(self._other_files(name))
+        ]
+        if not is_real_dir(folder):
+            unrecorded.append(Unrecorded(name, folder, None, "tool folder is not a real folder"))
+        return ToolState(
+            name=name,
+            records=MappingProxyType(records),
+            current=_effective_current(manifest.current, records),
+            recorded_current=manifest.current,
+            unrecorded=tuple(unrecorded),
+            history=manifest.history,
+        )
+
+    def _log_transitions(self, before: ToolState | None, after: ToolState) -> None:
+        log = get_logger("registry")
+        if after.error and (before is None or before.error != after.error):
+            log.error("registry.manifest_invalid", tool=after.name, reason=after.error)
+        for version, record in sorted(after.records.items()):
+            old = before.records.get(version) if before else None
+            if record.status == QUARANTINED and (old is None or old.status != QUARANTINED
+                                                 or old.reason != record.reason):
+                log.error("registry.quarantined", tool=after.name, version=version,
+                          reason_code=record.reason_code, reason=record.reason,
+                          path=str(record.path))
+        old_unrecorded = {u.path for u in before.unrecorded} if before else set()
+        for item in after.unrecorded:
+            if item.path not in old_unrecorded:
+                log.warning("registry.unrecorded", tool=after.name, path=str(item.path),
+                            version=item.version, reason=item.reason)
+        if after.current != after.recorded_current and (
+            before is None or before.current != after.current
+        ):
+            log.warning("registry.pointer_fallback", tool=after.name,
+                        recorded=after.recorded_current, effective=after.current)
+
+    def _install(self, state: ToolState) -> None:
+        with self._state_lock:
+            before = self._tools.get(state.name)
+            self._tools[state.name] = state
+        self._log_transitions(before, state)
+        for listener in list(self._listeners):
+            listener(state.name)
+
+    def refresh(self, name: str | None = None) -> None:
+        """Re-read from disk (after another process wrote, or a watch event)."""
+        if name is None:
+            before = set(self._tools)
+            self._load_all(use_cache=True)
+            for changed in set(self._tools) | before:
+                for listener in list(self._listeners):
+                    listener(changed)
+            return
+        require_valid_name(name)
+        if not (self.root / name).exists():
+            with self._state_lock:
+                gone = self._tools.pop(name, None)
+            if gone is not None:
+                get_logger("registry").error("registry.tool_deleted", tool=name)
+                for listener in list(self._listeners):
+                    listener(name)
+            return
+        self._install(self._build_state(name, use_cache=True))
+
+    def forget_cached_check(self, name: str, version: int) -> None:
+        """Force the next refresh to re-read and re-gate this version file in full."""
+        self._check_cache.pop((name, version), None)
+
+    def subscribe(self, listener: Callable[[str], None]) -> None:
+        """Call `listener(tool_name)` after a tool's state changes (from the changing thread)."""
+        self._listeners.append(listener)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def tools(self) -> list[ToolState]:
+        with self._state_lock:
+            return [self._tools[n] for n in sorted(self._tools)]
+
+    def tool(self, name: str) -> ToolState:
+        require_valid_name(name)
+        state = self._tools.get(name)
+        if state is None:
+            raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
+        return state
+
+    def current(self, name: str) -> VersionRecord | None:
+        """The version that takes new calls, or None (unknown tool or nothing usable)."""
+        require_valid_name(name)
+        state = self._tools.get(name)
+        return state.current_record if state is not None else None
+
+    def versions(self, name: str) -> list[VersionRecord]:
+        require_valid_name(name)
+        state = self._tools.get(name)
+        return [state.records[v] for v in sorted(state.records)] if state else []
+
+    def get(self, name: str, version: int) -> VersionRecord:
+        state = self.tool(name)
+        record = state.records.get(version)
+        if record is None:
+            known = ", ".join(str(v) for v in sorted(state.records)) or "none"
+            raise UnknownVersion(
+                f"tool {name!r} has no version {version} (versions: {known})",
+                tool=name, version=version,
+            )
+        return record
+
+    def quarantined(self) -> list[VersionRecord]:
+        return [
+            record
+            for state in self.tools()
+            for _, record in sorted(state.records.items())
+            if record.status == QUARANTINED
+        ]
+
+    def unrecorded(self) -> list[Unrecorded]:
+        return [*self._stray, *(u for state in self.tools() for u in state.unrecorded)]
+
+    def broken_tools(self) -> list[ToolState]:
+        return [state for state in self.tools() if state.error]
+
+    def path_of(self, name: str, version: int) -> Path:
+        require_valid_name(name)
+        return self.root / name / version_file_name(version)
+
+    def verified_source(self, name: str, version: int) -> bytes:
+        """The bytes of a usable version, hash-checked now; quarantines it on a mismatch."""
+        record = self.get(name, version)
+        if not record.usable:
+            raise VersionUnusable(
+                f"{name} v{version} is {record.status}: {record.reason}", tool=name,
+                version=version, reason_code=record.reason_code,
+            )
+        try:
+            data = read_regular(record.path)
+        except OSError as exc:
+            self.refresh(name)
+            raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,
+                                  version=version) from exc
+        if sha256_hex(data) != record.sha256:
+            self.forget_cached_check(name, version)
+            self.refresh(name)
+            raise VersionUnusable(f"{name} v{version} was changed on disk and is quarantined",
+                                  tool=name, version=version, reason_code=checks.HASH_MISMATCH)
+        return data
+
+    # ------------------------------------------------------------------------------ writing
+
+    @contextlib.contextmanager
+    def _writing(self, name: str) -> Iterator[tuple[Path, Manifest]]:
+        """Hold the writer lock; yield the tool folder and its manifest as on disk now."""
+        folder = self.root / name
+        try:
+            with self._lock.held():
+                if folder.exists() and not is_real_dir(folder):
+                    raise RegistryError(f"{folder} is not a real folder; refusing to write",
+                                        tool=name)
+                try:
+                    manifest = self._read_manifest(name)
+                except ManifestError as exc:
+                    raise RegistryError(
+                        f"the manifest of {name!r} is invalid ({exc}); refusing to write over "
+                        "it. Inspect it with `dyntools review`.", tool=name,
+                    ) from exc
+                remove_stale_temps(folder)
+                yield folder, manifest if manifest is not None else Manifest(name=name)
+        except filelock.Timeout as exc:
+            raise PersistError(f"timed out waiting for the registry lock {exc.lock_file}",
+                               tool=name) from exc
+        except OSError as exc:
+            raise PersistError(f"cannot write tool {name!r}: {exc}", tool=name) from exc
+
+    def _commit(self, folder: Path, manifest: Manifest) -> None:
+        write_replace(folder / MANIFEST_NAME, dump_manifest(manifest))
+
+    def _gate(self, name: str, source: bytes, report: GateReport | None) -> GateReport:
+        if (
+            report is None
+            or report.sha256 != sha256_hex(source)
+            or report.policy_digest != self.policy.digest
+        ):
+            report = check_source(source, self.policy, path=f"{name}/{name}.py")
+        if not report.accepted:
+            raise GateRejected(report)
+        declared = checks.declared_name(source)
+        if declared != name:
+            raise UsageError(
+                f"the source declares NAME = {declared!r}, not the tool name {name!r}",
+                tool=name, declared=declared,
+            )
+        return report
+
+    def add_version(
+        self,
+        name: str,
+        source: bytes | str,
+        provenance: Mapping[str, Any],
+        *,
+        activate: bool = True,
+        status: str = APPROVED,
+        reason: str | None = None,
+        report: GateReport | None = None,
+    ) -> VersionRecord:
+        """Gate, persist and record a new version; move the pointer to it if `activate`.
+
+        `status="rejected"` (with a `reason`) records a version that passed the gate but
+        failed a later station; it never becomes current. `report` is a gate report the
+        caller already has for these exact bytes under this policy (else the gate runs here).
+        Raises UsageError, GateRejected, PersistError; nothing is written unless the gate
+        accepts and the name checks pass.
+        """
+        require_valid_name(name)
+        if status not in (APPROVED, REJECTED):
+            raise UsageError(f"status must be {APPROVED!r} or {REJECTED!r}, got {status!r}")
+        if status == REJECTED and not reason:
+            raise UsageError("a rejected version needs a reason")
+        if status == REJECTED:
+            activate = False
+        data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+        provenance = _normal_provenance(provenance)
+        gate_report = self._gate(name, data, report)
+        with self._writing(name) as (folder, on_disk_manifest):
+            manifest = on_disk_manifest
+            if not folder.exists():
+                folder.mkdir()
+                fsync_dir(self.root)
+            on_disk = max(self._version_files(name), default=0)
+            version = max(manifest.next_version, on_disk + 1)
+            path = folder / version_file_name(version)
+            write_new(path, data)
+            entry = VersionEntry(
+                version=version,
+                sha256=gate_report.sha256,
+                size=len(data),
+                status=status,
+                reason=reason,
+                created=utc_now(),
+                policy_digest=self.policy.digest,
+                provenance=MappingProxyType(provenance),
+                gate=MappingProxyType(_verdict(gate_report)),
+            )
+            manifest = manifest.with_version(entry)
+            if activate:
+                manifest = manifest.with_pointer(version, "activate")
+            self._commit(folder, manifest)
+            stat_key = _stat_key(path)
+            if stat_key is not None:
+                self._check_cache[(name, version)] = (stat_key, entry.sha256,
+                                                      VersionCheck.passed())
+            state = self._build_state(name, use_cache=True, manifest=manifest)
+        get_logger("registry").info(
+            "registry.version_added", tool=name, version=version, status=status,
+            sha256=entry.sha256, current=state.current, generator=provenance.get("generator"),
+        )
+        self._install(state)
+        return state.records[version]
+
+    def _move_pointer(self, name: str, version: int, action: str) -> VersionRecord:
+        require_valid_name(name)
+        with self._writing(name) as (folder, on_disk_manifest):
+            manifest = on_disk_manifest
+            entry = manifest.versions.get(version)
+            if entry is None:
+                if name not in self._tools and not manifest.versions:
+                    raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
+                raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
+                                     version=version)
+            if action == "rollback" and manifest.current is not None and (
+                version >= manifest.current
+            ):
+                raise UsageError(
+                    f"rollback moves the pointer back: v{version} is not older than the "
+                    f"current v{manifest.current} (use activate to move it forward)",
+                    tool=name, version=version,
+                )
+            self.forget_cached_check(name, version)
+            record = self._record(name, entry, self._check(name, entry, use_cache=False))
+            if not record.usable:
+                raise VersionUnusable(
+                    f"cannot {action} {name} v{version}: it is {record.status} "
+                    f"({record.reason})", tool=name, version=version,
+                    reason_code=record.reason_code,
+                )
+            manifest = manifest.with_pointer(version, action)
+            self._commit(folder, manifest)
+            state = self._build_state(name, use_cache=True, manifest=manifest)
+        get_logger("registry").info("registry.pointer_moved", tool=name, action=action,
+                                    to=version, current=state.current)
+        self._install(state)
+        return state.records[version]
+
+    def activate(self, name: str, version: int) -> VersionRecord:
+        """Point new calls at `version` (re-checked now)."""
+        return self._move_pointer(name, version, "activate")
+
+    def rollback(self, name: str, version: int) -> VersionRecord:
+        """Move the pointer back to an earlier good version; history is kept."""
+        return self._move_pointer(name, version, "rollback")
+
+    def approve(
+        self,
+        name: str,
+        version: int,
+        provenance: Mapping[str, Any] | None = None,
+        *,
+        activate: bool = True,
+    ) -> VersionRecord:
+        """Record a version file that was dropped in by hand (`<name>/v<N>.py`, unrecorded):
+        gate it, make it read-only, and record its hash. A recorded version is never
+        re-approved: an edited file stays quarantined; approve its content as a new version
+        with `add_version` instead."""
+        require_valid_name(name)
+        provenance = _normal_provenance({"generator": "manual", **(provenance or {})})
+        with self._writing(name) as (folder, on_disk_manifest):
+            manifest = on_disk_manifest
+            if version in manifest.versions:
+                raise UsageError(
+                    f"{name} v{version} is already recorded; to trust an edited copy, add it "
+                    "as a new version (dyntools approve NAME --file PATH)",
+                    tool=name, version=version,
+                )
+            path = folder / version_file_name(version)
+            try:
+                data = read_regular(path)
+            except FileNotFoundError as exc:
+                raise UnknownVersion(f"there is no file {path} to approve", tool=name,
+                                     version=version) from exc
+            gate_report = self._gate(name, data, None)
+            os.chmod(path, 0o444, follow_symlinks=False)
+            with open(path, "rb") as handle:
+                os.fsync(handle.fileno())
+            entry = VersionEntry(
+                version=version,
+                sha256=gate_report.sha256,
+                size=len(data),
+                status=APPROVED,
+                reason=None,
+                created=utc_now(),
+                policy_digest=self.policy.digest,
+                provenance=MappingProxyType(provenance),
+                gate=MappingProxyType(_verdict(gate_report)),
+            )
+            manifest = manifest.with_version(entry)
+            if activate:
+                manifest = manifest.with_pointer(version, "approve")
+            self._commit(folder, manifest)
+            self.forget_cached_check(name, version)
+            state = self._build_state(name, use_cache=True, manifest=manifest)
+        get_logger("registry").info("registry.approved", tool=name, version=version,
+                                    sha256=entry.sha256, current=state.current)
+        self._install(state)
+        return state.records[version]
+
+    def quarantine(self, name: str, version: int, reason: str) -> VersionRecord:
+        """Record a reviewer's quarantine; a pointer on it falls back like any quarantine."""
+        require_valid_name(name)
+        if not reason:
+            raise UsageError("a quarantine needs a reason")
+        with self._writing(name) as (folder, on_disk_manifest):
+            manifest = on_disk_manifest
+            entry = manifest.versions.get(version)
+            if entry is None:
+                raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
+                                     version=version)
+            manifest = manifest.with_version(replace(entry, status=QUARANTINED, reason=reason))
+            self._commit(folder, manifest)
+            state = self._build_state(name, use_cache=True, manifest=manifest)
+        self._install(state)
+        return state.records[version]
+
+    def watch(self) -> RegistryWatcher:
+        """Start applying the open rules live (watchdog); returns a started RegistryWatcher."""
+        watcher = RegistryWatcher(self)
+        watcher.start()
+        return watcher
+
+
+def _verdict(report: GateReport) -> dict[str, Any]:
+    verdict = report.as_dict()
+    verdict.pop("path", None)
+    return verdict
+
+
+def _normal_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
+    """Provenance as stored: generator, model, attempts, prompt_sha256, time (+ extras)."""
+    if not isinstance(provenance, Mapping):
+        raise UsageError("provenance must be a mapping")
+    normal: dict[str, Any] = {
+        "generator": None, "model": None, "attempts": None, "prompt_sha256": None,
+        **provenance,
+    }
+    normal.setdefault("time", utc_now())
+    if normal["time"] is None:
+        normal["time"] = utc_now()
+    try:
+        json.dumps(normal)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"provenance must be JSON-serialisable: {exc}") from exc
+    return normal

@@ -1,0 +1,196 @@
+"""The per-tool manifest: `<root>/<name>/manifest.json`, read and written as plain data.
+
+    {
+      "format": 1,
+      "name": "slugify_text",
+      "current": 2,                      # the pointer; null when no version is current
+      "versions": [
+        {"version": 1, "sha256": "...", "size": 512, "status": "approved", "reason": null,
+         "created": "2026-01-01T00:00:00+00:00", "policy_digest": "...",
+         "provenance": {"generator": "offline", "model": null, "attempts": 1,
+                        "prompt_sha256": "...", "time": "..."},
+         "gate": {"accepted": true, "findings": [], ...}},
+        ...
+      ],
+      "history": [{"time": "...", "action": "activate", "from": 1, "to": 2}, ...]
+    }
+
+A version's file is always `v<version>.py` next to the manifest: the path is derived from the
+number, never read from the manifest, so an edited manifest cannot point outside the folder.
+Parsing validates every field and raises `ManifestError` quoting what is wrong; the registry
+treats a manifest it cannot parse as tampering (the tool is quarantined, nothing runs).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = 1
+
+APPROVED = "approved"
+REJECTED = "rejected"
+QUARANTINED = "quarantined"
+STATUSES = frozenset({APPROVED, REJECTED, QUARANTINED})
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_VERSION_FILE = re.compile(r"v([1-9][0-9]{0,8})\.py")
+
+
+class ManifestError(ValueError):
+    """The manifest is not valid JSON or not the shape this module writes."""
+
+
+def version_file_name(version: int) -> str:
+    return f"v{version}.py"
+
+
+def parse_version_file_name(file_name: str) -> int | None:
+    """`v12.py` -> 12; anything else (v0.py, v01.py, x.py) -> None."""
+    match = _VERSION_FILE.fullmatch(file_name)
+    return int(match.group(1)) if match else None
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class VersionEntry:
+    version: int
+    sha256: str
+    size: int
+    status: str
+    reason: str | None
+    created: str
+    policy_digest: str
+    provenance: Mapping[str, Any]
+    gate: Mapping[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "sha256": self.sha256,
+            "size": self.size,
+            "status": self.status,
+            "reason": self.reason,
+            "created": self.created,
+            "policy_digest": self.policy_digest,
+            "provenance": dict(self.provenance),
+            "gate": dict(self.gate),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    name: str
+    current: int | None = None
+    versions: Mapping[int, VersionEntry] = field(default_factory=lambda: MappingProxyType({}))
+    history: tuple[Mapping[str, Any], ...] = ()
+
+    @property
+    def next_version(self) -> int:
+        return max(self.versions, default=0) + 1
+
+    def with_version(self, entry: VersionEntry) -> Manifest:
+        versions = dict(self.versions)
+        versions[entry.version] = entry
+        return replace(self, versions=MappingProxyType(versions))
+
+    def with_pointer(self, to: int | None, action: str, **extra: Any) -> Manifest:
+        event = {"time": utc_now(), "action": action, "from": self.current, "to": to, **extra}
+        return replace(self, current=to, history=(*self.history, event))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": MANIFEST_FORMAT,
+            "name": self.name,
+            "current": self.current,
+            "versions": [self.versions[v].as_dict() for v in sorted(self.versions)],
+            "history": [dict(event) for event in self.history],
+        }
+
+
+def dump_manifest(manifest: Manifest) -> bytes:
+    return (json.dumps(manifest.as_dict(), indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ManifestError(message)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_entry(raw: Any, where: str) -> VersionEntry:
+    _require(isinstance(raw, dict), f"{where} must be an object")
+    version = raw.get("version")
+    _require(_is_int(version) and 0 < version < 10**9, f"{where}.version must be a positive int")
+    sha = raw.get("sha256")
+    _require(isinstance(sha, str) and bool(_SHA256.fullmatch(sha)), f"{where}.sha256 is invalid")
+    size = raw.get("size")
+    _require(_is_int(size) and size >= 0, f"{where}.size must be a non-negative int")
+    status = raw.get("status")
+    _require(status in STATUSES, f"{where}.status must be one of {sorted(STATUSES)}")
+    reason = raw.get("reason")
+    _require(reason is None or isinstance(reason, str), f"{where}.reason must be a string")
+    _require(status == APPROVED or bool(reason), f"{where}: a {status} version needs a reason")
+    for key in ("created", "policy_digest"):
+        _require(isinstance(raw.get(key), str), f"{where}.{key} must be a string")
+    for key in ("provenance", "gate"):
+        _require(isinstance(raw.get(key), dict), f"{where}.{key} must be an object")
+    return VersionEntry(
+        version=version,
+        sha256=sha,
+        size=size,
+        status=status,
+        reason=reason,
+        created=raw["created"],
+        policy_digest=raw["policy_digest"],
+        provenance=MappingProxyType(raw["provenance"]),
+        gate=MappingProxyType(raw["gate"]),
+    )
+
+
+def parse_manifest(data: bytes, expected_name: str) -> Manifest:
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ManifestError(f"not valid JSON: {exc}") from exc
+    _require(isinstance(raw, dict), "the manifest must be a JSON object")
+    _require(raw.get("format") == MANIFEST_FORMAT, f"unknown format {raw.get('format')!r}")
+    _require(
+        raw.get("name") == expected_name,
+        f"names tool {raw.get('name')!r} but lives in folder {expected_name!r}",
+    )
+    raw_versions = raw.get("versions")
+    _require(isinstance(raw_versions, list), "versions must be a list")
+    versions: dict[int, VersionEntry] = {}
+    for i, item in enumerate(raw_versions):
+        entry = _parse_entry(item, f"versions[{i}]")
+        _require(entry.version not in versions, f"version {entry.version} is listed twice")
+        versions[entry.version] = entry
+    current = raw.get("current")
+    _require(
+        current is None or (_is_int(current) and current in versions),
+        f"current {current!r} is not a listed version",
+    )
+    history = raw.get("history", [])
+    _require(
+        isinstance(history, list) and all(isinstance(e, dict) for e in history),
+        "history must be a list of objects",
+    )
+    return Manifest(
+        name=expected_name,
+        current=current,
+        versions=MappingProxyType(versions),
+        history=tuple(MappingProxyType(e) for e in history),
+    )

@@ -1,0 +1,140 @@
+"""Durable files on disk: atomic writes, no-follow reads, and the cross-process writer lock.
+
+Every write goes temp file -> fsync -> rename -> fsync of the folder, so a reader (or a
+process that starts after a crash) sees either the old file or the complete new one, never a
+torn one. Version files are additionally written without overwrite (a hard link that fails
+if the name exists), because a version, once written, is immutable.
+
+Temp files are dotfiles named `.tmp-<target>-<pid>-<random>`; readers ignore them, and a
+writer holding the lock removes any it finds (no other writer can be running, so they are
+leftovers of a killed process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import filelock
+
+TEMP_PREFIX = ".tmp-"
+LOCK_NAME = ".lock"
+VERSION_FILE_MODE = 0o444
+MANIFEST_MODE = 0o644
+
+_OPEN_READ = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+_OPEN_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+class NotARegularFile(OSError):
+    """The path is a symlink, a folder or a device: never read through it."""
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_temp(target: Path, data: bytes, mode: int) -> Path:
+    temp = target.parent / f"{TEMP_PREFIX}{target.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    fd = os.open(temp, _OPEN_NEW, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    os.close(fd)
+    return temp
+
+
+def write_replace(target: Path, data: bytes, *, mode: int = MANIFEST_MODE) -> None:
+    """Atomically replace `target` with `data`, durably."""
+    temp = _write_temp(target, data, mode)
+    try:
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    fsync_dir(target.parent)
+
+
+def write_new(target: Path, data: bytes, *, mode: int = VERSION_FILE_MODE) -> None:
+    """Atomically create `target` with `data`, durably; FileExistsError if it exists."""
+    temp = _write_temp(target, data, mode)
+    try:
+        # link(2) never replaces an existing name, unlike rename(2).
+        os.link(temp, target, follow_symlinks=False)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    fsync_dir(target.parent)
+
+
+def read_regular(path: Path) -> bytes:
+    """Read a regular file without following a symlink at its last component."""
+    try:
+        fd = os.open(path, _OPEN_READ)
+    except OSError as exc:
+        if exc.errno == 40:  # ELOOP: the last component is a symlink
+            raise NotARegularFile(exc.errno, "is a symlink", str(path)) from exc
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotARegularFile(0, "not a regular file", str(path))
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def is_real_dir(path: Path) -> bool:
+    """A folder that is not a symlink to one."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def remove_stale_temps(folder: Path) -> list[str]:
+    """Delete temp files left by a killed writer. Call only while holding the writer lock."""
+    removed: list[str] = []
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            if entry.name.startswith(TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+                    removed.append(entry.name)
+    return removed
+
+
+class WriterLock:
+    """Serialises writers: across processes with a `filelock` on `<root>/.lock`, and across
+    threads of one process with a plain lock (filelock's own lock is per thread)."""
+
+    def __init__(self, root: Path, timeout: float = 30.0) -> None:
+        self._threads = threading.RLock()
+        self._file = filelock.FileLock(root / LOCK_NAME, timeout=timeout)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._threads, self._file:
+            yield
