@@ -1,0 +1,156 @@
+"""The Anthropic generator: the Messages API through the real `anthropic` client.
+
+The key comes from `ANTHROPIC_API_KEY` (or the variable named in the config) and is checked
+before any call: the SDK would otherwise construct a client and fail later with a bare
+`TypeError`, or pick up a profile from disk the user never meant to use. The key is passed to
+the client explicitly, which also turns off the SDK's own credential discovery.
+
+Transport retries (429, 5xx, timeouts) are the SDK's (`max_retries`, honouring `retry-after`);
+retries after a gate rejection are the loop's (`generate_gated`). Every failure leaves as a
+`GenerationError` leaf via `map_sdk_error`; none escapes as an SDK exception.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dyntools.errors import GenerationError, GenerationNoKey, GenerationRefused, GenerationTruncated
+from dyntools.gate.policy import Policy, load_policy
+from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
+from dyntools.generators.extract import extract_code
+from dyntools.generators.prompt import Prompt, build_prompt
+from dyntools.generators.sdk_errors import map_sdk_error
+from dyntools.log import get_logger
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+
+
+@dataclass(frozen=True, slots=True)
+class AnthropicConfig:
+    model: str = DEFAULT_MODEL
+    temperature: float | None = None  # None: the model's default (some models refuse the field)
+    max_tokens: int = 8192
+    max_retries: int = 2  # the SDK's transport retries (429, 5xx, connection errors)
+    timeout: float = 120.0  # seconds per request
+    base_url: str | None = None  # None: ANTHROPIC_BASE_URL, else the public API
+    api_key_env: str = "ANTHROPIC_API_KEY"
+
+
+class AnthropicGenerator:
+    id = "anthropic"
+    accepts_feedback = True
+
+    def __init__(
+        self,
+        config: AnthropicConfig | None = None,
+        *,
+        policy: Policy | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.config = config or AnthropicConfig()
+        self.policy = policy or load_policy()
+        self._environ = environ if environ is not None else os.environ
+        self._client: Any = None
+
+    @property
+    def model(self) -> str:
+        return self.config.model
+
+    def generate(self, spec: ToolSpec) -> GeneratedSource:
+        key = self._api_key()
+        prompt = build_prompt(spec, self.policy)
+        log = get_logger("generate", generator=self.id, model=self.model, tool=spec.name)
+        log.info("model_request", prompt_sha256=prompt.sha256, retry=spec.feedback is not None)
+        try:
+            message = self._client_for(key).messages.create(**self._request(prompt))
+            text, stop_reason, model = _read_message(message)
+        except Exception as exc:  # every SDK failure leaves through the one mapping
+            error = map_sdk_error(exc, generator=self.id, model=self.model)
+            log.warning("model_failed", reason=error.reason, error=error.message)
+            raise error from exc
+        log.info("model_answer", stop_reason=stop_reason, chars=len(text))
+        if stop_reason == "refusal":
+            details = _refusal_details(message)
+            raise GenerationRefused(
+                f"{self.id}: the model declined to write {spec.name!r}"
+                + (f" ({details['explanation']})" if details.get("explanation") else ""),
+                generator=self.id,
+                model=model,
+                **details,
+            )
+        if stop_reason == "max_tokens":
+            raise GenerationTruncated(
+                f"{self.id}: the answer was cut off at max_tokens={self.config.max_tokens}; "
+                "raise max_tokens or ask for a smaller tool",
+                generator=self.id,
+                model=model,
+            )
+        return GeneratedSource(
+            source=extract_code(text),
+            generator=self.id,
+            model=model,
+            prompt_sha256=prompt.sha256,
+            raw_excerpt=excerpt(text),
+        )
+
+    def _api_key(self) -> str:
+        key = self._environ.get(self.config.api_key_env, "").strip()
+        if not key:
+            raise GenerationNoKey(
+                f"no Anthropic API key: set {self.config.api_key_env} "
+                f"(export {self.config.api_key_env}=sk-ant-...), or choose another generator "
+                "(--generator offline for the built-in templates, --generator openai with a "
+                "local base URL, --generator file --from FILE)",
+                generator=self.id,
+                env=self.config.api_key_env,
+            )
+        return key
+
+    def _client_for(self, key: str) -> Any:
+        if self._client is None:
+            import anthropic  # noqa: PLC0415 - the SDK is heavy; only a real call pays for it
+
+            self._client = anthropic.Anthropic(
+                api_key=key,
+                base_url=self.config.base_url,
+                max_retries=self.config.max_retries,
+                timeout=self.config.timeout,
+            )
+        return self._client
+
+    def _request(self, prompt: Prompt) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.config.model,
+            "max_tokens": self.config.max_tokens,
+            "system": prompt.system,
+            "messages": [{"role": m.role, "content": m.text} for m in prompt.messages],
+        }
+        if self.config.temperature is not None:
+            request["temperature"] = self.config.temperature
+        return request
+
+
+def _read_message(message: Any) -> tuple[str, str | None, str | None]:
+    """The text blocks joined, the stop reason and the model id of a Messages API answer."""
+    blocks = getattr(message, "content", None)
+    if not isinstance(blocks, list):
+        raise GenerationError("the Messages API answer has no content list")
+    text = "".join(
+        block.text
+        for block in blocks
+        if getattr(block, "type", None) == "text" and isinstance(getattr(block, "text", None), str)
+    )
+    return text, getattr(message, "stop_reason", None), getattr(message, "model", None)
+
+
+def _refusal_details(message: Any) -> dict[str, Any]:
+    stop = getattr(message, "stop_details", None)
+    details: dict[str, Any] = {}
+    for field in ("category", "explanation"):
+        value = getattr(stop, field, None)
+        if isinstance(value, str):
+            details[field] = value
+    return details

@@ -1,0 +1,63 @@
+"""The file generator: a person or another agent wrote the tool; read it from a file or stdin.
+
+The text is taken verbatim (no fence extraction: it is a tool file, not a model answer). A
+retry cannot change it, so the loop stops at the first gate rejection.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO
+
+from dyntools.errors import GenerationError
+from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
+
+STDIN = "-"
+
+
+class FileGenerator:
+    id = "file"
+    model = None
+    accepts_feedback = False
+
+    def __init__(self, path: str | Path = STDIN, *, stdin: IO[bytes] | None = None) -> None:
+        self.path = str(path)
+        self._stdin = stdin
+
+    def generate(self, spec: ToolSpec) -> GeneratedSource:
+        data = self._read()
+        try:
+            source = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise GenerationError(
+                f"{self._label()} is not valid UTF-8 (byte {exc.start}); tool files are UTF-8 "
+                "(`dyntools check` shows the details)",
+                generator=self.id,
+                path=self.path,
+            ) from exc
+        if not source.strip():
+            raise GenerationError(f"{self._label()} is empty", generator=self.id, path=self.path)
+        return GeneratedSource(
+            source=source,
+            generator=self.id,
+            model=None,
+            prompt_sha256=None,
+            raw_excerpt=excerpt(source),
+        )
+
+    def _read(self) -> bytes:
+        if self.path == STDIN:
+            stream = self._stdin if self._stdin is not None else sys.stdin.buffer
+            return stream.read()
+        try:
+            return Path(self.path).read_bytes()
+        except OSError as exc:
+            raise GenerationError(
+                f"cannot read {self.path}: {exc.strerror or exc}",
+                generator=self.id,
+                path=self.path,
+            ) from exc
+
+    def _label(self) -> str:
+        return "stdin" if self.path == STDIN else self.path

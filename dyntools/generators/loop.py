@@ -1,0 +1,121 @@
+"""generate → gate, with the gate's findings fed back to the model a bounded number of times.
+
+    gated = generate_gated(generator, spec, gate=lambda src: check_source(src, policy))
+    gated.generated.source, gated.generated.attempts, gated.report
+
+Each attempt's source goes to the gate and nowhere else; nothing is written or run here. A
+rejected source is retried only when the generator can use feedback (a model can; a file or a
+template would hand back the same text). The last rejection leaves as `GateRejected` carrying
+that attempt's report; a generator failure leaves as its `GenerationError` leaf, unchanged.
+
+The gate checks the contract but cannot know which tool was asked for, so this loop also
+refuses a file whose NAME is not the requested name, as a DT504 finding the model can act on.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from dyntools.errors import GateRejected, UsageError
+from dyntools.findings import Finding, GateReport
+from dyntools.generators.base import GeneratedSource, Generator, ToolSpec
+from dyntools.log import get_logger
+
+Gate = Callable[[str], GateReport]
+DEFAULT_MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class GatedSource:
+    """An accepted source, its gate report, and the reports of the attempts refused before it."""
+
+    generated: GeneratedSource
+    report: GateReport
+    rejected: tuple[GateReport, ...] = ()
+
+
+def generate_gated(
+    generator: Generator,
+    spec: ToolSpec,
+    gate: Gate | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> GatedSource:
+    if max_attempts < 1:
+        raise UsageError(f"max_attempts must be at least 1, got {max_attempts}")
+    check = gate or _default_gate(generator)
+    log = get_logger("generate", generator=generator.id, model=generator.model, tool=spec.name)
+    rejected: list[GateReport] = []
+    request = spec
+    for attempt in range(1, max_attempts + 1):
+        started = time.perf_counter()
+        generated = generator.generate(request)
+        generate_ms = (time.perf_counter() - started) * 1000
+        report = require_name(check(generated.source), generated.source, spec.name)
+        log.info(
+            "attempt",
+            attempt=attempt,
+            outcome="accepted" if report.accepted else "rejected",
+            codes=sorted(report.codes),
+            sha256=report.sha256,
+            generate_ms=round(generate_ms, 3),
+        )
+        if report.accepted:
+            return GatedSource(
+                dataclasses.replace(generated, attempts=attempt), report, tuple(rejected)
+            )
+        rejected.append(report)
+        if not generator.accepts_feedback:
+            break
+        request = spec.with_feedback(generated.source, report.findings)
+    error = GateRejected(
+        report,
+        f"the gate rejected {spec.name!r} from {generator.id} after {len(rejected)} "
+        f"attempt(s): {', '.join(sorted(report.codes))}",
+    )
+    error.details.update(attempts=len(rejected), generator=generator.id, tool=spec.name)
+    raise error
+
+
+def require_name(report: GateReport, source: str, wanted: str) -> GateReport:
+    """Add a DT504 finding when an otherwise valid file declares a NAME other than `wanted`."""
+    if not report.accepted:
+        return report
+    declared, line, col = declared_name(source)
+    if declared == wanted:
+        return report
+    finding = Finding(
+        line=line,
+        col=col,
+        code="DT504",
+        message=f"NAME is {declared!r} but the requested tool is {wanted!r}; set NAME = {wanted!r}",
+    )
+    return dataclasses.replace(report, findings=(*report.findings, finding))
+
+
+def declared_name(source: str) -> tuple[str | None, int, int]:
+    """The string bound to a top-level NAME and its 1-based position (parsed, never run)."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None, 1, 1
+    for node in module.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "NAME"
+        ):
+            value = node.value.value if isinstance(node.value, ast.Constant) else None
+            return (value if isinstance(value, str) else None), node.lineno, node.col_offset + 1
+    return None, 1, 1
+
+
+def _default_gate(generator: Generator) -> Gate:
+    from dyntools.gate import check_source  # noqa: PLC0415 - keeps the gate import lazy
+
+    policy = getattr(generator, "policy", None)
+    return lambda source: check_source(source, policy, path=f"<{generator.id}>")

@@ -1,0 +1,198 @@
+"""The prompt a model sees, built from the same `Policy` (allowlist.toml) the gate enforces.
+
+The system prompt states the tool-file contract (DESIGN.md §1) with its example, every allowed
+module with its allowed members, the allowed builtins, and the refusals a model most often
+trips over. The user turn names the tool to write. After a gate rejection the conversation
+continues with the refused file as the assistant's turn and the gate's findings as the next
+user turn, so the model fixes its own code instead of starting over.
+
+Nothing here is hard-coded about modules or builtins: edit allowlist.toml and the prompt follows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from dyntools.gate.policy import Policy
+from dyntools.generators.base import ToolSpec, prompt_digest
+
+Role = Literal["user", "assistant"]
+
+EXAMPLE_TOOL = '''\
+"""Turns a title into a URL slug."""
+import re
+import unicodedata
+
+NAME = "slugify_text"
+DESCRIPTION = "Turns a title into a URL slug."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+EXAMPLES = [{"params": {"text": "Hello World"}, "result": {"slug": "hello-world"}}]
+
+def run(params):
+    text = unicodedata.normalize("NFKD", params["text"]).encode("ascii", "ignore").decode("ascii")
+    return {"slug": re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")}
+'''
+
+# Used instead when the policy does not allow what EXAMPLE_TOOL imports: the prompt never shows
+# the model an import the gate would refuse.
+PLAIN_EXAMPLE_TOOL = '''\
+"""Counts the words in a text."""
+
+NAME = "count_words"
+DESCRIPTION = "Counts the whitespace-separated words in a text."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+EXAMPLES = [{"params": {"text": "a b  c"}, "result": {"count": 3}}]
+
+def run(params):
+    return {"count": len(params["text"].split())}
+'''
+
+_EXAMPLE_NEEDS = {"re": "sub", "unicodedata": "normalize"}
+
+CONTRACT = """\
+A tool is ONE Python source file (UTF-8, no coding declaration). At the top level it may contain
+only, in this order:
+- an optional module docstring;
+- imports of allowed modules and members only: `import MODULE` (then use it only as
+  `MODULE.member` with an allowed member, never as a value) or `from MODULE import member`;
+  never `import *`, never relative imports, never imports inside functions;
+- UPPERCASE constants whose values are literals (str, int, float, bool, None, and lists,
+  tuples and dicts of literals):
+  NAME (required) = the tool name exactly,
+  DESCRIPTION (required) = one sentence saying what the tool does,
+  PARAMS (required) = a JSON Schema with "type": "object" describing the params dict,
+  EXAMPLES (strongly recommended) = a list of {"params": {...}, "result": {...}} pairs that the
+  tool must reproduce exactly; they are run before the tool is accepted, so make them correct;
+- `def` functions with public names; exactly one of them is `run(params)`, which takes the
+  params dict and returns a JSON-serialisable dict. Helper functions are fine.
+
+Refused (the file is rejected if it contains any of these):
+- classes, decorators, lambdas assigned at top level, `global`, `nonlocal`, `async`/`await`,
+  `match` statements, `yield` in run;
+- any name or attribute starting with an underscore (a lone `_` as a throwaway name is fine),
+  including dunder names such as `__name__` or `__class__`;
+- assigning or deleting attributes (`x.attr = ...`), `str.format` and `format_map` (use
+  f-strings or % formatting instead);
+- any module, module member or builtin not listed below;
+- reading files, the network, the environment or the clock in ways not listed below. The tool
+  gets its input only through `params` and returns its output only as the result dict."""
+
+ANSWER_FORMAT = """\
+Answer with the complete tool file in ONE ```python fenced block and nothing else: no prose
+before or after it, no second block."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    system: str
+    messages: tuple[Message, ...]
+
+    @property
+    def sha256(self) -> str:
+        return prompt_digest(self.system, *(f"{m.role}:{m.text}" for m in self.messages))
+
+    def as_chat(self) -> list[dict[str, str]]:
+        """The OpenAI chat shape: the system prompt as the first message."""
+        return [{"role": "system", "content": self.system}] + [
+            {"role": m.role, "content": m.text} for m in self.messages
+        ]
+
+
+def build_prompt(spec: ToolSpec, policy: Policy) -> Prompt:
+    messages = [Message("user", task_text(spec))]
+    if spec.feedback is not None:
+        messages.append(Message("assistant", f"```python\n{spec.feedback.source}```"))
+        messages.append(Message("user", feedback_text(spec)))
+    return Prompt(system=system_text(policy), messages=tuple(messages))
+
+
+def system_text(policy: Policy) -> str:
+    return "\n\n".join(
+        [
+            "You write small, self-contained Python tools for dyntools. Every file you write is "
+            "checked by a static gate that enforces the rules below exactly, then run in a "
+            "sandbox with no file system, network or environment.",
+            "# The tool-file contract\n" + CONTRACT,
+            "# Example of an accepted tool\n```python\n" + example_tool(policy) + "```",
+            "# Allowed modules and members (nothing else may be imported or reached)\n"
+            + modules_text(policy),
+            "# Allowed builtins (nothing else may be called or named)\n" + builtins_text(policy),
+            "# Frequently refused, with the reason\n" + refusals_text(policy),
+            f"# Size\nAt most {policy.limits.max_bytes} bytes; keep tools short and readable.",
+            "# Answer format\n" + ANSWER_FORMAT,
+        ]
+    )
+
+
+def example_tool(policy: Policy) -> str:
+    for module, member in _EXAMPLE_NEEDS.items():
+        allowed = policy.module(module)
+        if allowed is None or member not in allowed.members:
+            return PLAIN_EXAMPLE_TOOL
+    return EXAMPLE_TOOL
+
+
+def modules_text(policy: Policy) -> str:
+    if not policy.modules:
+        return "(none: the tool may not import anything)"
+    lines = []
+    for name in sorted(policy.modules):
+        members = sorted(policy.modules[name].members)
+        lines.append(f"- {name}: {', '.join(members) if members else '(no members)'}")
+    return "\n".join(lines)
+
+
+def builtins_text(policy: Policy) -> str:
+    text = ", ".join(sorted(policy.builtins, key=str.lower))
+    if policy.annotation_names:
+        only = ", ".join(sorted(policy.annotation_names))
+        text += f"\nOnly inside type annotations (never called): {only}."
+    return text
+
+
+def refusals_text(policy: Policy) -> str:
+    rows: list[tuple[str, str]] = []
+    rows += [(f"{name}()", why) for name, why in sorted(policy.denied_builtins.items())]
+    rows += [(f".{name}", why) for name, why in sorted(policy.denied_attributes.items())]
+    prefixes = sorted(policy.denied_attribute_prefixes.items())
+    rows += [(f".{prefix}*", why) for prefix, why in prefixes]
+    rows += [(f"import {name}", why) for name, why in sorted(policy.denied_modules.items())]
+    return "\n".join(f"- {what}: {why}" for what, why in rows)
+
+
+def task_text(spec: ToolSpec) -> str:
+    parts = [f"Write the tool `{spec.name}`.", f'NAME must be "{spec.name}".']
+    if spec.description:
+        parts.append(f"What it does: {spec.description}")
+    if spec.params is not None:
+        parts.append("PARAMS must be exactly this JSON Schema:\n" + _json(spec.params))
+    if spec.examples:
+        parts.append(
+            "It must reproduce these examples exactly (include them in EXAMPLES):\n"
+            + _json(list(spec.examples))
+        )
+    parts.append(ANSWER_FORMAT)
+    return "\n\n".join(parts)
+
+
+def feedback_text(spec: ToolSpec) -> str:
+    findings = spec.feedback.render() if spec.feedback is not None else ""
+    return (
+        "The gate rejected that file with these findings (LINE:COL: CODE message):\n"
+        f"{findings}\n\n"
+        "Fix every finding without using anything outside the allowed lists, and answer with "
+        "the complete corrected file.\n\n" + ANSWER_FORMAT
+    )
+
+
+def _json(value: Mapping[str, Any] | list[Any]) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
