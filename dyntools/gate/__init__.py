@@ -41,10 +41,36 @@ def check_source(
     return GateReport(
         path=path,
         sha256=digest,
-        findings=tuple(sorted(set(findings))),
+        findings=_capped(sorted(set(findings))),
         policy_digest=active.digest,
         source_lines=tuple(lines),
     )
+
+
+MAX_FINDINGS_PER_CODE = 50
+
+
+def _capped(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Keep the first 50 findings of each code and say how many more there were."""
+    kept: list[Finding] = []
+    counts: dict[str, int] = {}
+    for finding in findings:
+        seen = counts.get(finding.code, 0)
+        counts[finding.code] = seen + 1
+        if seen < MAX_FINDINGS_PER_CODE:
+            kept.append(finding)
+    for code, count in counts.items():
+        if count > MAX_FINDINGS_PER_CODE:
+            last = next(f for f in reversed(kept) if f.code == code)
+            kept.append(
+                Finding(
+                    last.line,
+                    last.col,
+                    code,
+                    f"{count - MAX_FINDINGS_PER_CODE} more {code} findings not listed",
+                )
+            )
+    return tuple(sorted(kept))
 
 
 def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> GateReport:

@@ -14,11 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-import jsonschema
-import referencing
-import referencing.exceptions
-from jsonschema.exceptions import best_match
-from jsonschema.validators import validator_for
+import jsonschema_rs
 
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.toolname import tool_name_problem
@@ -27,9 +23,6 @@ CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 REQUIRED = {"NAME": "DT501", "DESCRIPTION": "DT502", "PARAMS": "DT503"}
 # Reported by the visitor wherever they appear; not repeated as top-level shape findings.
 REPORTED_ELSEWHERE = (ast.ClassDef, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal, ast.Match)
-# No schema may pull in documents from elsewhere: the registry resolves nothing remotely.
-_NO_RETRIEVAL = referencing.Registry()
-DEFAULT_DIALECT = jsonschema.Draft202012Validator
 
 Report = Callable[[ast.AST, str, str], None]
 
@@ -139,26 +132,39 @@ def _check_description(entry: tuple[ast.expr, Any] | None, report: Report) -> No
         report(node, "DT505", "DESCRIPTION must be a non-empty string")
 
 
+def _refuse_retrieval(uri: str) -> Any:
+    raise ValueError(f"the gate retrieves no schema documents ({uri})")
+
+
+def _error_text(exc: Exception) -> str:
+    message = getattr(exc, "message", None) or str(exc).splitlines()[0]
+    path = getattr(exc, "instance_path", None)
+    where = "/".join(str(p) for p in path) if path else "(root)"
+    return f"at {where}: {message}"
+
+
 @lru_cache(maxsize=1024)
-def _schema_problem(canonical: str) -> str | None:
-    """Validate a schema (as canonical JSON) against its dialect's metaschema."""
+def _compile_schema(canonical: str) -> tuple[str | None, Any]:
+    """Validate a schema (as canonical JSON) against its metaschema and build its validator.
+
+    jsonschema-rs is a real JSON Schema implementation (drafts 4 to 2020-12, 2020-12 when
+    no $schema is given) whose regular expressions cannot backtrack for ever, so checking a
+    crafted pattern against a crafted example cannot hang the gate. Nothing is retrieved:
+    references must stay inside the document.
+    """
     schema = json.loads(canonical)
     remote = _remote_reference(schema)
     if remote is not None:
-        return f"PARAMS {remote}"
+        return f"PARAMS {remote}", None
     try:
-        cls = validator_for(schema, default=DEFAULT_DIALECT)
-    except jsonschema.exceptions.SchemaError as exc:  # pragma: no cover - unknown $schema
-        return f"PARAMS: {exc.message}"
-    error = best_match(cls(cls.META_SCHEMA).iter_errors(schema))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        return f"PARAMS is not a valid JSON Schema at {where}: {error.message}"
-    return None
+        jsonschema_rs.meta.validate(schema)
+        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval)
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+        return f"PARAMS is not a valid JSON Schema {_error_text(exc)}", None
+    return None, validator
 
 
 def _remote_reference(schema: Any) -> str | None:
-    """A reference that leaves the document, or a regular expression that does not compile."""
     stack = [schema]
     while stack:
         item = stack.pop()
@@ -168,58 +174,13 @@ def _remote_reference(schema: Any) -> str | None:
                     not isinstance(value, str) or not value.startswith("#")
                 ):
                     return f"refers to {value!r}; only local references ('#/...') are allowed"
-                if key == "pattern" and isinstance(value, str):
-                    problem = _regex_problem(value)
-                    if problem:
-                        return problem
-                if key == "patternProperties" and isinstance(value, dict):
-                    for pattern in value:
-                        problem = _regex_problem(pattern)
-                        if problem:
-                            return problem
                 stack.append(value)
         elif isinstance(item, list):
             stack.extend(item)
     return None
 
 
-def _regex_problem(pattern: str) -> str | None:
-    try:
-        re.compile(pattern)
-    except (re.error, RecursionError, OverflowError) as exc:
-        return f"has a pattern {pattern[:40]!r} that is not a valid regular expression: {exc}"
-    return None
-
-
-_REGEX_KEYWORDS = ("pattern", "patternProperties", "format")
-
-
-def _without_regexes(schema: Any) -> Any:
-    """A copy of the schema that runs no regular expression.
-
-    Regular expressions are never run in the host: a crafted pattern with a crafted example
-    could take forever (ReDoS). Examples are checked against the full schema in the sandbox,
-    at verification. Where patternProperties goes, the additionalProperties beside it goes too,
-    since deciding which properties are "additional" would run the patterns.
-    """
-    if isinstance(schema, list):
-        return [_without_regexes(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    drop = set(_REGEX_KEYWORDS)
-    if "patternProperties" in schema:
-        drop |= {"additionalProperties", "unevaluatedProperties"}
-    return {k: _without_regexes(v) for k, v in schema.items() if k not in drop}
-
-
-def _gate_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
-    cls = validator_for(schema, default=DEFAULT_DIALECT)
-    return cls(_without_regexes(schema), registry=_NO_RETRIEVAL)
-
-
-def _check_params(
-    entry: tuple[ast.expr, Any] | None, report: Report
-) -> jsonschema.protocols.Validator | None:
+def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
     if entry is None:
         return None
     node, schema = entry
@@ -231,20 +192,18 @@ def _check_params(
     except (TypeError, ValueError) as exc:
         report(node, "DT506", f"PARAMS is not JSON: {exc}")
         return None
-    problem = _schema_problem(canonical)
+    problem, validator = _compile_schema(canonical)
     if problem:
         report(node, "DT506", problem)
         return None
     if schema.get("type") != "object":
         report(node, "DT507", 'PARAMS must declare "type": "object"')
         return None
-    return _gate_validator(schema)
+    return validator
 
 
 def _check_examples(
-    entry: tuple[ast.expr, Any] | None,
-    validator: jsonschema.protocols.Validator | None,
-    report: Report,
+    entry: tuple[ast.expr, Any] | None, validator: Any, report: Report
 ) -> None:
     if entry is None:
         return
@@ -276,16 +235,12 @@ def _check_examples(
         if validator is None:
             continue
         try:
-            error = best_match(validator.iter_errors(example["params"]))
-        except referencing.exceptions.Unresolvable as exc:
-            report(where, "DT509", f"EXAMPLES[{index}]: PARAMS reference cannot be resolved: {exc}")
-            continue
-        if error is not None:
-            where_in = "/".join(str(p) for p in error.absolute_path) or "(root)"
+            validator.validate(example["params"])
+        except (jsonschema_rs.ValidationError, ValueError) as exc:
             report(
                 where,
                 "DT509",
-                f"EXAMPLES[{index}] params do not match PARAMS at {where_in}: {error.message}",
+                f"EXAMPLES[{index}] params do not match PARAMS {_error_text(exc)}",
             )
 
 

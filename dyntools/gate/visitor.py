@@ -61,6 +61,9 @@ class ImportBinding:
     lineno: int
 
 
+_NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
+
+
 class _Abort(Exception):
     pass
 
@@ -74,6 +77,8 @@ class GateVisitor:
         self.nodes = 0
         self.depth = 0
         self.depth_reported = False
+        self.max_nodes = policy.limits.max_nodes
+        self.max_depth = policy.limits.max_depth
         self.module_scope = Scope("module", None)
         self.scope = self.module_scope
         self.imports: dict[str, ImportBinding] = {}
@@ -122,13 +127,13 @@ class GateVisitor:
 
     def visit(self, node: ast.AST) -> None:
         self.nodes += 1
-        if self.nodes > self.policy.limits.max_nodes:
+        if self.nodes > self.max_nodes:
             self.findings.append(
                 Finding(
                     getattr(node, "lineno", 1) or 1,
                     self.col(node),
                     "DT009",
-                    f"more than {self.policy.limits.max_nodes} syntax nodes",
+                    f"more than {self.max_nodes} syntax nodes",
                 )
             )
             raise _Abort
@@ -139,20 +144,15 @@ class GateVisitor:
                     node, "DT901", f"unknown syntax {type(node).__name__}: refused until reviewed"
                 )
             return
+        # No try/finally: an exception ends the whole walk, so the depth no longer matters.
         self.depth += 1
-        try:
-            if self.depth > self.policy.limits.max_depth:
-                if not self.depth_reported:
-                    self.depth_reported = True
-                    self.report(
-                        node,
-                        "DT010",
-                        f"nesting deeper than {self.policy.limits.max_depth} levels",
-                    )
-                return
+        if self.depth > self.max_depth:
+            if not self.depth_reported:
+                self.depth_reported = True
+                self.report(node, "DT010", f"nesting deeper than {self.max_depth} levels")
+        else:
             handler(node)
-        finally:
-            self.depth -= 1
+        self.depth -= 1
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for child in nodes:
@@ -555,11 +555,13 @@ class GateVisitor:
 
     # ----------------------------------------------------------------- expressions
     def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name[0] == "_" and name != "_":
+            self.report(node, "DT301", f"name {name!r} starts with an underscore")
         if type(node.ctx) is ast.Load:
-            self.check_name(node.id, node)
-            self.scope.loads.append(Load(node.id, node, [], False))
+            self.scope.loads.append(Load(name, node, _NO_CHAIN, False))
         else:
-            self.bind(node.id, node)
+            self.scope.bound.add(name)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         chain: list[ast.Attribute] = []
