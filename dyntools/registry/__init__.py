@@ -8,18 +8,18 @@
 
 from __future__ import annotations
 
-from dyntools.registry.core import (
+from dyntools.registry.core import Registry
+from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
+from dyntools.registry.records import (
     DEFAULT_REGISTRY_DIR,
     MODULE_PREFIX,
     REGISTRY_ENV,
-    Registry,
     ToolState,
     Unrecorded,
     VersionRecord,
     module_name_for,
     resolve_registry_path,
 )
-from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
 
 __all__ = [
     "APPROVED",

@@ -24,7 +24,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -60,6 +60,16 @@ from dyntools.registry.manifest import (
     utc_now,
     version_file_name,
 )
+from dyntools.registry.records import (
+    StatKey,
+    ToolState,
+    Unrecorded,
+    VersionRecord,
+    effective_current,
+    require_valid_name,
+    resolve_registry_path,
+    stat_key,
+)
 from dyntools.registry.store import (
     TEMP_PREFIX,
     WriterLock,
@@ -72,145 +82,6 @@ from dyntools.registry.store import (
 )
 from dyntools.registry.watch import RegistryWatcher
 from dyntools.toolname import tool_name_problem
-
-REGISTRY_ENV = "DYNTOOLS_REGISTRY"
-DEFAULT_REGISTRY_DIR = "generated_tools"
-MODULE_PREFIX = "dyntools_tools"
-
-
-def resolve_registry_path(option: str | os.PathLike[str] | None = None) -> Path:
-    """`--registry PATH`, else `DYNTOOLS_REGISTRY`, else `./generated_tools`."""
-    if option is not None and str(option):
-        return Path(option)
-    env = os.environ.get(REGISTRY_ENV)
-    if env:
-        return Path(env)
-    return Path.cwd() / DEFAULT_REGISTRY_DIR
-
-
-def module_name_for(name: str, version: int) -> str:
-    """The module name a sandbox worker imports a version under."""
-    return f"{MODULE_PREFIX}.{name}.v{version}"
-
-
-def require_valid_name(name: object) -> str:
-    problem = tool_name_problem(name)
-    if problem is not None:
-        raise UsageError(problem, name=repr(name))
-    assert isinstance(name, str)
-    return name
-
-
-@dataclass(frozen=True, slots=True)
-class VersionRecord:
-    """One persisted version as the registry sees it now.
-
-    `status` is the effective status: a recorded "approved" version that failed today's checks
-    reads "quarantined" here, with `reason_code`/`reason` saying why.
-    """
-
-    name: str
-    version: int
-    path: Path
-    status: str
-    reason: str | None
-    reason_code: str | None
-    recorded_status: str
-    sha256: str
-    size: int
-    created: str
-    policy_digest: str
-    provenance: Mapping[str, Any]
-    gate: Mapping[str, Any]
-    findings: tuple[dict[str, Any], ...] = ()
-
-    @property
-    def usable(self) -> bool:
-        return self.status == APPROVED
-
-    @property
-    def module_name(self) -> str:
-        return module_name_for(self.name, self.version)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "path": str(self.path),
-            "module": self.module_name,
-            "status": self.status,
-            "reason": self.reason,
-            "reason_code": self.reason_code,
-            "recorded_status": self.recorded_status,
-            "sha256": self.sha256,
-            "size": self.size,
-            "created": self.created,
-            "policy_digest": self.policy_digest,
-            "provenance": dict(self.provenance),
-            "gate": dict(self.gate),
-            "findings": list(self.findings),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Unrecorded:
-    """A file or folder in the registry that no manifest vouches for: never trusted."""
-
-    name: str
-    path: Path
-    version: int | None
-    reason: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "path": str(self.path), "version": self.version,
-                "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class ToolState:
-    name: str
-    records: Mapping[int, VersionRecord] = field(default_factory=lambda: MappingProxyType({}))
-    current: int | None = None
-    recorded_current: int | None = None
-    error: str | None = None
-    unrecorded: tuple[Unrecorded, ...] = ()
-    history: tuple[Mapping[str, Any], ...] = ()
-
-    @property
-    def current_record(self) -> VersionRecord | None:
-        return self.records.get(self.current) if self.current is not None else None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "current": self.current,
-            "recorded_current": self.recorded_current,
-            "error": self.error,
-            "versions": [self.records[v].as_dict() for v in sorted(self.records)],
-            "unrecorded": [u.as_dict() for u in self.unrecorded],
-            "history": [dict(e) for e in self.history],
-        }
-
-
-_StatKey = tuple[int, int, int, int]
-
-
-def _stat_key(path: Path) -> _StatKey | None:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _effective_current(recorded: int | None, records: Mapping[int, VersionRecord]) -> int | None:
-    """The recorded pointer if usable, else the newest usable version below it, else None."""
-    if recorded is None:
-        return None
-    for version in sorted((v for v in records if v <= recorded), reverse=True):
-        if records[version].usable:
-            return version
-    return None
 
 
 class Registry:
@@ -225,7 +96,7 @@ class Registry:
         self._stray: tuple[Unrecorded, ...] = ()
         # (name, version) -> (stat key, sha256, check): lets a refresh skip files that have
         # not changed since they were last checked in full. `open` never uses it.
-        self._check_cache: dict[tuple[str, int], tuple[_StatKey, str, VersionCheck]] = {}
+        self._check_cache: dict[tuple[str, int], tuple[StatKey, str, VersionCheck]] = {}
         self._listeners: list[Callable[[str], None]] = []
 
     # ----------------------------------------------------------------- opening and reading
@@ -246,9 +117,11 @@ class Registry:
                 fsync_dir(root.parent)
             except OSError as exc:
                 raise PersistError(f"cannot create registry {root}: {exc}", path=str(root)) from exc
+        registry = cls(root, policy if policy is not None else load_policy())
+        if not create and not os.path.lexists(root):
+            return registry  # nothing persisted yet: an empty registry; writes will fail
         if not is_real_dir(root):
             raise UsageError(f"registry {root} is not a folder", path=str(root))
-        registry = cls(root, policy if policy is not None else load_policy())
         registry._load_all(use_cache=False)
         return registry
 
@@ -306,14 +179,14 @@ class Registry:
     def _check(self, name: str, entry: VersionEntry, *, use_cache: bool) -> VersionCheck:
         path = self.root / name / version_file_name(entry.version)
         key = (name, entry.version)
-        stat_key = _stat_key(path)
-        if use_cache and stat_key is not None:
+        key_now = stat_key(path)
+        if use_cache and key_now is not None:
             cached = self._check_cache.get(key)
-            if cached is not None and cached[0] == stat_key and cached[1] == entry.sha256:
+            if cached is not None and cached[0] == key_now and cached[1] == entry.sha256:
                 return cached[2]
         result = checks.check_version(path, entry, self.policy)
-        if stat_key is not None and _stat_key(path) == stat_key:
-            self._check_cache[key] = (stat_key, entry.sha256, result)
+        if key_now is not None and stat_key(path) == key_now:
+            self._check_cache[key] = (key_now, entry.sha256, result)
         else:
             self._check_cache.pop(key, None)
         return result
@@ -387,7 +260,7 @@ class Registry:
         return ToolState(
             name=name,
             records=MappingProxyType(records),
-            current=_effective_current(manifest.current, records),
+            current=effective_current(manifest.current, records),
             recorded_current=manifest.current,
             unrecorded=tuple(unrecorded),
             history=manifest.history,
@@ -625,9 +498,9 @@ class Registry:
             if activate:
                 manifest = manifest.with_pointer(version, "activate")
             self._commit(folder, manifest)
-            stat_key = _stat_key(path)
-            if stat_key is not None:
-                self._check_cache[(name, version)] = (stat_key, entry.sha256,
+            key_now = stat_key(path)
+            if key_now is not None:
+                self._check_cache[(name, version)] = (key_now, entry.sha256,
                                                       VersionCheck.passed())
             state = self._build_state(name, use_cache=True, manifest=manifest)
         get_logger("registry").info(

@@ -1,0 +1,338 @@
+"""Registry commands: list, show, diff, review, approve, rollback, watch.
+
+Every command takes `--registry PATH` (else DYNTOOLS_REGISTRY, else ./generated_tools) and
+`--allowlist PATH`. Exit codes: 0 success, 1 a registry problem (quarantined version, unusable
+version, persist failure; `review` exits 1 when anything needs attention), 2 bad input (an
+invalid or unknown tool name, an unknown version, a bad option).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from dyntools.cli import main
+from dyntools.errors import (
+    DyntoolsError,
+    GateRejected,
+    UnknownTool,
+    UnknownVersion,
+    UsageError,
+)
+from dyntools.gate.policy import PolicyError, load_policy
+from dyntools.registry import APPROVED, Registry, VersionRecord, resolve_registry_path
+from dyntools.registry.records import require_valid_name
+from dyntools.registry.review import build_review, render_review_text, to_review_sarif
+from dyntools.registry.store import read_regular
+
+EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
+_USAGE_ERRORS = (UsageError, UnknownTool, UnknownVersion)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def registry_options(command: F, *, writes: bool = False) -> F:
+    """`--registry` and `--allowlist` on every registry command; DyntoolsError -> exit code.
+
+    A NAME argument is validated before the registry is opened, so a bad name touches
+    nothing; only writing commands create a missing registry folder.
+    """
+
+    @click.option(
+        "--registry",
+        "registry_path",
+        type=click.Path(file_okay=False),
+        default=None,
+        help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).",
+    )
+    @click.option(
+        "--allowlist",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).",
+    )
+    @functools.wraps(command)
+    def wrapper(*args: Any, registry_path: str | None, allowlist: str | None,
+                **kwargs: Any) -> Any:
+        try:
+            if "name" in kwargs:
+                require_valid_name(kwargs["name"])
+            try:
+                policy = load_policy(allowlist)
+            except PolicyError as exc:
+                raise click.UsageError(str(exc)) from exc
+            registry = Registry.open(resolve_registry_path(registry_path), policy, create=writes)
+            return command(registry, *args, **kwargs)
+        except DyntoolsError as exc:
+            _fail(exc)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def writer_options(command: F) -> F:
+    return registry_options(command, writes=True)
+
+
+def _fail(exc: DyntoolsError) -> None:
+    click.echo(f"error: {exc.message}", err=True)
+    if isinstance(exc, GateRejected):
+        for finding in exc.details.get("findings", []):
+            click.echo(
+                f"  {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}",
+                err=True,
+            )
+    sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
+
+
+def _echo_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, sort_keys=False))
+
+
+def _tool_status(registry: Registry, name: str) -> str:
+    state = registry.tool(name)
+    if state.error:
+        return "manifest invalid"
+    counts: dict[str, int] = {}
+    for record in state.records.values():
+        counts[record.status] = counts.get(record.status, 0) + 1
+    parts = [f"{n} {status}" for status, n in sorted(counts.items()) if status != APPROVED]
+    if state.unrecorded:
+        parts.append(f"{len(state.unrecorded)} unrecorded")
+    if state.current is None:
+        parts.append("no usable version")
+    return ", ".join(parts) or "ok"
+
+
+@main.command("list")
+@registry_options
+@click.option("--json", "as_json", is_flag=True, help="Print the tools as JSON.")
+def list_tools(registry: Registry, as_json: bool) -> None:
+    """List tools with their current version and status."""
+    rows: list[dict[str, Any]] = [
+        {
+            "name": state.name,
+            "current": state.current,
+            "versions": len(state.records),
+            "status": _tool_status(registry, state.name),
+        }
+        for state in registry.tools()
+    ]
+    if as_json:
+        _echo_json({"registry": str(registry.root), "tools": rows})
+        return
+    if not rows:
+        click.echo(f"no tools in {registry.root}")
+        return
+    width = max(len("NAME"), *(len(r["name"]) for r in rows))
+    click.echo(f"{'NAME':<{width}}  CURRENT  VERSIONS  STATUS")
+    for r in rows:
+        current = f"v{r['current']}" if r["current"] is not None else "-"
+        click.echo(f"{r['name']:<{width}}  {current:<7}  {r['versions']:<8}  {r['status']}")
+
+
+def _pick(registry: Registry, name: str, version: int | None) -> VersionRecord:
+    if version is not None:
+        return registry.get(name, version)
+    state = registry.tool(name)
+    record = state.current_record
+    if record is None and state.records:
+        record = state.records[max(state.records)]
+    if record is None:
+        raise UnknownVersion(f"tool {name!r} has no versions", tool=name)
+    return record
+
+
+def _source_text(record: VersionRecord) -> str | None:
+    try:
+        return read_regular(record.path).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+@main.command()
+@registry_options
+@click.argument("name")
+@click.option("--version", "version", type=click.IntRange(min=1), default=None,
+              help="Version number (default: the current version).")
+@click.option("--json", "as_json", is_flag=True, help="Print the record and source as JSON.")
+def show(registry: Registry, name: str, version: int | None, as_json: bool) -> None:
+    """Show a version's source with its gate verdict and provenance."""
+    record = _pick(registry, name, version)
+    source = _source_text(record)
+    if as_json:
+        _echo_json({**record.as_dict(), "source": source})
+        return
+    current = registry.tool(name).current
+    click.echo(f"# {name} v{record.version}"
+               f"{' (current)' if current == record.version else ''}: {record.status}")
+    if record.reason:
+        click.echo(f"# {record.reason_code or record.status}: {record.reason}")
+    click.echo(f"# sha256 {record.sha256}  created {record.created}")
+    prov = ", ".join(f"{k}={v}" for k, v in record.provenance.items() if v is not None)
+    click.echo(f"# provenance: {prov}")
+    verdict = "accepted" if record.gate.get("accepted") else "rejected"
+    today = " (today's)" if record.policy_digest == registry.policy.digest else ""
+    click.echo(f"# gate: {verdict} under allow-list {record.policy_digest[:12]}{today}")
+    for finding in record.findings:
+        click.echo(f"# {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}")
+    if not record.usable and record.reason_code == "hash_mismatch":
+        click.echo("# WARNING: the source below is what is on disk now, not what was approved")
+    click.echo(source if source is not None else "# (the file cannot be read)")
+
+
+@main.command()
+@registry_options
+@click.argument("name")
+@click.argument("a", type=click.IntRange(min=1))
+@click.argument("b", type=click.IntRange(min=1))
+def diff(registry: Registry, name: str, a: int, b: int) -> None:
+    """Unified diff between versions A and B of a tool."""
+    old, new = registry.get(name, a), registry.get(name, b)
+    texts = []
+    for record in (old, new):
+        text = _source_text(record)
+        if text is None:
+            raise UsageError(f"{record.path} cannot be read")
+        if not record.usable:
+            click.echo(f"# note: v{record.version} is {record.status}: {record.reason}", err=True)
+        texts.append(text.splitlines(keepends=True))
+    click.echo("".join(difflib.unified_diff(
+        texts[0], texts[1], fromfile=f"{name}/v{a}.py", tofile=f"{name}/v{b}.py")), nl=False)
+
+
+@main.command()
+@registry_options
+@click.option("--json", "as_json", is_flag=True, help="Print the review as JSON.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default=None,
+              help="Output format (sarif is SARIF 2.1.0 for code scanning).")
+def review(registry: Registry, as_json: bool, fmt: str | None) -> None:
+    """Re-gate and hash-check everything persisted. Exit 1 if anything needs attention."""
+    output = "json" if as_json and fmt is None else (fmt or "text")
+    report = build_review(registry)
+    if output == "json":
+        _echo_json(report)
+    elif output == "sarif":
+        _echo_json(to_review_sarif(registry))
+    else:
+        click.echo(render_review_text(report))
+    sys.exit(EXIT_PROBLEM if report["needs_attention"] else EXIT_OK)
+
+
+@main.command()
+@writer_options
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1), required=False)
+@click.option("--file", "file_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Add this file as a new version instead of approving a dropped-in one.")
+@click.option("--activate/--no-activate", default=True, show_default=True,
+              help="Make the approved version current.")
+@click.option("--json", "as_json", is_flag=True, help="Print the new record as JSON.")
+def approve(registry: Registry, *, name: str, version: int | None, file_path: str | None,
+            activate: bool, as_json: bool) -> None:
+    """Trust a version file dropped in by hand (NAME VERSION), or add one (--file PATH).
+
+    The file is gated under today's allow-list and its SHA-256 recorded; until then it is
+    never loaded.
+    """
+    if (version is None) == (file_path is None):
+        raise UsageError("give either VERSION (a dropped-in vN.py) or --file PATH")
+    if file_path is not None:
+        data = Path(file_path).read_bytes()
+        record = registry.add_version(
+            name, data, {"generator": "manual", "source_file": str(Path(file_path).resolve())},
+            activate=activate)
+    else:
+        assert version is not None
+        record = registry.approve(name, version, activate=activate)
+    if as_json:
+        _echo_json(record.as_dict())
+    else:
+        current = registry.tool(name).current
+        click.echo(f"approved {name} v{record.version} (sha256 {record.sha256[:12]}); "
+                   f"current is {'v' + str(current) if current is not None else 'none'}")
+
+
+@main.command()
+@writer_options
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1))
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+def rollback(registry: Registry, name: str, version: int, as_json: bool) -> None:
+    """Move the current pointer of NAME back to an earlier good VERSION (history is kept)."""
+    record = registry.rollback(name, version)
+    if as_json:
+        _echo_json(record.as_dict())
+    else:
+        click.echo(f"{name}: current is now v{record.version}")
+
+
+def _snapshot(registry: Registry) -> dict[str, tuple[str, ...]]:
+    """One line per fact a watcher reports, keyed so a change prints once."""
+    facts: dict[str, tuple[str, ...]] = {}
+    for state in registry.tools():
+        for record in state.records.values():
+            if record.status != APPROVED:
+                facts[f"{state.name}/v{record.version}"] = (
+                    record.status, state.name, str(record.version), record.reason or "")
+        for item in state.unrecorded:
+            facts[str(item.path)] = ("unrecorded", state.name, str(item.version), item.reason)
+        if state.error:
+            facts[f"{state.name}/manifest"] = ("manifest_invalid", state.name, "", state.error)
+        facts[f"{state.name}/current"] = ("current", state.name, str(state.current), "")
+    return facts
+
+
+@main.command()
+@registry_options
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.option("--duration", type=click.FloatRange(min=0), default=None,
+              help="Stop after this many seconds (default: until interrupted).")
+def watch(registry: Registry, as_json: bool, duration: float | None) -> None:
+    """Watch the registry and quarantine edited files live (Ctrl-C stops)."""
+    lock = threading.Lock()
+    seen: dict[str, tuple[str, ...]] = {}
+
+    def emit(kind: str, tool: str, version: str, detail: str) -> None:
+        if as_json:
+            click.echo(json.dumps({"event": kind, "tool": tool, "version": version,
+                                   "detail": detail}))
+        else:
+            click.echo(f"{kind} {tool}{' v' + version if version not in ('', 'None') else ''}"
+                       f"{': ' + detail if detail else ''}")
+        sys.stdout.flush()
+
+    def report_changes(_: str = "") -> None:
+        with lock:
+            now = _snapshot(registry)
+            for key, fact in now.items():
+                if seen.get(key) != fact:
+                    emit(*fact)
+            for key, fact in seen.items():
+                if key not in now and fact[0] != "current":
+                    emit("resolved", fact[1], fact[2], fact[0])
+                elif key not in now:
+                    emit("tool_removed", fact[1], "", "")
+            seen.clear()
+            seen.update(now)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    registry.subscribe(report_changes)
+    watcher = registry.watch()
+    emit("watching", str(registry.root), "", f"{len(registry.names())} tool(s)")
+    report_changes()
+    try:
+        stop.wait(duration)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher.stop()

@@ -1,0 +1,240 @@
+"""`dyntools review`: everything persisted, re-checked, as one report a reviewer reads top to
+bottom (text), a script reads (JSON), or a code-scanning tool reads (SARIF 2.1.0).
+
+The report is built from an opened `Registry`, so every version in it has just been
+hash-checked and re-gated. "Needs attention" means a quarantined version, an invalid manifest
+or a file no manifest vouches for; the CLI exits 1 on any of them.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from dyntools import __version__
+from dyntools.findings import GateReport, to_sarif
+from dyntools.gate import check_source
+from dyntools.registry.core import Registry
+from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
+from dyntools.registry.records import ToolState, VersionRecord
+from dyntools.registry.store import read_regular
+
+
+def _imports(source: bytes) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _read(record: VersionRecord) -> bytes | None:
+    try:
+        return read_regular(record.path)
+    except OSError:
+        return None
+
+
+def version_changes(older: VersionRecord, newer: VersionRecord) -> dict[str, Any]:
+    """What changed between two versions: line counts and imports added or removed."""
+    a, b = _read(older), _read(newer)
+    if a is None or b is None:
+        return {"from": older.version, "to": newer.version, "available": False}
+    a_lines = a.decode("utf-8", "replace").splitlines()
+    b_lines = b.decode("utf-8", "replace").splitlines()
+    added = removed = 0
+    for line in difflib.unified_diff(a_lines, b_lines, lineterm="", n=0):
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    a_imports, b_imports = _imports(a), _imports(b)
+    return {
+        "from": older.version,
+        "to": newer.version,
+        "available": True,
+        "lines_added": added,
+        "lines_removed": removed,
+        "imports_added": sorted(b_imports - a_imports),
+        "imports_removed": sorted(a_imports - b_imports),
+    }
+
+
+def _tool_review(state: ToolState) -> dict[str, Any]:
+    records = [state.records[v] for v in sorted(state.records)]
+    return {
+        **state.as_dict(),
+        "changes": [version_changes(a, b) for a, b in pairwise(records)],
+    }
+
+
+def build_review(registry: Registry) -> dict[str, Any]:
+    tools = [_tool_review(state) for state in registry.tools()]
+    counts = {APPROVED: 0, REJECTED: 0, QUARANTINED: 0}
+    for state in registry.tools():
+        for record in state.records.values():
+            counts[record.status] = counts.get(record.status, 0) + 1
+    unrecorded = [u.as_dict() for u in registry.unrecorded()]
+    broken = [state.name for state in registry.broken_tools()]
+    return {
+        "registry": str(registry.root),
+        "policy": {"path": registry.policy.path, "digest": registry.policy.digest},
+        "summary": {
+            "tools": len(tools),
+            "versions": sum(counts.values()),
+            **counts,
+            "unrecorded": len(unrecorded),
+            "invalid_manifests": len(broken),
+        },
+        "needs_attention": bool(counts[QUARANTINED] or unrecorded or broken),
+        "tools": tools,
+        "unrecorded": unrecorded,
+    }
+
+
+def _v(version: Any) -> str:
+    return f"v{version}" if version is not None else "none"
+
+
+def _short(digest: str | None) -> str:
+    return (digest or "")[:12] or "-"
+
+
+def render_review_text(review: dict[str, Any]) -> str:
+    s = review["summary"]
+    policy = review["policy"]
+    out = [
+        f"dyntools registry review: {review['registry']}",
+        f"allow-list: {policy['path']} (sha256 {_short(policy['digest'])})",
+        f"{s['tools']} tool(s), {s['versions']} version(s): {s[APPROVED]} approved, "
+        f"{s[QUARANTINED]} quarantined, {s[REJECTED]} rejected; {s['unrecorded']} unrecorded "
+        f"file(s); {s['invalid_manifests']} invalid manifest(s)",
+    ]
+    for tool in review["tools"]:
+        current = f"v{tool['current']}" if tool["current"] is not None else "none"
+        out.append("")
+        header = f"{tool['name']}  (current {current}"
+        if tool["recorded_current"] != tool["current"]:
+            header += f"; the manifest says v{tool['recorded_current']}"
+        out.append(header + ")")
+        if tool["error"]:
+            out.append(f"  MANIFEST INVALID: {tool['error']}")
+        changes = {c["to"]: c for c in tool["changes"]}
+        for version in tool["versions"]:
+            out.extend(_render_version(version, policy["digest"], changes.get(version["version"])))
+        for item in tool["unrecorded"]:
+            out.append(f"  UNRECORDED {item['path']}: {item['reason']}")
+        moves = [
+            f"{e.get('action')} {_v(e.get('from'))} -> {_v(e.get('to'))} ({e.get('time')})"
+            for e in tool["history"]
+        ]
+        if moves:
+            out.append("  pointer history: " + "; ".join(moves))
+    stray = [u for u in review["unrecorded"] if not any(
+        u["path"] == t_u["path"] for t in review["tools"] for t_u in t["unrecorded"])]
+    for item in stray:
+        out.append(f"UNRECORDED {item['path']}: {item['reason']}")
+    out.append("")
+    out.append("needs attention" if review["needs_attention"] else "all versions check out")
+    return "\n".join(out)
+
+
+def _render_version(
+    version: dict[str, Any], policy_digest: str, change: dict[str, Any] | None
+) -> list[str]:
+    prov = version["provenance"]
+    who = "/".join(str(prov.get(k)) for k in ("generator", "model") if prov.get(k)) or "unknown"
+    status = version["status"]
+    under = (
+        "today's allow-list"
+        if version["policy_digest"] == policy_digest
+        else f"allow-list {_short(version['policy_digest'])}"
+    )
+    lines = [
+        f"  v{version['version']:<3} {status.upper() if status != APPROVED else status:<12} "
+        f"sha256 {_short(version['sha256'])}  {version['created']}  by {who}, approved under "
+        f"{under}"
+    ]
+    if status != APPROVED:
+        lines.append(f"       {version['reason_code'] or status}: {version['reason']}")
+    for finding in version["findings"]:
+        lines.append(
+            f"       {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}"
+        )
+    if change is not None:
+        if change["available"]:
+            detail = f"+{change['lines_added']} -{change['lines_removed']} lines"
+            if change["imports_added"]:
+                detail += "; imports added: " + ", ".join(change["imports_added"])
+            if change["imports_removed"]:
+                detail += "; imports removed: " + ", ".join(change["imports_removed"])
+        else:
+            detail = "one of the files is unreadable"
+        lines.append(f"       changes from v{change['from']}: {detail}")
+    return lines
+
+
+# Registry-level problems in SARIF: not gate rules, so they get their own rule ids.
+_REGISTRY_RULES = {
+    "hash_mismatch": "The version file no longer matches the SHA-256 it was approved with.",
+    "file_missing": "A recorded version file is missing.",
+    "not_a_regular_file": "A recorded version file is a symlink or not a regular file.",
+    "unreadable": "A recorded version file cannot be read.",
+    "quarantined_by_reviewer": "A reviewer quarantined this version.",
+    "unrecorded": "A file in the registry that no manifest vouches for.",
+    "manifest_invalid": "A tool's manifest cannot be parsed; none of its versions is trusted.",
+}
+
+
+def to_review_sarif(registry: Registry) -> dict[str, Any]:
+    """Gate findings of versions that fail today's gate, plus registry-level problems."""
+    reports: list[GateReport] = []
+    extra: list[dict[str, Any]] = []
+    for record in registry.quarantined():
+        if record.findings:
+            data = _read(record)
+            if data is not None:
+                reports.append(check_source(data, registry.policy, path=str(record.path)))
+        elif record.reason_code:
+            extra.append(_registry_result(record.reason_code, record.reason or "", record.path))
+    for item in registry.unrecorded():
+        extra.append(_registry_result("unrecorded", item.reason, item.path))
+    for state in registry.broken_tools():
+        extra.append(_registry_result("manifest_invalid", state.error or "",
+                                      registry.root / state.name / "manifest.json"))
+    sarif = to_sarif(reports, __version__)
+    run = sarif["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    for code, text in _REGISTRY_RULES.items():
+        rules.append({
+            "id": f"registry/{code}",
+            "name": code.replace("_", "-"),
+            "shortDescription": {"text": code.replace("_", " ")},
+            "fullDescription": {"text": text},
+            "defaultConfiguration": {"level": "error"},
+            "properties": {"family": "registry", "tags": ["security", "registry"]},
+        })
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    for result in extra:
+        result["ruleIndex"] = index[result["ruleId"]]
+    run["results"].extend(extra)
+    return sarif
+
+
+def _registry_result(code: str, message: str, path: Path) -> dict[str, Any]:
+    uri = Path(path).resolve().as_uri()
+    return {
+        "ruleId": f"registry/{code}",
+        "level": "error",
+        "message": {"text": message or code},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}}}],
+    }
