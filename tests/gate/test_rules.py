@@ -1,0 +1,288 @@
+"""One rejected and one accepted example per gate rule, asserting the exact code and line.
+
+Each case is a complete tool file. In the rejected version the offending line carries the
+marker `#!`; the test asserts that a finding with the rule's code is reported on that line,
+and that the accepted twin (the closest legitimate spelling) passes with no findings at all.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dyntools.findings import RULES
+from dyntools.gate import check_source
+
+HEADER = '''"""A tool."""
+import json
+import re
+from datetime import datetime
+from typing import Any
+
+NAME = "sample_tool"
+DESCRIPTION = "Does a sample thing."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+'''
+
+RUN = '''
+def run(params):
+    return {"ok": True}
+'''
+
+
+def tool(body: str = "    return {'ok': True}\n", top: str = "", header: str = HEADER) -> str:
+    return f"{header}{top}\ndef run(params):\n{body}"
+
+
+# (code, rejected source, accepted source)
+CASES: list[tuple[str, str, str]] = [
+    # hygiene (bytes-level cases live in test_hygiene_cases below)
+    ("DT007", tool("    ｅｖａｌ = 1  #!\n    return {}\n"), tool("    value = 1\n    return {}\n")),
+    ("DT010", tool("    return {'x': " + "[" * 150 + "1" + "]" * 150 + "}  #!\n"),
+     tool("    return {'x': ((((1))))}\n")),
+    ("DT011", tool("    return {  #!\n"), tool("    return {}\n")),
+    # shape
+    ("DT101", tool(top="print('hi')  #!\n"), tool(top="GREETING = 'hi'\n")),
+    ("DT101", tool(top="for i in range(3):  #!\n    pass\n"), tool(top="LIMITS = [1, 2, 3]\n")),
+    ("DT102", tool(top="class Helper:  #!\n    pass\n"), tool(top="def helper(x):\n    return x\n")),
+    ("DT103", tool(top="@staticmethod  #!\ndef helper(x):\n    return x\n"),
+     tool(top="def helper(x):\n    return x\n")),
+    ("DT104", tool(top="async def helper(x):  #!\n    return x\n"),
+     tool(top="def helper(x):\n    return x\n")),
+    ("DT105", tool("    global COUNTER  #!\n    return {}\n"), tool("    counter = 0\n    return {}\n")),
+    ("DT106", tool(top="counter = 0  #!\n"), tool(top="COUNTER = 0\n")),
+    ("DT106", tool(top="A, B = 1, 2  #!\n"), tool(top="A = 1\nB = 2\n")),
+    ("DT107", tool(top="LIMIT = len('abc')  #!\n"), tool(top="LIMIT = 3\n")),
+    ("DT108", tool(top="LIMIT = 1\nLIMIT = 2  #!\n"), tool(top="LIMIT = 2\n")),
+    # imports
+    ("DT201", tool(top="import os  #!\n"), tool(top="import math\n")),
+    ("DT201", tool(top="import urllib.request  #!\n"), tool(top="import urllib.parse\n")),
+    ("DT202", tool(top="from typing import get_type_hints  #!\n"), tool(top="from typing import Optional\n")),
+    ("DT203", tool(top="from math import *  #!\n"), tool(top="from math import sqrt\n")),
+    ("DT204", tool(top="from . import sibling  #!\n"), tool(top="from math import floor\n")),
+    ("DT205", tool("    import math  #!\n    return {}\n"), tool("    return {}\n", top="import math\n")),
+    ("DT206", tool("    module = re  #!\n    return {}\n"),
+     tool("    found = re.findall('a', params['text'])\n    return {'n': len(found)}\n")),
+    ("DT206", tool("    return {'n': len([json])}  #!\n"), tool("    return {'s': json.dumps([1])}\n")),
+    ("DT207", tool(top="from json import decoder  #!\n"), tool(top="from json import loads\n")),
+    ("DT207", tool("    return {'x': json.decoder}  #!\n"), tool("    return {'x': json.dumps(1)}\n")),
+    ("DT208", tool(top="from json import loads as print  #!\n"), tool(top="from json import loads as parse_json\n")),
+    # names and attributes
+    ("DT301", tool("    _secret = 1  #!\n    return {}\n"), tool("    _ = 1\n    return {}\n")),
+    ("DT301", tool("    return {'x': __builtins__}  #!\n"), tool("    return {'x': True}\n")),
+    ("DT302", tool("    return {'x': params.__class__}  #!\n"), tool("    return {'x': params.get('text')}\n")),
+    ("DT303", tool("    g = (i for i in [1])\n    frame = g.gi_frame  #!\n    return {}\n"),
+     tool("    g = (i for i in [1])\n    first = next(g)\n    return {'first': first}\n")),
+    ("DT303", tool("    try:\n        pass\n    except Exception as exc:\n        t = exc.obj  #!\n    return {}\n"),
+     tool("    try:\n        pass\n    except Exception as exc:\n        t = exc.args  #!\n    return {}\n")),
+    ("DT304", tool("    return {'x': '{0}'.format(params)}  #!\n"),
+     tool("    return {'x': f'{params}'}\n")),
+    ("DT305", tool("    params.text = 1  #!\n    return {}\n"),
+     tool("    params['text'] = 1\n    return {}\n")),
+    ("DT305", tool("    del params.text  #!\n    return {}\n"), tool("    del params['text']\n    return {}\n")),
+    ("DT306", tool("    return {'x': undefined_thing}  #!\n"), tool("    thing = 1\n    return {'x': thing}\n")),
+    # calls and builtins
+    ("DT401", tool("    return {'x': eval('1')}  #!\n"), tool("    return {'x': int('1')}\n")),
+    ("DT401", tool("    return {'x': getattr(params, 'text')}  #!\n"),
+     tool("    return {'x': params['text']}\n")),
+    ("DT401", tool("    return {'x': type(params)}  #!\n"),
+     tool("    return {'x': isinstance(params, dict)}\n")),
+    ("DT402", tool("    os.system('ls')  #!\n    return {}\n", top="import os\n"),
+     tool("    return {}\n", top="import math\n")),
+    ("DT402", tool(top="from operator import attrgetter  #!\n"), tool(top="from operator import itemgetter\n")),
+    # contract
+    ("DT501", HEADER.replace('NAME = "sample_tool"\n', "") + RUN, tool()),
+    ("DT502", HEADER.replace('DESCRIPTION = "Does a sample thing."\n', "") + RUN, tool()),
+    ("DT503", HEADER.replace('PARAMS = {"type"', 'OTHER = {"type"') + RUN, tool()),
+    ("DT504", tool(header=HEADER.replace('NAME = "sample_tool"', 'NAME = "../etc"  #!')),
+     tool(header=HEADER.replace('NAME = "sample_tool"', 'NAME = "etc_tool"'))),
+    ("DT504", tool(header=HEADER.replace('NAME = "sample_tool"', 'NAME = "class"  #!')),
+     tool(header=HEADER.replace('NAME = "sample_tool"', 'NAME = "class_info"'))),
+    ("DT505", tool(header=HEADER.replace('DESCRIPTION = "Does a sample thing."', 'DESCRIPTION = ""  #!')),
+     tool(header=HEADER.replace('DESCRIPTION = "Does a sample thing."', 'DESCRIPTION = "x"'))),
+    ("DT506", tool(header=HEADER.replace('{"text": {"type": "string"}}', '{"text": {"type": 5}}')),
+     tool()),
+    ("DT506", tool(header=HEADER.replace('{"type": "string"}', '{"$ref": "https://example.com/s.json"}')),
+     tool(header=HEADER.replace('{"type": "string"}', '{"$ref": "#/$defs/text"}').replace(
+         '"required": ["text"]}', '"required": ["text"], "$defs": {"text": {"type": "string"}}}'))),
+    ("DT507", tool(header=HEADER.replace('{"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}',
+                                         '{"type": "string"}')), tool()),
+    ("DT508", tool(top='EXAMPLES = [{"params": {"text": "a"}}]  #!\n'),
+     tool(top='EXAMPLES = [{"params": {"text": "a"}, "result": {"ok": True}}]\n')),
+    ("DT509", tool(top='EXAMPLES = [{"params": {"text": 5}, "result": {"ok": True}}]  #!\n'),
+     tool(top='EXAMPLES = [{"params": {"text": "5"}, "result": {"ok": True}}]\n')),
+    # functions
+    ("DT601", HEADER + "\ndef main(params):\n    return {}\n", tool()),
+    ("DT602", HEADER + "\ndef run(params, extra):  #!\n    return {}\n", tool()),
+    ("DT602", HEADER + "\ndef run(*args):  #!\n    return {}\n", tool()),
+    ("DT603", HEADER + "\ndef run(params):  #!\n    yield {}\n",
+     HEADER + "\ndef items(params):\n    yield 1\n\ndef run(params):\n    return {'n': sum(items(params))}\n"),
+    ("DT604", tool(top="def _helper(x):  #!\n    return x\n"), tool(top="def helper(x):\n    return x\n")),
+    # syntax
+    ("DT701", tool("    match params:  #!\n        case {'text': t}:\n            return {'t': t}\n    return {}\n"),
+     tool("    if 'text' in params:\n        return {'t': params['text']}\n    return {}\n")),
+    ("DT702", tool(top="def helper(x: 'int') -> int:  #!\n    return x\n"),
+     tool(top="def helper(x: int) -> int:\n    return x\n")),
+    ("DT702", tool(top="def helper(x: print()) -> int:  #!\n    return x\n"),
+     tool(top="def helper(x: list[int] | None) -> dict[str, Any]:\n    return {}\n")),
+]
+
+MODULE_LEVEL_CODES = {"DT501", "DT502", "DT503", "DT506", "DT507", "DT601"}
+
+
+def _marked_line(source: str) -> int | None:
+    for number, line in enumerate(source.splitlines(), start=1):
+        if line.rstrip().endswith("#!"):
+            return number
+    return None
+
+
+@pytest.mark.parametrize(("code", "bad", "good"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_rule_rejects_and_accepts(code: str, bad: str, good: str) -> None:
+    report = check_source(bad)
+    codes = {(f.code, f.line) for f in report.findings}
+    line = _marked_line(bad)
+    if line is None:
+        assert code in report.codes, report.findings
+    else:
+        assert (code, line) in codes, report.findings
+    good_report = check_source(good)
+    assert good_report.accepted, good_report.findings
+
+
+HYGIENE_CASES: list[tuple[str, bytes, int]] = [
+    ("DT001", tool().encode() + b"X = '\xff'\n", 13),
+    ("DT002", tool().encode() + b"X = 1\x00\n", 13),
+    ("DT003", b"# -*- coding: utf-7 -*-\n" + tool().encode(), 1),
+    ("DT004", tool(top="ACCESS = 'user\u202e \u2066# admin'\n").encode(), 10),
+    ("DT005", tool(top="GREETING = 'hi\u200b'\n").encode(), 10),
+    ("DT006", tool(top="GREETING = 'hi\x1b[2J'\n").encode(), 10),
+    ("DT006", tool(top="GREETING = 'a'\u2028\n").encode(), 10),
+    ("DT008", b"X = 1\n" * 50_000, 1),
+    ("DT012", b"   \n\n", 1),
+]
+
+
+@pytest.mark.parametrize(("code", "data", "line"), HYGIENE_CASES, ids=[c[0] for c in HYGIENE_CASES])
+def test_hygiene_rules(code: str, data: bytes, line: int) -> None:
+    report = check_source(data)
+    assert (code, line) in {(f.code, f.line) for f in report.findings}, report.findings
+    assert check_source(tool().encode()).accepted
+
+
+def test_many_nodes_is_a_finding_not_a_crash() -> None:
+    body = "    x = 1\n" * 20_000 + "    return {}\n"
+    report = check_source(tool(body))
+    assert "DT009" in report.codes
+
+
+def test_every_rule_except_internal_has_a_case() -> None:
+    covered = {c[0] for c in CASES} | {c[0] for c in HYGIENE_CASES} | {"DT009"}
+    internal = {code for code, rule in RULES.items() if rule.family.value == "internal"}
+    # DT307 and DT703 are reserved codes not yet emitted by any rule.
+    reserved = {"DT307", "DT703"}
+    missing = set(RULES) - covered - internal - reserved
+    assert not missing, f"rules without a rejecting case: {sorted(missing)}"
+
+
+def test_columns_are_one_based_characters() -> None:
+    source = tool("    text = 'é€😀'; x = params.__class__  #!\n    return {}\n")
+    report = check_source(source)
+    finding = next(f for f in report.findings if f.code == "DT302")
+    line_text = source.splitlines()[finding.line - 1]
+    assert line_text[finding.col - 1 :].startswith("__class__")
+
+
+def test_findings_are_all_reported_not_only_the_first() -> None:
+    source = tool(
+        "    a = params.__class__\n    b = eval('1')\n    c = '{}'.format(1)\n    return {}\n",
+        top="import os\n",
+    )
+    assert {"DT302", "DT401", "DT304", "DT201"} <= check_source(source).codes
+
+
+def test_local_names_shadow_builtins_and_modules() -> None:
+    # `input` and `type` are refused builtins, but as local variables they are plain data;
+    # a local named like an imported module is a value, not the module.
+    source = tool(
+        "    input = params['text']\n    type = input.strip()\n    re = [type]\n"
+        "    return {'x': re, 'y': json.dumps(type)}\n"
+    )
+    assert check_source(source).accepted
+
+
+def test_module_name_only_as_allowed_member_base() -> None:
+    ok = tool("    return {'x': re.sub('a', 'b', params['text'])}\n")
+    assert check_source(ok).accepted
+    aliased = tool("    f = re.sub\n    g = [re]  #!\n    return {}\n")
+    report = check_source(aliased)
+    assert ("DT206", _marked_line(aliased)) in {(f.code, f.line) for f in report.findings}
+
+
+def test_defaults_annotations_and_lambdas_are_walked() -> None:
+    source = tool(
+        top=(
+            "def helper(x=__import__('os')):  #!\n    return x\n"
+            "def other(y: getattr = None):\n    return y\n"
+            "SORTER = 1\n"
+        ),
+        body="    f = lambda v=eval('1'): v\n    return {}\n",
+    )
+    codes = check_source(source).codes
+    assert {"DT301", "DT401"} <= codes
+
+
+def test_comprehension_and_walrus_scopes() -> None:
+    source = tool(
+        "    words = [w for w in params['text'].split() if (n := len(w)) > 2]\n"
+        "    return {'words': words, 'last': n}\n"
+    )
+    assert check_source(source).accepted
+    leaked = tool("    words = [w for w in params['text'].split()]\n    return {'w': w}\n")
+    assert "DT306" in check_source(leaked).codes
+
+
+def test_try_star_and_fstrings_are_walked() -> None:
+    source = tool(
+        "    try:\n        pass\n    except* ValueError as group:\n"
+        "        x = group.__traceback__  #!\n"
+        "    return {'s': f\"{params!r:>{len(params.__class__.__name__)}}\"}\n"
+    )
+    findings = {(f.code, f.line) for f in check_source(source).findings}
+    assert ("DT302", 15) in findings
+    assert ("DT302", 16) in findings
+
+
+def test_unknown_node_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dyntools.gate import visitor
+
+    handled = tuple(n for n in visitor.HANDLED_NODES if n.__name__ != "While")
+    monkeypatch.setattr(visitor, "HANDLED_NODES", handled)
+    report = check_source(tool("    while False:\n        pass\n    return {}\n"))
+    assert "DT901" in report.codes
+
+
+def test_every_ast_node_class_is_classified() -> None:
+    import ast
+
+    from dyntools.gate.visitor import HANDLED_NODES, INERT_NODES, WALKED_BY_PARENT
+
+    known = set(HANDLED_NODES) | set(INERT_NODES) | set(WALKED_BY_PARENT)
+    abstract = {
+        ast.AST, ast.mod, ast.stmt, ast.expr, ast.expr_context, ast.boolop, ast.operator,
+        ast.unaryop, ast.cmpop, ast.excepthandler, ast.pattern, ast.type_ignore, ast.slice,
+    }
+    deprecated = {
+        name for name in ("Num", "Str", "Bytes", "NameConstant", "Ellipsis", "Index",
+                          "ExtSlice", "Suite", "AugLoad", "AugStore", "Param")
+    }
+    # Top-level modes other than Module are never produced by ast.parse(mode="exec").
+    modes = {ast.Expression, ast.Interactive, ast.FunctionType}
+    unclassified = [
+        name
+        for name in dir(ast)
+        if isinstance(getattr(ast, name), type)
+        and issubclass(getattr(ast, name), ast.AST)
+        and getattr(ast, name) not in known | abstract | modes
+        and name not in deprecated
+    ]
+    assert not unclassified, f"review these node classes and classify them: {unclassified}"
