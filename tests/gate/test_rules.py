@@ -7,10 +7,13 @@ and that the accepted twin (the closest legitimate spelling) passes with no find
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
 from dyntools.findings import RULES
-from dyntools.gate import check_source
+from dyntools.gate import check_source, visitor
+from dyntools.gate.visitor import HANDLED_NODES, INERT_NODES, WALKED_BY_PARENT
 
 HEADER = '''"""A tool."""
 import json
@@ -253,8 +256,6 @@ def test_try_star_and_fstrings_are_walked() -> None:
 
 
 def test_unknown_node_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dyntools.gate import visitor
-
     handled = tuple(n for n in visitor.HANDLED_NODES if n.__name__ != "While")
     monkeypatch.setattr(visitor, "HANDLED_NODES", handled)
     report = check_source(tool("    while False:\n        pass\n    return {}\n"))
@@ -262,10 +263,6 @@ def test_unknown_node_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_ast_node_class_is_classified() -> None:
-    import ast
-
-    from dyntools.gate.visitor import HANDLED_NODES, INERT_NODES, WALKED_BY_PARENT
-
     known = set(HANDLED_NODES) | set(INERT_NODES) | set(WALKED_BY_PARENT)
     abstract = {
         ast.AST, ast.mod, ast.stmt, ast.expr, ast.expr_context, ast.boolop, ast.operator,
