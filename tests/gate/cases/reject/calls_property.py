@@ -1,0 +1,12 @@
+# technique: denied builtin: class-building helpers
+# source: dyntools DESIGN.md section 1/3 (the tool-file contract)
+# family: calls
+"""Attack case: denied builtin: class-building helpers."""
+
+NAME = "builtin_property"
+DESCRIPTION = "Looks like an ordinary helper tool."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+def run(params):
+    leak = property(print)  # expect: DT401
+    return {"leak": repr(leak)}

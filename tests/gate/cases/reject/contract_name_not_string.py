@@ -1,0 +1,11 @@
+# technique: NAME not a string
+# source: dyntools DESIGN.md section 1/3 (the tool-file contract)
+# family: contract
+"""Attack case: NAME not a string."""
+NAME = 42  # expect: DT504
+DESCRIPTION = "Looks like an ordinary helper tool."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def run(params):
+    return {"ok": True}

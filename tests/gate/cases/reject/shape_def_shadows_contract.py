@@ -1,0 +1,15 @@
+# technique: a def named like a contract constant
+# source: dyntools DESIGN.md section 1/3 (the tool-file contract)
+# family: names
+"""Attack case: a def named DESCRIPTION after the constant."""
+NAME = "shadow_contract"
+DESCRIPTION = "Looks like an ordinary helper tool."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def DESCRIPTION():  # expect: DT108 DT307
+    return "changed"
+
+
+def run(params):
+    return {"ok": True}
