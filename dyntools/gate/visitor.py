@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from dyntools.findings import Finding
 from dyntools.gate.policy import Policy
@@ -83,10 +85,7 @@ class GateVisitor:
         self.scope = self.module_scope
         self.imports: dict[str, ImportBinding] = {}
         self.function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool] = {}
-        self._dispatch: dict[type[ast.AST], Callable[[ast.AST], None]] = {
-            cls: getattr(self, f"visit_{cls.__name__}")
-            for cls in HANDLED_NODES
-        }
+        self._dispatch = _dispatch_table(HANDLED_NODES)
 
     # ----------------------------------------------------------------- reporting
     def col(self, node: ast.AST) -> int:
@@ -151,7 +150,7 @@ class GateVisitor:
                 self.depth_reported = True
                 self.report(node, "DT010", f"nesting deeper than {self.max_depth} levels")
         else:
-            handler(node)
+            handler(self, node)
         self.depth -= 1
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
@@ -763,6 +762,14 @@ class GateVisitor:
                 self._annotation(node, literal_ok)
             finally:
                 self.depth -= 1
+
+
+@lru_cache(maxsize=4)
+def _dispatch_table(
+    handled: tuple[type[ast.AST], ...],
+) -> dict[type[ast.AST], Callable[[GateVisitor, Any], None]]:
+    """Node class -> unbound handler, built once (tests may swap HANDLED_NODES)."""
+    return {cls: getattr(GateVisitor, f"visit_{cls.__name__}") for cls in handled}
 
 
 def _is_literal_form(node: ast.expr) -> bool:
