@@ -20,7 +20,10 @@ $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
 	@touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
-	@$(PY) -m dyntools.demo $(DEMO_REGISTRY)
+	@echo "== the gate accepts a well-formed tool"
+	$(VENV)/bin/dyntools check examples/slugify_text.py
+	@echo "== the gate rejects an escape attempt, with its reasons"
+	-$(VENV)/bin/dyntools check examples/attack_dunder_escape.py
 
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

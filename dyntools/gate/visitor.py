@@ -81,6 +81,7 @@ class GateVisitor:
         self.depth_reported = False
         self.max_nodes = policy.limits.max_nodes
         self.max_depth = policy.limits.max_depth
+        self.denied_call_heads = {key.split(".", 1)[0] for key in policy.denied_calls}
         self.module_scope = Scope("module", None)
         self.scope = self.module_scope
         self.imports: dict[str, ImportBinding] = {}
@@ -576,6 +577,11 @@ class GateVisitor:
             self.nodes += 1
             self.check_name(current.id, current)
             self.scope.loads.append(Load(current.id, current, chain, False))
+            if current.id in self.denied_call_heads:
+                # Whatever `os` is bound to here, `os.system(...)` deserves its own reason.
+                reason = self.denied_call(f"{current.id}.{chain[0].attr}")
+                if reason is not None:
+                    self.report_attribute(chain[0], "DT402", reason)
         else:
             self.visit(current)
 
