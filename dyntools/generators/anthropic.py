@@ -31,7 +31,10 @@ DEFAULT_MODEL = "claude-sonnet-4-5"
 @dataclass(frozen=True, slots=True)
 class AnthropicConfig:
     model: str = DEFAULT_MODEL
-    temperature: float | None = None  # None: the model's default (some models refuse the field)
+    # anthropic 2.x dropped `temperature` from messages.create; when set it travels in
+    # extra_body, for endpoints and older models that still read it. None: not sent.
+    temperature: float | None = None
+    effort: str | None = None  # output_config.effort: low, medium, high, xhigh, max
     max_tokens: int = 8192
     max_retries: int = 2  # the SDK's transport retries (429, 5xx, connection errors)
     timeout: float = 120.0  # seconds per request
@@ -128,8 +131,10 @@ class AnthropicGenerator:
             "system": prompt.system,
             "messages": [{"role": m.role, "content": m.text} for m in prompt.messages],
         }
+        if self.config.effort is not None:
+            request["output_config"] = {"effort": self.config.effort}
         if self.config.temperature is not None:
-            request["temperature"] = self.config.temperature
+            request["extra_body"] = {"temperature": self.config.temperature}
         return request
 
 

@@ -93,6 +93,8 @@ def map_sdk_error(exc: BaseException, *, generator: str, model: str | None) -> G
     Raise the result `from exc` so the original stays attached for debugging.
     """
     if isinstance(exc, GenerationError):
+        exc.details.setdefault("generator", generator)
+        exc.details.setdefault("model", model)
         return exc
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
