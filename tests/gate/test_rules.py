@@ -283,3 +283,15 @@ def test_every_ast_node_class_is_classified() -> None:
         and name not in deprecated
     ]
     assert not unclassified, f"review these node classes and classify them: {unclassified}"
+
+
+def test_future_annotations_is_the_one_underscore_import() -> None:
+    source = tool(header='"""A tool."""\nfrom __future__ import annotations\n' + HEADER.split("\n", 1)[1])
+    assert check_source(source).accepted
+    bad = tool(header='"""A tool."""\nfrom __future__ import annotations, braces  #!\n' + HEADER.split("\n", 1)[1])
+    assert ("DT201", 2) in {(f.code, f.line) for f in check_source(bad).findings}
+
+
+def test_attribute_error_may_be_caught_but_obj_is_refused() -> None:
+    ok = tool("    try:\n        return {}\n    except AttributeError as exc:\n        return {'e': str(exc)}\n")
+    assert check_source(ok).accepted
