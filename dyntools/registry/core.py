@@ -71,14 +71,18 @@ from dyntools.registry.records import (
     stat_key,
 )
 from dyntools.registry.store import (
+    MANIFEST_MODE,
     TEMP_PREFIX,
     WriterLock,
     fsync_dir,
     is_real_dir,
+    link_new,
+    publish,
     read_regular,
     remove_stale_temps,
-    write_new,
+    sync_all,
     write_replace,
+    write_temp,
 )
 from dyntools.registry.watch import RegistryWatcher
 from dyntools.toolname import tool_name_problem
@@ -476,13 +480,13 @@ class Registry:
         gate_report = self._gate(name, data, report)
         with self._writing(name) as (folder, on_disk_manifest):
             manifest = on_disk_manifest
-            if not folder.exists():
+            new_folder = not folder.exists()
+            if new_folder:
                 folder.mkdir()
-                fsync_dir(self.root)
             on_disk = max(self._version_files(name), default=0)
             version = max(manifest.next_version, on_disk + 1)
             path = folder / version_file_name(version)
-            write_new(path, data)
+            link_new(path, data)
             entry = VersionEntry(
                 version=version,
                 sha256=gate_report.sha256,
@@ -497,7 +501,13 @@ class Registry:
             manifest = manifest.with_version(entry)
             if activate:
                 manifest = manifest.with_pointer(version, "activate")
-            self._commit(folder, manifest)
+            manifest_path = folder / MANIFEST_NAME
+            temp = write_temp(manifest_path, dump_manifest(manifest), MANIFEST_MODE, sync=False)
+            # The version file, its folder entry (and the folder's own, if new) and the
+            # manifest's temp file become durable together; only then does the rename move
+            # the pointer.
+            sync_all([path, temp, folder, *([self.root] if new_folder else [])])
+            publish(temp, manifest_path)
             key_now = stat_key(path)
             if key_now is not None:
                 self._check_cache[(name, version)] = (key_now, entry.sha256,

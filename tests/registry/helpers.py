@@ -1,0 +1,57 @@
+"""Helpers for registry tests: small valid tool sources, tampering, polling."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def tool_source(name: str = "echo_tool", answer: str = "v1", *, extra_import: str = "") -> bytes:
+    """A minimal valid tool whose run() returns {"answer": answer}."""
+    lines = ['"""Answers with a fixed value."""']
+    if extra_import:
+        lines.append(f"import {extra_import}")
+    lines += [
+        "",
+        f'NAME = "{name}"',
+        'DESCRIPTION = "Answers with a fixed value."',
+        'PARAMS = {"type": "object", "properties": {}}',
+        "",
+        "",
+        "def run(params):",
+    ]
+    if extra_import == "json":
+        lines.append(f'    return {{"answer": json.loads(json.dumps("{answer}"))}}')
+    else:
+        lines.append(f'    return {{"answer": "{answer}"}}')
+    return ("\n".join(lines) + "\n").encode()
+
+
+def tamper(path: Path, offset: int = 5) -> None:
+    """Flip one byte of a (read-only) file in place, as an editor or an attacker would."""
+    os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        byte = handle.read(1)
+        handle.seek(offset)
+        handle.write(b"X" if byte != b"X" else b"Y")
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll until `predicate()` holds; the timeout is a safety net, never an assertion."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() if p.is_file() else b"<dir>"
+        for p in sorted(root.rglob("*"))
+    }
