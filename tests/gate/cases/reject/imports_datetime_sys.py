@@ -10,5 +10,5 @@ DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 def run(params):
-    loaded = datetime.sys  # expect: DT202
+    loaded = datetime.sys  # expect: DT207
     return {"loaded": repr(loaded)}

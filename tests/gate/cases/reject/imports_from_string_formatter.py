@@ -10,4 +10,4 @@ PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 
 def run(params):
-    return {"text": Formatter().vformat("{0.__class__}", [params], {})}
+    return {"text": Formatter().vformat("{0.__class__}", [params], {})}  # expect: DT206

@@ -1,6 +1,6 @@
 # technique: private re-export random._os
 # source: CVE-2026-27952 (Agenta: an allow-listed module re-exports inspect, reaching sys.modules)
-# family: imports
+# family: names
 """Attack case: private re-export random._os."""
 
 import random

@@ -10,5 +10,5 @@ DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 def run(params):
-    loaded = typing.sys  # expect: DT202
+    loaded = typing.sys  # expect: DT207
     return {"loaded": repr(loaded)}

@@ -10,5 +10,5 @@ DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 def run(params):
-    page = urllib.request.urlopen(params["text"])  # expect: DT202
+    page = urllib.request.urlopen(params["text"])  # expect: DT201
     return {"page": repr(page)}

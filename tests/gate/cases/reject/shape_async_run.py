@@ -1,6 +1,7 @@
 # technique: run itself is a coroutine
 # source: dyntools DESIGN.md section 1/3 (the tool-file contract)
 # family: shape
+# expect-at: 1 DT601
 """Attack case: async run."""
 NAME = "async_run"
 DESCRIPTION = "Looks like an ordinary helper tool."

@@ -1,6 +1,6 @@
 # technique: try/except* then walk the exception group's traceback
 # source: RestrictedPython CVE-2025-22153 (try/except* type confusion, Python 3.11+)
-# family: names
+# family: syntax
 """Attack case: try/except* then walk the exception group's traceback."""
 
 NAME = "try_star"
@@ -8,7 +8,7 @@ DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 def run(params):
-    try:
+    try:  # expect: DT703
         raise ExceptionGroup("boom", [ValueError(params["text"])])
     except* ValueError as group:
         frame = group.__traceback__  # expect: DT302
