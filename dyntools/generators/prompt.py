@@ -50,6 +50,8 @@ def run(params):
     return {"count": len(params["text"].split())}
 '''
 
+DENIED_MODULE_SAMPLE = 8
+
 _EXAMPLE_NEEDS = {"re": "sub", "unicodedata": "normalize"}
 
 CONTRACT = """\
@@ -165,8 +167,12 @@ def refusals_text(policy: Policy) -> str:
     rows += [(f".{name}", why) for name, why in sorted(policy.denied_attributes.items())]
     prefixes = sorted(policy.denied_attribute_prefixes.items())
     rows += [(f".{prefix}*", why) for prefix, why in prefixes]
-    rows += [(f"import {name}", why) for name, why in sorted(policy.denied_modules.items())]
-    return "\n".join(f"- {what}: {why}" for what, why in rows)
+    lines = [f"- {what}: {why}" for what, why in rows]
+    if policy.denied_modules:
+        # The allow-list above is exhaustive; naming a few refusals is enough of a reminder.
+        sample = ", ".join(list(policy.denied_modules)[:DENIED_MODULE_SAMPLE])
+        lines.append(f"- any module not listed above, e.g. {sample}: refused")
+    return "\n".join(lines)
 
 
 def task_text(spec: ToolSpec) -> str:

@@ -21,11 +21,18 @@ from dyntools.errors import (
     GenerationTruncated,
 )
 from dyntools.gate import check_source
-from dyntools.generators import ToolSpec, generate_gated
+from dyntools.generators import (
+    AnthropicConfig,
+    AnthropicGenerator,
+    OpenAICompatConfig,
+    OpenAICompatGenerator,
+    ToolSpec,
+    generate_gated,
+)
 from dyntools.generators.offline import template_source
 
 from .flavors import ANTHROPIC, OPENAI, Flavor
-from .stub_server import StubServer
+from .stub_server import Reply, StubServer
 
 SPEC = ToolSpec("slugify_text", "Turns a title into a URL slug.")
 GOOD = template_source("slugify_text")
@@ -123,7 +130,7 @@ def test_server_error(flavor, stub, policy) -> None:
 
 
 def test_timeout(flavor, stub, policy) -> None:
-    stub.script(flavor.answer(fenced(GOOD)).__class__(200, {}, delay=5.0))
+    stub.script(Reply(200, {}, delay=5.0))
     with pytest.raises(GenerationTimeout) as caught:
         run(flavor, stub, policy, max_retries=0, timeout=0.2)
     assert caught.value.reason == "timeout"
@@ -158,8 +165,6 @@ def test_unknown_model_is_a_bad_request(flavor, stub, policy) -> None:
 
 
 def test_garbage_body_is_a_typed_error(flavor, stub, policy) -> None:
-    from .stub_server import Reply
-
     stub.script(Reply(200, "<html>not json</html>"))
     with pytest.raises(GenerationError):
         run(flavor, stub, policy)
@@ -174,8 +179,6 @@ def test_missing_key_fails_before_any_request(stub, policy) -> None:
 
 
 def test_openai_remote_base_url_needs_a_key(policy) -> None:
-    from dyntools.generators import OpenAICompatConfig, OpenAICompatGenerator
-
     generator = OpenAICompatGenerator(
         OpenAICompatConfig(base_url="https://openrouter.ai/api/v1"), policy=policy, environ={}
     )
@@ -192,8 +195,6 @@ def test_openai_local_base_url_needs_no_key(stub, policy) -> None:
 
 
 def test_openai_key_from_a_configured_variable(stub, policy) -> None:
-    from dyntools.generators import OpenAICompatConfig, OpenAICompatGenerator
-
     stub.script(OPENAI.answer(fenced(GOOD)))
     generator = OpenAICompatGenerator(
         OpenAICompatConfig(base_url=stub.url + "/v1", api_key_env="OPENROUTER_API_KEY"),
@@ -205,8 +206,6 @@ def test_openai_key_from_a_configured_variable(stub, policy) -> None:
 
 
 def test_request_carries_model_and_settings(stub, policy) -> None:
-    from dyntools.generators import AnthropicConfig, AnthropicGenerator
-
     stub.script(ANTHROPIC.answer(fenced(GOOD)))
     generator = AnthropicGenerator(
         AnthropicConfig(
