@@ -1,0 +1,158 @@
+"""`dyntools exec FILE --params JSON` (gate, then one sandboxed run) and `dyntools doctor`.
+
+Exit codes of `exec` (documented in the README):
+    0 ok, 1 rejected by the gate, 2 usage, 3 compile_error, 4 runtime_error, 5 timeout,
+    6 memory_limit, 7 bad_result, 8 sandbox_violation, 9 worker_crashed,
+    10 layer_unavailable, 11 any other sandbox error.
+`doctor` exits 0, or 10 when `--require-layers` names a layer that is not active.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from dyntools.cli import main
+from dyntools.cli.check_cmd import policy_option, read_source
+from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
+from dyntools.findings import render_text
+from dyntools.gate import check_source
+
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_BY_REASON: dict[str, int] = {
+    "compile_error": 3,
+    "runtime_error": 4,
+    "timeout": 5,
+    "memory_limit": 6,
+    "bad_result": 7,
+    "sandbox_violation": 8,
+    "worker_crashed": 9,
+    "layer_unavailable": 10,
+}
+EXIT_OTHER_SANDBOX_ERROR = 11
+
+
+def _layers_option(text: str | None) -> frozenset[str]:
+    from dyntools.sandbox.limits import parse_layer_names
+
+    if not text:
+        return frozenset()
+    try:
+        return parse_layer_names(text)
+    except ValueError as exc:
+        raise click.UsageError(f"--require-layers: {exc}") from exc
+
+
+def _parse_params(text: str) -> dict[str, Any]:
+    try:
+        params = json.loads(text)
+    except ValueError as exc:
+        raise click.UsageError(f"--params is not valid JSON: {exc}") from exc
+    if not isinstance(params, dict):
+        raise click.UsageError("--params must be a JSON object")
+    return params
+
+
+def _fail(error: DyntoolsError, as_json: bool) -> None:
+    code = EXIT_BY_REASON.get(error.reason, EXIT_OTHER_SANDBOX_ERROR)
+    if as_json:
+        click.echo(json.dumps({"ok": False, "error": error.as_dict()}, indent=2))
+    else:
+        output = error.details.get("output")
+        if output:
+            click.echo(output, err=True, nl=False)
+        click.echo(f"error: {error.station}/{error.reason}: {error.message}", err=True)
+        for line, function, text in error.details.get("trace", []):
+            click.echo(f"  line {line}, in {function}: {text}", err=True)
+    sys.exit(code)
+
+
+@main.command("exec")
+@click.argument("file")
+@click.option("--params", "params_text", required=True, help="The params object, as JSON.")
+@click.option("--timeout", type=float, default=None, help="Wall-clock limit in seconds.")
+@click.option("--memory", type=int, default=None, help="Memory headroom in MiB.")
+@click.option("--require-layers", default=None,
+              help="Comma list of sandbox layers that must be active, or 'all'.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
+              help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
+def exec_command(file: str, params_text: str, timeout: float | None, memory: int | None,
+                 require_layers: str | None, as_json: bool, allowlist: str | None) -> None:
+    """Gate FILE, then run it once in the sandbox with --params; print the result JSON."""
+    from dyntools.sandbox.limits import SandboxLimits
+    from dyntools.sandbox.pool import run_once_outcome
+
+    params = _parse_params(params_text)
+    required = _layers_option(require_layers)
+    policy = policy_option(allowlist)
+    data = read_source(file, policy.limits.max_bytes)
+    report = check_source(data, policy, path=file)
+    if not report.accepted:
+        if as_json:
+            click.echo(json.dumps({"ok": False, "error": {
+                "station": "gate", "reason": "unsafe_source",
+                "message": f"the gate rejected {file}", "details": report.as_dict()}},
+                indent=2))
+        else:
+            click.echo(render_text(report), err=True)
+            click.echo(f"error: gate/unsafe_source: the gate rejected {file}", err=True)
+        sys.exit(EXIT_REJECTED)
+    try:
+        defaults = SandboxLimits()
+        limits = SandboxLimits(
+            timeout_s=timeout if timeout is not None else defaults.timeout_s,
+            memory_mb=memory if memory is not None else defaults.memory_mb,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:
+        # The gated bytes are what runs: the file is not read a second time.
+        outcome, layers = run_once_outcome(
+            file, params, policy=policy, limits=limits, require_layers=required,
+            source=data.decode("utf-8"),
+        )
+    except (SandboxError, LoadError) as exc:
+        _fail(exc, as_json)
+        return
+    if as_json:
+        click.echo(json.dumps({"ok": True, "result": outcome.result, "output": outcome.output,
+                               "layers": layers}, indent=2))
+    else:
+        if outcome.output:
+            click.echo(outcome.output, err=True, nl=False)
+        click.echo(json.dumps(outcome.result))
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--require-layers", default=None,
+              help="Comma list of sandbox layers that must be active, or 'all'.")
+def doctor(as_json: bool, require_layers: str | None) -> None:
+    """Probe which sandbox layers are active on this machine, and why any is not."""
+    from dyntools.sandbox.doctor import doctor_report
+
+    required = _layers_option(require_layers)
+    try:
+        report = doctor_report()
+    except DyntoolsError as exc:
+        _fail(exc, as_json)
+        return
+    missing = sorted(name for name in required if not report["layers"][name]["active"])
+    report["required_missing"] = missing
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(f"python {report['python_version']} at {report['python']}")
+        click.echo(f"seccomp binding: {report['seccomp_binding']}")
+        click.echo("wall-clock timeout: active (host kills the worker's process group)")
+        for name, entry in report["layers"].items():
+            state = "active  " if entry["active"] else "INACTIVE"
+            click.echo(f"{name:15} {state} {entry['detail']}")
+        if missing:
+            click.echo(f"error: required layer(s) not active: {', '.join(missing)}", err=True)
+    if missing:
+        sys.exit(EXIT_BY_REASON[LayerUnavailable.reason])

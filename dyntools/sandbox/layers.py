@@ -1,0 +1,296 @@
+"""The OS layers a worker applies to itself before it runs any tool code (worker side).
+
+Order: rlimits, namespaces (user + network), no_new_privs, Landlock (file system, TCP,
+scoping), capabilities dropped, seccomp. Each layer is tried on its own; one that the kernel
+refuses is reported inactive with the reason, and the others still apply. The host decides
+whether a missing layer is fatal (`--require-layers`).
+
+System calls go through libc with ctypes: Python 3.11 has no `os.unshare`, and no maintained
+binding covers Landlock's network rules.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import posix
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+Report = dict[str, list[object]]  # layer -> [active, detail]
+
+# <sys/resource.h>
+RLIMIT_CPU, RLIMIT_FSIZE, RLIMIT_CORE, RLIMIT_NPROC, RLIMIT_NOFILE, RLIMIT_AS = 0, 1, 4, 6, 7, 9
+RLIM_INFINITY = 2**64 - 1
+# <linux/sched.h>
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUTS = 0x04000000
+# <linux/prctl.h>
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+PR_SET_DUMPABLE = 4
+SECCOMP_MODE_FILTER = 2
+# <linux/landlock.h>; the three system calls have the same numbers on every architecture.
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+FS_READ_FILE = 1 << 2
+FS_READ_DIR = 1 << 3
+FS_ACCESS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+NET_BIND_TCP = 1
+NET_CONNECT_TCP = 2
+SCOPE_ABSTRACT_UNIX_SOCKET = 1
+SCOPE_SIGNAL = 2
+# <linux/capability.h>
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+O_PATH = 0o10000000
+O_CLOEXEC = 0o2000000
+O_DIRECTORY = 0o200000
+
+
+class _RLimit(ctypes.Structure):
+    _fields_ = (("cur", ctypes.c_ulong), ("max", ctypes.c_ulong))
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = (
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    )
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = (("version", ctypes.c_uint32), ("pid", ctypes.c_int))
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = (
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    )
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_syscall = _libc.syscall
+_syscall.restype = ctypes.c_long
+_prctl = _libc.prctl
+_prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+
+
+def _errno_text() -> str:
+    code = ctypes.get_errno()
+    return f"errno {code} ({posix.strerror(code)})"
+
+
+def set_rlimit(resource: int, soft: int, hard: int) -> None:
+    limit = _RLimit(soft, hard)
+    if _libc.setrlimit(resource, ctypes.byref(limit)) != 0:
+        raise OSError(ctypes.get_errno(), f"setrlimit({resource}) failed: {_errno_text()}")
+
+
+def address_space_bytes() -> int:
+    """Current virtual memory size, read before lockdown."""
+    fd = posix.open("/proc/self/statm", posix.O_RDONLY)
+    try:
+        pages = int(posix.read(fd, 128).split()[0])
+    finally:
+        posix.close(fd)
+    return pages * posix.sysconf("SC_PAGE_SIZE")
+
+
+def apply_rlimits(memory_mb: int, cpu_seconds: int, cpu_lifetime: int, open_files: int) -> str:
+    headroom = memory_mb * 1024 * 1024
+    address_space = address_space_bytes() + headroom
+    set_rlimit(RLIMIT_CORE, 0, 0)
+    set_rlimit(RLIMIT_FSIZE, 0, 0)
+    set_rlimit(RLIMIT_NOFILE, open_files, open_files)
+    set_rlimit(RLIMIT_NPROC, 0, 0)
+    set_rlimit(RLIMIT_AS, address_space, address_space)
+    set_rlimit(RLIMIT_CPU, cpu_seconds, max(cpu_seconds, cpu_lifetime))
+    return (f"AS={address_space >> 20} MiB ({memory_mb} MiB headroom), CPU={cpu_seconds}s, "
+            f"NOFILE={open_files}, FSIZE=0, CORE=0, NPROC=0")
+
+
+def apply_namespaces(report: Report, skip: frozenset[str]) -> None:
+    """A new user namespace (no privileges outside it) and a new, empty network namespace."""
+    want_user = "userns" not in skip
+    want_net = "netns" not in skip
+    flags = (CLONE_NEWUSER if want_user else 0) | (CLONE_NEWNET | CLONE_NEWIPC if want_net else 0)
+    if flags and _libc.unshare(flags) == 0:
+        if want_user:
+            report["userns"] = [True, "new user namespace, no uid mapping"]
+        if want_net:
+            report["netns"] = [True, "new network namespace with no interfaces up"]
+        return
+    why = _errno_text() if flags else "disabled"
+    if want_user:
+        report["userns"] = [False, f"unshare(CLONE_NEWUSER) failed: {why}"]
+    if want_net and want_user and _libc.unshare(CLONE_NEWNET | CLONE_NEWIPC) == 0:
+        report["netns"] = [True, "new network namespace (without a user namespace)"]
+    elif want_net:
+        report["netns"] = [False, f"unshare(CLONE_NEWNET) failed: {_errno_text()}"]
+
+
+def set_no_new_privs() -> None:
+    if _prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"PR_SET_NO_NEW_PRIVS failed: {_errno_text()}")
+    _prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def landlock_abi() -> int:
+    abi = _syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    return int(abi) if abi > 0 else 0
+
+
+def apply_landlock(read_paths: Iterable[str], report: Report, skip: frozenset[str]) -> None:
+    """Read-only access to `read_paths`, no other file access, no TCP, scoped signals."""
+    abi = landlock_abi()
+    if abi == 0:
+        why = f"Landlock is not available: {_errno_text()}"
+        for layer in ("landlock_fs", "landlock_net", "landlock_scope"):
+            report[layer] = [False, why]
+        return
+    fs_bits = FS_ACCESS_BY_ABI[max(k for k in FS_ACCESS_BY_ABI if k <= abi)]
+    use_fs = "landlock_fs" not in skip
+    use_net = abi >= 4 and "landlock_net" not in skip
+    use_scope = abi >= 6 and "landlock_scope" not in skip
+    attr = _RulesetAttr(
+        fs_bits if use_fs else 0,
+        NET_BIND_TCP | NET_CONNECT_TCP if use_net else 0,
+        SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if use_scope else 0,
+    )
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    if not (use_fs or use_net or use_scope):
+        for layer in ("landlock_fs", "landlock_net", "landlock_scope"):
+            report[layer] = [False, "disabled"]
+        return
+    ruleset = int(_syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0))
+    if ruleset < 0:
+        why = f"landlock_create_ruleset failed: {_errno_text()}"
+        for layer in ("landlock_fs", "landlock_net", "landlock_scope"):
+            report[layer] = [False, why]
+        return
+    granted = 0
+    try:
+        if use_fs:
+            granted = _add_read_rules(ruleset, read_paths)
+        if _syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+            why = f"landlock_restrict_self failed: {_errno_text()}"
+            for layer in ("landlock_fs", "landlock_net", "landlock_scope"):
+                report[layer] = [False, why]
+            return
+    finally:
+        posix.close(ruleset)
+    report["landlock_fs"] = (
+        [True, f"ABI {abi}: read-only access to {granted} path(s), nothing else"]
+        if use_fs else [False, "disabled"]
+    )
+    report["landlock_net"] = (
+        [True, f"ABI {abi}: TCP bind and connect denied"] if use_net
+        else [False, "disabled" if abi >= 4 else f"needs Landlock ABI 4, kernel has {abi}"]
+    )
+    report["landlock_scope"] = (
+        [True, f"ABI {abi}: signals and abstract unix sockets scoped to the sandbox"]
+        if use_scope
+        else [False, "disabled" if abi >= 6 else f"needs Landlock ABI 6, kernel has {abi}"]
+    )
+
+
+def _add_read_rules(ruleset: int, read_paths: Iterable[str]) -> int:
+    granted = 0
+    for path in read_paths:
+        try:
+            fd = posix.open(path, O_PATH | O_CLOEXEC)
+        except OSError:
+            continue  # a path that does not exist needs no rule
+        try:
+            is_dir = (posix.fstat(fd).st_mode & 0o170000) == 0o040000
+            access = FS_READ_FILE | FS_READ_DIR if is_dir else FS_READ_FILE
+            rule = _PathBeneathAttr(access, fd)
+            if _syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+                        ctypes.byref(rule), 0) == 0:
+                granted += 1
+        finally:
+            posix.close(fd)
+    return granted
+
+
+def drop_capabilities() -> None:
+    header = _CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    if _libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), f"capset failed: {_errno_text()}")
+
+
+def load_seccomp(program: bytes) -> None:
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(buffer))
+    if _prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), f"PR_SET_SECCOMP failed: {_errno_text()}")
+
+
+def lock_down(
+    *,
+    memory_mb: int,
+    cpu_seconds: int,
+    cpu_lifetime: int,
+    open_files: int,
+    read_paths: Iterable[str],
+    seccomp_program: bytes | None,
+    seccomp_missing_reason: str,
+    skip: frozenset[str],
+) -> Report:
+    """Apply every layer not in `skip`; return what is active and why anything is not."""
+    report: Report = {}
+    if "rlimits" in skip:
+        report["rlimits"] = [False, "disabled"]
+    else:
+        try:
+            report["rlimits"] = [True, apply_rlimits(memory_mb, cpu_seconds, cpu_lifetime,
+                                                    open_files)]
+        except OSError as exc:
+            report["rlimits"] = [False, str(exc)]
+    apply_namespaces(report, skip)
+    try:
+        set_no_new_privs()
+        report["no_new_privs"] = [True, "no_new_privs set, not dumpable"]
+    except OSError as exc:
+        report["no_new_privs"] = [False, str(exc)]
+    apply_landlock(read_paths, report, skip)
+    if "capabilities" in skip:
+        report["capabilities"] = [False, "disabled"]
+    else:
+        try:
+            drop_capabilities()
+            report["capabilities"] = [True, "all capabilities dropped"]
+        except OSError as exc:
+            report["capabilities"] = [False, str(exc)]
+    if "seccomp" in skip:
+        report["seccomp"] = [False, "disabled"]
+    elif seccomp_program is None:
+        report["seccomp"] = [False, seccomp_missing_reason]
+    else:
+        try:
+            load_seccomp(seccomp_program)
+            report["seccomp"] = [True, f"filter of {len(seccomp_program) // 8} instructions: "
+                                 "kill on fork, exec, sockets; EPERM on signals"]
+        except OSError as exc:
+            report["seccomp"] = [False, str(exc)]
+    return report

@@ -1,0 +1,61 @@
+"""Limits for one sandboxed call and the names of the isolation layers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Every layer the worker can apply, in the order it applies them. `restricted` is layer 2 of
+# the design (RestrictedPython with runtime guards); the others are OS layers.
+LAYERS: tuple[str, ...] = (
+    "restricted",
+    "rlimits",
+    "no_new_privs",
+    "userns",
+    "netns",
+    "landlock_fs",
+    "landlock_net",
+    "landlock_scope",
+    "seccomp",
+    "capabilities",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxLimits:
+    """What one call may consume. `cpu_s` defaults to the timeout plus one second."""
+
+    timeout_s: float = 5.0
+    memory_mb: int = 256
+    cpu_s: float | None = None
+    max_output_bytes: int = 64 * 1024
+    max_result_bytes: int = 1024 * 1024
+    max_params_bytes: int = 4 * 1024 * 1024
+    max_open_files: int = 64
+    startup_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {self.timeout_s!r}")
+        if self.memory_mb <= 0:
+            raise ValueError(f"memory_mb must be positive, got {self.memory_mb!r}")
+        for name in ("max_output_bytes", "max_result_bytes", "max_params_bytes",
+                     "max_open_files"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+
+    @property
+    def cpu_seconds(self) -> int:
+        return max(1, int(self.cpu_s if self.cpu_s is not None else self.timeout_s + 1.0))
+
+
+def parse_layer_names(text: str) -> frozenset[str]:
+    """`--require-layers` value: a comma list of layer names, or `all`."""
+    names = {part.strip() for part in text.split(",") if part.strip()}
+    if "all" in names:
+        return frozenset(LAYERS)
+    unknown = sorted(names - set(LAYERS))
+    if unknown:
+        raise ValueError(
+            f"unknown layer(s) {', '.join(map(repr, unknown))}; known: {', '.join(LAYERS)}, all"
+        )
+    return frozenset(names)

@@ -1,0 +1,269 @@
+"""A warm pool of workers for one tool version, and the one-shot `run_once`.
+
+A call takes an idle worker (or starts one while the pool is below its size) and gives it
+back afterwards. A worker that timed out, crashed, hit a limit or tripped a guard is killed
+and replaced, never reused; a worker retires after `max_calls_per_worker` calls. `close()`
+stops new calls; calls already running finish and their workers retire when idle, which is
+how a hot reload lets the old version drain while the new one takes new calls.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from dyntools.errors import SandboxError, UsageError
+from dyntools.gate.policy import Policy
+from dyntools.sandbox.limits import SandboxLimits
+from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, WorkerProcess
+from dyntools.sandbox.spec import build_spec
+
+
+class WorkerPool:
+    """Thread-safe: many threads may call at once; each call has a worker to itself."""
+
+    def __init__(
+        self,
+        source_path: Path | str,
+        *,
+        module_name: str,
+        policy: Policy,
+        limits: SandboxLimits = SandboxLimits(),  # noqa: B008 (frozen value object)
+        size: int = 2,
+        max_calls_per_worker: int = 1000,
+        require_layers: frozenset[str] = frozenset(),
+        source: str | None = None,
+        stderr: int | None = None,
+        _skip_layers: frozenset[str] = frozenset(),
+    ) -> None:
+        if size < 1:
+            raise ValueError(f"size must be at least 1, got {size}")
+        if max_calls_per_worker < 1:
+            raise ValueError("max_calls_per_worker must be at least 1")
+        self.spec = build_spec(
+            source_path, module_name=module_name, policy=policy, limits=limits,
+            require_layers=require_layers, skip_layers=_skip_layers, source=source,
+        )
+        self.size = size
+        self.max_calls_per_worker = max_calls_per_worker
+        self._stderr = stderr
+        self._cwd = EmptyDirectory()
+        self._cond = threading.Condition()
+        self._idle: list[WorkerProcess] = []
+        self._busy = 0
+        self._live = 0  # workers running or starting, counted against `size`
+        self._closed = False
+        self._warm = False
+        self._counts = {"started": 0, "replaced": 0, "retired": 0, "calls": 0}
+        self.layers: dict[str, dict[str, Any]] = {}
+
+    # -- public -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start workers up to `size` now (otherwise calls start them as needed)."""
+        self._warm = True
+        while True:
+            with self._cond:
+                if self._closed or self._live >= self.size:
+                    return
+                self._live += 1
+            self._spawn_idle()
+
+    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`."""
+        return self.call_outcome(params, timeout).result
+
+    def call_outcome(self, params: dict[str, Any], timeout: float | None = None) -> CallOutcome:
+        """Like `call`, with the tool's captured output as well."""
+        worker = self._acquire()
+        try:
+            return worker.call(params, timeout)
+        finally:
+            self._release(worker)
+
+    def close(self, wait: bool = True) -> None:
+        """No new calls; idle workers end now, busy ones when their call finishes."""
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            self._counts["retired"] += len(idle)
+            self._cond.notify_all()
+        for worker in idle:
+            worker.stop()
+        if wait:
+            with self._cond:
+                while self._live > 0:
+                    self._cond.wait()
+        self._maybe_remove_cwd()
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        with self._cond:
+            return {
+                "size": self.size,
+                "idle": len(self._idle),
+                "busy": self._busy,
+                "live": self._live,
+                "closed": self._closed,
+                **self._counts,
+            }
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close(wait=True)
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _new_worker(self) -> WorkerProcess:
+        worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr)
+        with self._cond:
+            self._counts["started"] += 1
+        self.layers = worker.start()
+        return worker
+
+    def _spawn_idle(self) -> None:
+        """Start one worker for a slot already counted in `_live` and park it idle."""
+        try:
+            worker = self._new_worker()
+        except BaseException:
+            with self._cond:
+                self._live -= 1
+                self._cond.notify_all()
+            raise
+        with self._cond:
+            if self._closed:
+                self._live -= 1
+                self._counts["retired"] += 1
+                self._cond.notify_all()
+                retire = True
+            else:
+                self._idle.append(worker)
+                self._cond.notify()
+                retire = False
+        if retire:
+            worker.stop()
+            self._maybe_remove_cwd()
+
+    def _acquire(self) -> WorkerProcess:
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise UsageError("the worker pool is closed")
+                if self._idle:
+                    self._busy += 1
+                    self._counts["calls"] += 1
+                    return self._idle.pop()
+                if self._live < self.size:
+                    self._live += 1
+                    self._busy += 1
+                    self._counts["calls"] += 1
+                    break
+                self._cond.wait()
+        try:
+            return self._new_worker()
+        except BaseException:
+            with self._cond:
+                self._live -= 1
+                self._busy -= 1
+                self._cond.notify_all()
+            raise
+
+    def _release(self, worker: WorkerProcess) -> None:
+        replace = False
+        with self._cond:
+            self._busy -= 1
+            if worker.broken or worker.calls >= self.max_calls_per_worker or self._closed:
+                self._live -= 1
+                if worker.broken:
+                    self._counts["replaced"] += 1
+                    replace = self._warm and not self._closed
+                else:
+                    self._counts["retired"] += 1
+                retire = True
+            else:
+                self._idle.append(worker)
+                retire = False
+            self._cond.notify_all()
+        if retire:
+            worker.stop() if not worker.broken else worker.kill()
+            if replace:
+                self._replace_in_background()
+            self._maybe_remove_cwd()
+
+    def _replace_in_background(self) -> None:
+        with self._cond:
+            if self._closed or self._live >= self.size:
+                return
+            self._live += 1
+
+        def spawn() -> None:
+            try:
+                self._spawn_idle()
+            except SandboxError:
+                pass  # the next call starts a worker itself and reports the error
+
+        threading.Thread(target=spawn, name="dyntools-sandbox-replace", daemon=True).start()
+
+    def _maybe_remove_cwd(self) -> None:
+        with self._cond:
+            done = self._closed and self._live == 0
+        if done:
+            self._cwd.remove()
+
+
+def default_module_name(source_path: Path | str) -> str:
+    stem = re.sub(r"[^0-9A-Za-z_]", "_", Path(source_path).stem) or "tool"
+    return f"dyntools_exec_{stem}"
+
+
+def run_once_outcome(
+    source_path: Path | str,
+    params: dict[str, Any],
+    *,
+    policy: Policy,
+    limits: SandboxLimits = SandboxLimits(),  # noqa: B008 (frozen value object)
+    module_name: str | None = None,
+    require_layers: frozenset[str] = frozenset(),
+    source: str | None = None,
+    _skip_layers: frozenset[str] = frozenset(),
+) -> tuple[CallOutcome, dict[str, dict[str, Any]]]:
+    """Start one worker, call it once, end it; the outcome and the layer report."""
+    spec = build_spec(
+        source_path, module_name=module_name or default_module_name(source_path),
+        policy=policy, limits=limits, require_layers=require_layers,
+        skip_layers=_skip_layers, source=source,
+    )
+    cwd = EmptyDirectory()
+    try:
+        worker = WorkerProcess(spec, cwd.path)
+        try:
+            layers = worker.start()
+            return worker.call(params), layers
+        finally:
+            worker.kill()
+    finally:
+        cwd.remove()
+
+
+def run_once(
+    source_path: Path | str,
+    params: dict[str, Any],
+    *,
+    policy: Policy,
+    limits: SandboxLimits = SandboxLimits(),  # noqa: B008 (frozen value object)
+    module_name: str | None = None,
+    require_layers: frozenset[str] = frozenset(),
+    source: str | None = None,
+    _skip_layers: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
+    """Cold one-shot: start a locked-down worker, run `run(params)`, end the worker."""
+    outcome, _ = run_once_outcome(
+        source_path, params, policy=policy, limits=limits, module_name=module_name,
+        require_layers=require_layers, source=source, _skip_layers=_skip_layers,
+    )
+    return outcome.result

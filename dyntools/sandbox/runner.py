@@ -1,0 +1,285 @@
+"""One worker process, host side: start it, call it, end it.
+
+Workers start with `subprocess` (vfork + exec, no `preexec_fn`: forking a large parent is
+slow) as `sys.executable -I -S -c <bootstrap>`, in a new session (so a timeout can kill the
+whole process group), with an empty environment and an empty working directory. The worker
+locks itself down; the host only reads its report and holds it to `require_layers`.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dyntools.errors import (
+    BadResult,
+    LayerUnavailable,
+    LoadError,
+    SandboxError,
+    SandboxMemoryLimit,
+    SandboxTimeout,
+    SandboxViolation,
+    ToolRuntimeError,
+    WorkerCrashed,
+)
+from dyntools.sandbox import protocol
+from dyntools.sandbox.spec import WorkerSpec
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+BOOTSTRAP = (
+    f"import sys;sys.path.insert(0,{_PACKAGE_ROOT!r});"
+    "from dyntools.sandbox.worker import main;main()"
+)
+# Room around the result cap for the envelope and the captured output.
+_ENVELOPE_BYTES = 64 * 1024
+
+_ERRORS: dict[str, type[SandboxError]] = {
+    "timeout": SandboxTimeout,
+    "memory_limit": SandboxMemoryLimit,
+    "runtime_error": ToolRuntimeError,
+    "bad_result": BadResult,
+    "sandbox_violation": SandboxViolation,
+}
+
+_SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
+    signal.SIGSYS: (SandboxViolation, "the seccomp filter killed the worker (forbidden system "
+                    "call)"),
+    signal.SIGXFSZ: (SandboxViolation, "the worker tried to write a file (file size limit 0)"),
+    signal.SIGXCPU: (SandboxTimeout, "the worker used up its CPU time limit"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CallOutcome:
+    result: dict[str, Any]
+    output: str
+
+
+class EmptyDirectory:
+    """An empty, read-only working directory shared by the workers of one pool."""
+
+    def __init__(self) -> None:
+        self.path = tempfile.mkdtemp(prefix="dyntools-sandbox-")
+        os.chmod(self.path, 0o500)
+
+    def remove(self) -> None:
+        try:
+            os.chmod(self.path, 0o700)
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
+
+class WorkerProcess:
+    """One started, locked-down worker. Not thread-safe: one caller at a time (the pool
+    guarantees it)."""
+
+    def __init__(self, spec: WorkerSpec, cwd: str, *, stderr: int | None = None) -> None:
+        self.spec = spec
+        self.calls = 0
+        self.layers: dict[str, dict[str, Any]] = {}
+        self.broken = False
+        self._buffer = b""
+        self.process = subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
+            [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL if stderr is None else stderr,
+            cwd=cwd,
+            env={},
+            start_new_session=True,
+            close_fds=True,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._write_fd = self.process.stdin.fileno()
+        self._read_fd = self.process.stdout.fileno()
+        self._poll = select.poll()
+        self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def start(self) -> dict[str, dict[str, Any]]:
+        """Send the init message and wait for `hello`; return the layer report."""
+        try:
+            self._send(self.spec.init_message)
+            reply = self._receive(time.monotonic() + self.spec.limits.startup_timeout_s,
+                                  starting=True)
+        except SandboxError:
+            self.kill()
+            raise
+        if "hello" not in reply:
+            self.kill()
+            raise self._error_from(reply, starting=True)
+        layers = reply["hello"].get("layers", {})
+        self.layers = {
+            name: {"active": bool(value[0]), "detail": str(value[1])}
+            for name, value in layers.items()
+        }
+        missing = sorted(
+            name for name in self.spec.require_layers
+            if not self.layers.get(name, {}).get("active")
+        )
+        if missing:
+            self.kill()
+            raise LayerUnavailable(
+                "required sandbox layer(s) not active: " + ", ".join(
+                    f"{name} ({self.layers.get(name, {}).get('detail', 'unknown')})"
+                    for name in missing
+                ),
+                missing=missing,
+            )
+        return self.layers
+
+    def call(self, params: dict[str, Any], timeout: float | None = None) -> CallOutcome:
+        if self.broken:
+            raise WorkerCrashed("this worker was discarded")
+        try:
+            payload = marshal.dumps(params)
+        except ValueError as exc:
+            raise BadResult(f"params are not plain data: {exc}") from exc
+        if len(payload) > self.spec.limits.max_params_bytes:
+            raise BadResult(f"params are {len(payload)} bytes, over the cap of "
+                            f"{self.spec.limits.max_params_bytes}")
+        self.calls += 1
+        deadline = time.monotonic() + (timeout if timeout is not None
+                                       else self.spec.limits.timeout_s)
+        self._send(payload)
+        reply = self._receive(deadline)
+        ok = reply.get("ok", _MISSING)
+        if ok is not _MISSING:
+            if not isinstance(ok, dict):
+                self.kill()
+                raise BadResult("the worker returned a result that is not a JSON object")
+            return CallOutcome(ok, str(reply.get("out", "")))
+        error = self._error_from(reply)
+        if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):
+            self.kill()
+        raise error
+
+    # -- pipes -------------------------------------------------------------------------------
+
+    def _send(self, payload: bytes) -> None:
+        data = protocol.frame(payload)
+        try:
+            written = os.write(self._write_fd, data)
+            while written < len(data):
+                written += os.write(self._write_fd, data[written:])
+        except (BrokenPipeError, OSError):
+            raise self._died() from None
+
+    def _receive(self, deadline: float, *, starting: bool = False) -> dict[str, Any]:
+        cap = self.spec.limits.max_result_bytes + self.spec.limits.max_output_bytes * 6 + \
+            _ENVELOPE_BYTES
+        need = protocol.HEADER_BYTES
+        size = -1
+        while True:
+            if len(self._buffer) >= need:
+                if size < 0:
+                    size = int.from_bytes(self._buffer[:protocol.HEADER_BYTES], "big")
+                    if size > cap:
+                        self.kill()
+                        raise BadResult(f"the worker sent {size} bytes, over the cap of {cap}")
+                    need = protocol.HEADER_BYTES + size
+                    continue
+                payload = self._buffer[protocol.HEADER_BYTES:need]
+                self._buffer = self._buffer[need:]
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
+                if time.monotonic() < deadline:
+                    continue
+                self.kill()
+                what = "start" if starting else "finish"
+                raise SandboxTimeout(
+                    f"the worker did not {what} within the time limit; it was killed",
+                    timeout_s=self.spec.limits.timeout_s,
+                )
+            chunk = os.read(self._read_fd, max(65536, need - len(self._buffer)))
+            if not chunk:
+                raise self._died()
+            self._buffer += chunk
+        try:
+            reply = json.loads(payload)
+        except (ValueError, RecursionError) as exc:
+            self.kill()
+            raise BadResult(f"the worker sent a reply that is not JSON: {exc}") from None
+        if not isinstance(reply, dict):
+            self.kill()
+            raise BadResult("the worker sent a reply that is not a JSON object")
+        return reply
+
+    def _error_from(self, reply: dict[str, Any], *, starting: bool = False) -> SandboxError:
+        reason = str(reply.get("error", "worker_crashed"))
+        message = str(reply.get("message", "the worker failed"))
+        details: dict[str, Any] = {"output": str(reply.get("out", ""))}
+        if reply.get("trace"):
+            details["trace"] = reply["trace"]
+        if reason == "compile_error":
+            return LoadError(message, path=self.spec.source_path)  # type: ignore[return-value]
+        cls = _ERRORS.get(reason, WorkerCrashed)
+        return cls(message, **details)
+
+    def _died(self) -> SandboxError:
+        """The worker closed its pipe: find out why from its exit status."""
+        self.broken = True
+        try:
+            code = self.process.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.process.returncode
+        if code is not None and code < 0:
+            cls, text = _SIGNALS.get(-code, (WorkerCrashed, ""))
+            if not text:
+                text = f"the worker died from signal {signal.Signals(-code).name}"
+            return cls(text, signal=-code)
+        return WorkerCrashed(f"the worker exited unexpectedly with status {code}", status=code)
+
+    # -- ending -------------------------------------------------------------------------------
+
+    def kill(self) -> None:
+        """Kill the worker's whole process group and reap it."""
+        self.broken = True
+        if self.process.returncode is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.process.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self._close_pipes()
+
+    def stop(self) -> None:
+        """Ask an idle worker to end (EOF on its input), then make sure it did."""
+        self.broken = True
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            self.process.wait(timeout=0.5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+_MISSING = object()

@@ -1,0 +1,310 @@
+"""The worker: the child process that runs one approved tool version (`python -m ...worker`).
+
+The host starts it as `python -I -S -c <bootstrap>` with an empty environment, an empty working
+directory and pipes on fds 0 and 1. The worker:
+
+1. moves the protocol pipes to fresh fds and points fds 0 and 1 at /dev/null, so nothing the
+   tool or a C library writes can corrupt the protocol (the tool's `print` is captured in
+   memory, size-capped);
+2. reads the init message (marshal): the transformed syntax tree, the allow-list data it needs
+   (modules and members, builtins, denied attributes, escape routes), limits, the paths
+   Landlock may read and the seccomp program;
+3. imports the tool's allowed modules, builds the guards, compiles the tree;
+4. locks itself down (`layers.lock_down`), then runs the module body and answers `hello` with
+   the layer report;
+5. serves calls: a marshal frame with the params in, a JSON frame with the result out.
+
+It imports nothing from the rest of dyntools but `dyntools.sandbox` modules, and nothing that
+is slow to import: its start-up is the cold-call budget.
+"""
+
+from __future__ import annotations
+
+import marshal
+import posix
+import sys
+
+import _json
+
+from dyntools.sandbox import protocol
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+EXIT_STOPPED = 70  # the worker ended a call on purpose (violation, output cap, memory)
+MAX_MESSAGE_CHARS = 2000
+
+_encode_str = _json.encode_basestring_ascii
+
+
+def _refuse_default(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+_encode_json = _json.make_encoder(
+    {}, _refuse_default, _encode_str, None, ":", ",", False, False, False
+)
+
+
+class Channel:
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+
+    def send_text(self, text: str) -> None:
+        data = protocol.frame(text.encode("ascii"))
+        view = memoryview(data)
+        while view:
+            written = posix.write(self.write_fd, view)
+            view = view[written:]
+
+    def receive(self, max_bytes: int) -> Any:
+        return marshal.loads(protocol.read_frame(posix.read, self.read_fd, max_bytes))
+
+    def send_error(self, reason: str, message: str, *, fatal: bool = False,
+                   trace: list[list[Any]] | None = None, output: str = "") -> None:
+        parts = [
+            '{"error":', _encode_str(reason),
+            ',"message":', _encode_str(message[:MAX_MESSAGE_CHARS]),
+            ',"fatal":', "true" if fatal else "false",
+            ',"out":', _encode_str(output),
+        ]
+        if trace:
+            parts += [',"trace":', "".join(_encode_json(trace, 0))]
+        parts.append("}")
+        self.send_text("".join(parts))
+
+
+def _take_protocol_fds() -> Channel:
+    read_fd = posix.dup(0)
+    write_fd = posix.dup(1)
+    null = posix.open("/dev/null", posix.O_RDWR)
+    posix.dup2(null, 0)
+    posix.dup2(null, 1)
+    posix.close(null)
+    return Channel(read_fd, write_fd)
+
+
+def _tool_trace(exc: BaseException, filename: str, lines: list[str]) -> list[list[Any]]:
+    """(line, function, source) for each traceback entry inside the tool file."""
+    trace: list[list[Any]] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            lineno = tb.tb_lineno
+            text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+            trace.append([lineno, code.co_name, text])
+        tb = tb.tb_next
+    return trace
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # a broken __str__ must not take the worker down
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Worker:
+    def __init__(self, channel: Channel, init: dict[str, Any]) -> None:
+        from dyntools.sandbox.guards import Guards, ModuleView, safe_builtins
+
+        self.channel = channel
+        self.filename: str = init["filename"]
+        self.lines: list[str] = init["lines"]
+        self.max_result_bytes: int = init["max_result_bytes"]
+        self.max_params_bytes: int = init["max_params_bytes"]
+        self.cpu_seconds: int = init["cpu_seconds"]
+        self.cpu_lifetime: int = init["cpu_lifetime"]
+        self.skip: frozenset[str] = frozenset(init["skip"])
+        for name in init["modules"]:
+            try:
+                __import__(name)
+            except ImportError:
+                pass  # absent on this Python: the import guard will refuse it
+        escapes = []
+        for module_name, member in init["escapes"]:
+            module = sys.modules.get(module_name)
+            value = getattr(module, member, None) if module is not None else None
+            if value is not None:
+                escapes.append((f"{module_name}.{member}", value))
+        self.guards = Guards(
+            stop=self.stop,
+            denied_attributes=init["denied_attributes"],
+            denied_prefixes=init["denied_prefixes"],
+            escape_objects=escapes,
+            max_output_bytes=init["max_output_bytes"],
+        )
+        for name, members in init["modules"].items():
+            module = sys.modules.get(name)
+            if module is not None:
+                self.guards.add_module(name, module, members)
+        self.builtins = safe_builtins(init["builtins"], self.guards)
+        self.module_view_type = ModuleView
+
+    def stop(self, reason: str, message: str) -> NoReturn:
+        """End the call now: report on the protocol pipe and exit, uncatchable by the tool."""
+        try:
+            self.channel.send_error(reason, message, fatal=True,
+                                    output=self.guards.take_output())
+        finally:
+            posix._exit(EXIT_STOPPED)
+
+    def compile_tool(self, tree_data: Any, module_name: str) -> Any:
+        import _ast
+
+        from dyntools.sandbox.astcodec import decode
+
+        tree = decode(tree_data, _ast)
+        return compile(tree, self.filename, "exec", dont_inherit=True)
+
+    def tool_globals(self, module_name: str) -> dict[str, Any]:
+        module = type(sys)(module_name)
+        sys.modules[module_name] = module
+        namespace: dict[str, Any] = module.__dict__
+        if "restricted" not in self.skip:
+            namespace["__builtins__"] = self.builtins
+            namespace["_getattr_"] = self.guards.getattr_guard()
+            namespace["_getiter_"] = iter
+            namespace["_write_"] = self.guards.write_guard()
+            namespace["_apply_"] = self.guards.apply_guard()
+        else:
+            # Test-only: RestrictedPython's rewrites stay, but the guards let everything
+            # through and the builtins are the real ones, to show the OS layers alone.
+            import builtins
+
+            namespace["__builtins__"] = builtins
+            namespace["_getattr_"] = getattr
+            namespace["_getiter_"] = iter
+            namespace["_write_"] = lambda obj: obj
+            namespace["_apply_"] = lambda f, *a, **k: f(*a, **k)
+        return namespace
+
+    def reply_exception(self, exc: BaseException, *, during: str) -> bool:
+        """Report a tool exception; return True when the worker must end."""
+        output = self.guards.take_output()
+        if isinstance(exc, MemoryError):
+            self.channel.send_error("memory_limit", f"the tool ran out of memory {during}",
+                                    fatal=True, output=output)
+            return True
+        trace = _tool_trace(exc, self.filename, self.lines)
+        self.channel.send_error("runtime_error", _describe(exc), trace=trace, output=output)
+        return False
+
+    def serve(self, run: Any) -> None:
+        channel = self.channel
+        guards = self.guards
+        encode = _encode_json
+        limit = self.max_result_bytes
+        rearm_cpu = self._cpu_rearm()
+        while True:
+            try:
+                message = channel.receive(self.max_params_bytes)
+            except EOFError:
+                return
+            if message is None:
+                return
+            rearm_cpu()
+            try:
+                result = run(message)
+            except BaseException as exc:  # the tool's failure is data for the host
+                if self.reply_exception(exc, during="during the call"):
+                    return
+                continue
+            try:
+                if not isinstance(result, dict):
+                    raise TypeError(f"run() returned {type(result).__name__}, not a dict")
+                text = "".join(encode(result, 0))
+            except MemoryError:
+                channel.send_error("memory_limit", "out of memory encoding the result",
+                                   fatal=True, output=guards.take_output())
+                return
+            except (TypeError, ValueError, RecursionError) as exc:
+                channel.send_error("bad_result", f"the result is not JSON: {exc}",
+                                   output=guards.take_output())
+                continue
+            if len(text) > limit:
+                channel.send_error("bad_result",
+                                   f"the result is {len(text)} bytes, over the cap of {limit}",
+                                   output=guards.take_output())
+                continue
+            out = guards.take_output()
+            channel.send_text('{"ok":' + text + ',"out":' + _encode_str(out) + "}"
+                              if out else '{"ok":' + text + "}")
+
+    def _cpu_rearm(self) -> Any:
+        """Give each call a fresh CPU allowance under the lifetime hard limit."""
+        from dyntools.sandbox.layers import RLIMIT_CPU, set_rlimit
+
+        budget = self.cpu_seconds
+        hard = self.cpu_lifetime
+        state = {"soft": budget}
+        times = posix.times
+        skip_rlimits = "rlimits" in self.skip
+
+        def rearm() -> None:
+            if skip_rlimits:
+                return
+            used = times()
+            spent = used[0] + used[1]
+            if spent + budget > state["soft"]:
+                soft = int(spent) + 2 * budget
+                try:
+                    set_rlimit(RLIMIT_CPU, min(soft, hard), hard)
+                    state["soft"] = soft
+                except OSError:
+                    pass  # the lifetime hard limit is reached; SIGXCPU will end the worker
+
+        return rearm
+
+
+def main() -> None:
+    channel = _take_protocol_fds()
+    try:
+        init = channel.receive(1 << 30)
+    except (EOFError, ValueError):
+        posix._exit(2)
+    worker = Worker(channel, init)
+    try:
+        code = worker.compile_tool(init["tree"], init["module"])
+    except (SyntaxError, ValueError, TypeError) as exc:
+        channel.send_error("compile_error", _describe(exc), fatal=True)
+        posix._exit(EXIT_STOPPED)
+    from dyntools.sandbox.layers import lock_down
+
+    report: dict[str, list[object]] = lock_down(
+        memory_mb=init["memory_mb"],
+        cpu_seconds=init["cpu_seconds"],
+        cpu_lifetime=init["cpu_lifetime"],
+        open_files=init["max_open_files"],
+        read_paths=init["read_paths"],
+        seccomp_program=init["seccomp"],
+        seccomp_missing_reason=init["seccomp_missing"],
+        skip=worker.skip,
+    )
+    report["restricted"] = (
+        [False, "disabled"] if "restricted" in worker.skip
+        else [True, "RestrictedPython policy with runtime guards"]
+    )
+    namespace = worker.tool_globals(init["module"])
+    try:
+        exec(code, namespace)
+    except BaseException as exc:  # module-level failure: report, then end
+        worker.reply_exception(exc, during="while loading the module")
+        posix._exit(EXIT_STOPPED)
+    run = namespace.get("run")
+    if not callable(run):
+        channel.send_error("compile_error", "the tool defines no run(params) function",
+                           fatal=True)
+        posix._exit(EXIT_STOPPED)
+    channel.send_text('{"hello":' + "".join(_encode_json(
+        {"pid": posix.getpid(), "layers": report}, 0)) + "}")
+    worker.serve(run)
+    posix._exit(0)
+
+
+if __name__ == "__main__":
+    main()
