@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from dyntools.gate.policy import Policy, load_policy
+
 
 def tool_source(name: str = "echo_tool", answer: str = "v1", *, extra_import: str = "") -> bytes:
     """A minimal valid tool whose run() returns {"answer": answer}."""
@@ -55,3 +57,17 @@ def snapshot(root: Path) -> dict[str, bytes]:
         str(p.relative_to(root)): p.read_bytes() if p.is_file() else b"<dir>"
         for p in sorted(root.rglob("*"))
     }
+
+
+def allowlist_without_module(default: Policy, module: str, path: Path) -> Policy:
+    """The default allow-list minus one module's tables."""
+    kept: list[str] = []
+    skipping = False
+    for line in default.text.splitlines():
+        if line.startswith("["):
+            header = line.strip("[] ")
+            skipping = header == f"modules.{module}" or header.startswith(f"modules.{module}.")
+        if not skipping:
+            kept.append(line)
+    path.write_text("\n".join(kept) + "\n")
+    return load_policy(path)

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from dyntools.gate.policy import Policy, load_policy
 from dyntools.registry import APPROVED, QUARANTINED, Registry
 
-from .helpers import tamper, tool_source, wait_for
+from .helpers import allowlist_without_module, tamper, tool_source, wait_for
 
 
 def _three_versions(registry: Registry) -> None:
@@ -50,26 +49,12 @@ def test_deleted_version_file_is_quarantined(registry: Registry) -> None:
     assert record.reason_code == "file_missing"
 
 
-def _without_module(default: Policy, module: str, path: Path) -> Policy:
-    """The default allow-list minus one module's tables."""
-    kept: list[str] = []
-    skipping = False
-    for line in default.text.splitlines():
-        if line.startswith("["):
-            header = line.strip("[] ")
-            skipping = header == f"modules.{module}" or header.startswith(f"modules.{module}.")
-        if not skipping:
-            kept.append(line)
-    path.write_text("\n".join(kept) + "\n")
-    return load_policy(path)
-
-
 def test_version_approved_under_an_older_allow_list_is_quarantined(
     registry: Registry, tmp_path: Path
 ) -> None:
     registry.add_version("echo_tool", tool_source(answer="1"), {})
     registry.add_version("echo_tool", tool_source(answer="2", extra_import="json"), {})
-    tighter = _without_module(registry.policy, "json", tmp_path / "allowlist.toml")
+    tighter = allowlist_without_module(registry.policy, "json", tmp_path / "allowlist.toml")
     assert tighter.digest != registry.policy.digest
     reopened = Registry.open(registry.root, tighter)
     record = reopened.get("echo_tool", 2)
