@@ -20,3 +20,4 @@ def main() -> None:
 # Command modules register themselves on `main` when imported.
 from dyntools.cli import check_cmd  # noqa: E402,F401
 from dyntools.cli import registry_cmd  # noqa: E402,F401
+from dyntools.cli import sandbox_cmd  # noqa: E402,F401
