@@ -40,8 +40,7 @@ def public_names(module: types.ModuleType) -> set[str]:
     search_path = getattr(module, "__path__", None)
     if search_path is not None:
         names |= {
-            info.name for info in pkgutil.iter_modules(search_path)
-            if not info.name.startswith("_")
+            info.name for info in pkgutil.iter_modules(search_path) if not info.name.startswith("_")
         }
     return names
 

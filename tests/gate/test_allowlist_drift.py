@@ -21,6 +21,7 @@ import pytest
 
 from dyntools.gate.policy import ModulePolicy, Policy, load_policy
 
+# fmt: off
 DEFAULT_MODULES = frozenset(
     {
         "math", "cmath", "re", "json", "string", "datetime", "time", "calendar", "zoneinfo",
@@ -30,6 +31,7 @@ DEFAULT_MODULES = frozenset(
         "typing", "zlib", "operator",
     }
 )
+# fmt: on
 
 # Members that must stay refused, and why. Removing an exclusion from allowlist.toml (or moving
 # the name into `members`) fails test_escape_routes_stay_excluded; keep this table in step with
@@ -148,8 +150,7 @@ def public_names(module: types.ModuleType) -> set[str]:
     search_path = getattr(module, "__path__", None)
     if search_path is not None:
         names |= {
-            info.name for info in pkgutil.iter_modules(search_path)
-            if not info.name.startswith("_")
+            info.name for info in pkgutil.iter_modules(search_path) if not info.name.startswith("_")
         }
     return names
 
@@ -213,9 +214,7 @@ def test_members_submodules_and_excluded_partition_the_public_names(
 
 
 @pytest.mark.parametrize("name", sorted(DEFAULT_MODULES))
-def test_no_allowed_member_is_a_module_a_metaclass_or_a_capsule(
-    policy: Policy, name: str
-) -> None:
+def test_no_allowed_member_is_a_module_a_metaclass_or_a_capsule(policy: Policy, name: str) -> None:
     wrong = {}
     for dotted, value in allowed_objects(policy, only=name):
         member = dotted.rsplit(".", 1)[1]
@@ -281,9 +280,7 @@ def test_a_reexport_is_judged_the_same_in_every_module(policy: Policy) -> None:
         for dotted, value in allowed_objects(policy)
         if id(value) in refused and not isinstance(value, _VALUE_TYPES)
     }
-    assert not inconsistent, (
-        f"allowed here, refused as the same object elsewhere: {inconsistent}"
-    )
+    assert not inconsistent, f"allowed here, refused as the same object elsewhere: {inconsistent}"
 
 
 def test_every_exclusion_gives_a_reason_worth_reading(policy: Policy) -> None:
