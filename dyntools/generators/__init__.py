@@ -6,6 +6,7 @@
     FileGenerator        a file or stdin written by a person or another agent
     OfflineGenerator     built-in templates (no key, no network)
     generate_gated       generate, gate, and retry with the findings as feedback
+    build_generator      a generator from CLI-style options ("anthropic", model=..., ...)
 
 The model SDKs are imported only when a network generator makes its first call.
 """
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 from dyntools.generators.anthropic import AnthropicConfig, AnthropicGenerator
 from dyntools.generators.base import GateFeedback, GeneratedSource, Generator, ToolSpec
+from dyntools.generators.factory import GENERATOR_NAMES, build_generator
 from dyntools.generators.file import FileGenerator
 from dyntools.generators.loop import GatedSource, generate_gated
 from dyntools.generators.offline import OfflineGenerator, template_names
 from dyntools.generators.openai_compat import OpenAICompatConfig, OpenAICompatGenerator
 
 __all__ = [
+    "GENERATOR_NAMES",
     "AnthropicConfig",
     "AnthropicGenerator",
     "FileGenerator",
@@ -31,6 +34,7 @@ __all__ = [
     "OpenAICompatConfig",
     "OpenAICompatGenerator",
     "ToolSpec",
+    "build_generator",
     "generate_gated",
     "template_names",
 ]

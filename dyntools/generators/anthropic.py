@@ -84,7 +84,7 @@ class AnthropicGenerator:
                 model=model,
                 **details,
             )
-        if stop_reason == "max_tokens":
+        if stop_reason in ("max_tokens", "model_context_window_exceeded"):
             raise GenerationTruncated(
                 f"{self.id}: the answer was cut off at max_tokens={self.config.max_tokens}; "
                 "raise max_tokens or ask for a smaller tool",
