@@ -8,12 +8,30 @@ and lists every added and dropped name per module, so a reviewer decides each on
 
 from __future__ import annotations
 
+import builtins
+import collections
+import csv
+import datetime
+import decimal
+import difflib
 import enum
+import functools
+import hashlib
+import heapq
 import importlib
 import importlib.util
+import ipaddress
+import json
 import pkgutil
+import re
+import statistics
+import textwrap
 import tomllib
 import types
+import typing
+import urllib.parse
+import uuid
+import zoneinfo
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -316,3 +334,87 @@ def test_member_lists_are_sorted_in_the_file(policy: Policy) -> None:
         if isinstance(table.get(key), list) and table[key] != sorted(table[key])
     ]
     assert not unsorted, f"lists to keep sorted (reviewers diff them): {unsorted}"
+
+
+def typical_values() -> dict[str, object]:
+    """Objects a tool gets back from allowed members, to walk as well as the members."""
+    return {
+        "re.compile(...)": re.compile("(?P<x>a)"),
+        "re.match(...)": re.match("a", "a"),
+        "re.finditer(...)": re.finditer("a", "aa"),
+        "json.JSONDecoder()": json.JSONDecoder(),
+        "json.JSONDecodeError(...)": json.JSONDecodeError("m", "d", 0),
+        "decimal.Context()": decimal.Context(),
+        "decimal.localcontext()": decimal.localcontext(),
+        "difflib.SequenceMatcher(...)": difflib.SequenceMatcher(None, "ab", "ac"),
+        "difflib.unified_diff(...)": difflib.unified_diff(["a"], ["b"]),
+        "heapq.merge(...)": heapq.merge([1], [2]),
+        "datetime.datetime.now()": datetime.datetime.now(datetime.UTC),
+        "functools.partial(len)": functools.partial(len),
+        "functools.lru_cache(len)": functools.lru_cache(len),
+        "functools.cmp_to_key(len)(1)": functools.cmp_to_key(len)(1),
+        "textwrap.TextWrapper()": textwrap.TextWrapper(),
+        "csv.writer(csv.StringIO())": csv.writer(csv.StringIO()),
+        "csv.DictReader([])": csv.DictReader([]),
+        "zoneinfo.ZoneInfo('UTC')": zoneinfo.ZoneInfo("UTC"),
+        "hashlib.sha256()": hashlib.sha256(),
+        "uuid.uuid4()": uuid.uuid4(),
+        "ipaddress.ip_network(...)": ipaddress.ip_network("10.0.0.0/8"),
+        "statistics.NormalDist()": statistics.NormalDist(),
+        "typing.Optional[int]": typing.Optional[int],  # noqa: UP045 (the alias object itself)
+        "typing.Callable[[int], int]": typing.Callable[[int], int],
+        "urllib.parse.urlparse(...)": urllib.parse.urlparse("http://u:p@h/p?q#f"),
+        "collections.ChainMap()": collections.ChainMap(),
+        "collections.UserDict()": collections.UserDict(),
+    }
+
+
+def test_public_attributes_never_lead_to_a_module_frame_or_refused_object(policy: Policy) -> None:
+    """Walk `x.attr` chains (the gate's attribute rules applied) from every allowed member."""
+
+    def reachable_by_attribute(attr: str) -> bool:
+        return not (attr.startswith("_") or policy.attribute_denial(attr) is not None)
+
+    refused = {
+        id(getattr(builtins, name)): f"builtin {name}"
+        for name in policy.denied_builtins
+        if hasattr(builtins, name)
+    }
+    refused.update(
+        (id(value), f"excluded {dotted}")
+        for dotted, value in excluded_objects(policy)
+        if not isinstance(value, _VALUE_TYPES)
+    )
+
+    def verdict(value: object) -> str | None:
+        if isinstance(value, types.ModuleType):
+            return f"module {value.__name__}"
+        if isinstance(value, types.FrameType | types.CodeType | types.TracebackType):
+            return "frame, code or traceback"
+        if is_metaclass(value):
+            return "a metaclass"
+        return refused.get(id(value))
+
+    roots = dict(allowed_objects(policy))
+    roots.update(typical_values())
+    queue = [(path, value, 4) for path, value in roots.items()]
+    seen: dict[int, object] = {}  # holds each value so its id is not reused
+    found: dict[str, str] = {}
+    while queue:
+        path, value, depth = queue.pop(0)
+        why = verdict(value)
+        if why is not None:
+            found[path] = why
+            continue
+        if id(value) in seen or depth == 0:
+            continue
+        seen[id(value)] = value
+        for attr in dir(value):
+            if not reachable_by_attribute(attr):
+                continue
+            try:
+                child = getattr(value, attr)
+            except Exception:  # properties that raise are not a route
+                continue
+            queue.append((f"{path}.{attr}", child, depth - 1))
+    assert not found, f"reachable through public attributes: {found}"
