@@ -18,28 +18,33 @@ if TYPE_CHECKING:
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
-def encode(node: Any) -> Any:
-    """Host side: an `ast` tree into tuples, lists and constants."""
+def encode(node: Any, parent_position: tuple[int, int, int, int] = (1, 0, 1, 0)) -> Any:
+    """Host side: an `ast` tree into tuples, lists and constants. A node the transformer made
+    without a position takes its parent's."""
     cls = type(node)
     name = cls.__name__
-    attrs = cls._attributes
-    position = tuple(getattr(node, a, None) for a in _POSITION) if attrs else ()
+    position: tuple[Any, ...] = ()
+    if cls._attributes:
+        position = tuple(getattr(node, a, None) for a in _POSITION)
+        if None in position:
+            position = parent_position
+    inherited = position or parent_position
     if name == "Constant":
         return (name, (node.value, node.kind), position)
     values = []
     for field in cls._fields:
         value = getattr(node, field, None)
         if isinstance(value, list):
-            values.append([_encode_value(v) for v in value])
+            values.append([_encode_value(v, inherited) for v in value])
         else:
-            values.append(_encode_value(value))
+            values.append(_encode_value(value, inherited))
     return (name, tuple(values), position)
 
 
-def _encode_value(value: Any) -> Any:
+def _encode_value(value: Any, parent_position: Any) -> Any:
     if value is None or isinstance(value, str | int):
         return value
-    return encode(value)
+    return encode(value, parent_position)
 
 
 def decode(data: Any, ast_module: Any) -> Any:

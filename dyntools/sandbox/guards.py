@@ -53,7 +53,7 @@ class ModuleView:
     __slots__ = ("__dict__",)
 
     def __repr__(self) -> str:
-        return f"<allowed members of {self.__dict__.get('__view_name__', '?')}>"
+        return "<allowed module members>"
 
 
 class Guards:
@@ -164,7 +164,10 @@ class Guards:
         allowed = []
         for member in members:
             value = getattr(module, member, _MISSING)
-            if value is not _MISSING and not member.startswith("_"):
+            # Escape routes never enter a view, even if a policy lists them.
+            # A module never enters a view: allowed submodules get views of their own.
+            if (value is not _MISSING and not member.startswith("_")
+                    and id(value) not in self.escape_ids and type(value) is not ModuleType):
                 view.__dict__[member] = value
                 allowed.append(member)
         self.view_members[dotted] = frozenset(allowed)

@@ -129,4 +129,5 @@ def restrict_source(source: str, filename: str) -> tuple[Any, set[str]]:
             path=filename,
             errors=list(errors),
         )
+    ast.fix_missing_locations(tree)
     return astcodec.encode(tree), imports

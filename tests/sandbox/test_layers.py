@@ -1,0 +1,191 @@
+"""Each OS layer stands on its own: the gate is bypassed (these files never pass it) and the
+RestrictedPython guards are switched off with the test-only `_skip_layers` argument, which
+neither tool code nor the CLI can reach. "all" keeps every OS layer on; "<layer>" keeps only
+that one."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from dyntools.errors import SandboxError, SandboxViolation, ToolRuntimeError
+from dyntools.sandbox import SandboxLimits, run_once
+
+from .conftest import OS_LAYERS, only
+
+ALL_OS = frozenset({"restricted"})  # skip only the guards
+
+
+def attempt(tool, policy, body: str, skip: frozenset[str], imports: str = "") -> dict:
+    """Run the attack; a refusal is either a typed sandbox error or an OSError the tool saw."""
+    path = tool(body, imports=imports)
+    try:
+        return run_once(path, {}, policy=policy, limits=SandboxLimits(timeout_s=5.0),
+                        _skip_layers=skip)
+    except SandboxError as exc:
+        return {"sandbox_error": exc.reason, "message": exc.message}
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("seccomp")], ids=["all", "seccomp"])
+def test_fork_is_refused(tool, policy, skip):
+    outcome = attempt(tool, policy, '''
+        def run(params):
+            pid = os.fork()
+            return {"pid": pid}
+        ''', skip, imports="import os")
+    assert outcome["sandbox_error"] == "sandbox_violation", outcome
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("seccomp"), only("landlock_fs")],
+                         ids=["all", "seccomp", "landlock_fs"])
+def test_exec_is_refused(tool, policy, skip):
+    outcome = attempt(tool, policy, '''
+        def run(params):
+            try:
+                os.execv("/bin/true", ["true"])
+            except OSError as exc:
+                return {"refused": exc.errno}
+            return {"ran": True}
+        ''', skip, imports="import os")
+    assert "refused" in outcome or outcome.get("sandbox_error") == "sandbox_violation", outcome
+
+
+@pytest.mark.parametrize(
+    "skip",
+    [ALL_OS, only("seccomp"), only("netns"), only("landlock_net")],
+    ids=["all", "seccomp", "netns", "landlock_net"],
+)
+def test_socket_to_localhost_is_refused(tool, policy, skip):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.2)
+    port = listener.getsockname()[1]
+    try:
+        outcome = attempt(tool, policy, f'''
+            def run(params):
+                conn = socket.socket()
+                conn.settimeout(1.0)
+                try:
+                    conn.connect(("127.0.0.1", {port}))
+                except OSError as exc:
+                    return {{"refused": exc.errno}}
+                return {{"connected": True}}
+            ''', skip, imports="import socket")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+    assert "refused" in outcome or outcome.get("sandbox_error") == "sandbox_violation", outcome
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_fs"), only("rlimits")],
+                         ids=["all", "landlock_fs", "rlimits"])
+def test_write_outside_the_working_directory_is_refused(tool, policy, tmp_path, skip):
+    target = tmp_path / "written.txt"
+    outcome = attempt(tool, policy, f'''
+        def run(params):
+            try:
+                with open({str(target)!r}, "w") as handle:
+                    handle.write("escaped")
+            except OSError as exc:
+                return {{"refused": exc.errno}}
+            return {{"wrote": True}}
+        ''', skip)
+    assert "refused" in outcome or outcome.get("sandbox_error") == "sandbox_violation", outcome
+    assert not target.exists() or target.read_text() == ""
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_fs")], ids=["all", "landlock_fs"])
+def test_reading_a_planted_file_is_refused(tool, policy, tmp_path: Path, skip):
+    secret = tmp_path / "planted" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("s3cr3t")
+    outcome = attempt(tool, policy, f'''
+        def run(params):
+            try:
+                with open({str(secret)!r}) as handle:
+                    return {{"read": handle.read()}}
+            except OSError as exc:
+                return {{"refused": exc.errno}}
+        ''', skip)
+    assert "refused" in outcome, outcome
+    assert "s3cr3t" not in str(outcome)
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_scope")], ids=["all", "landlock_scope"])
+def test_signals_to_other_processes_are_refused(tool, policy, skip):
+    import subprocess
+    import sys
+
+    victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        outcome = attempt(tool, policy, f'''
+            def run(params):
+                try:
+                    os.kill({victim.pid}, signal.SIGTERM)
+                except OSError as exc:
+                    return {{"refused": exc.errno}}
+                return {{"sent": True}}
+            ''', skip, imports="import os\nimport signal")
+        assert victim.poll() is None
+    finally:
+        victim.kill()
+        victim.wait()
+    assert "refused" in outcome, outcome
+
+
+def test_restricted_python_alone_refuses_imports_and_builtins(tool, policy):
+    with pytest.raises(SandboxViolation):
+        run_once(tool('''
+            def run(params):
+                return {"cwd": os.getcwd()}
+            ''', imports="import os"), {}, policy=policy, _skip_layers=OS_LAYERS)
+    with pytest.raises(ToolRuntimeError, match="NameError"):
+        run_once(tool('''
+            def run(params):
+                return {"data": open("/etc/hostname").read()}
+            '''), {}, policy=policy, _skip_layers=OS_LAYERS)
+
+
+def test_every_layer_is_reported_active_here():
+    """This machine kind supports every layer (DESIGN.md §4); a regression shows up here."""
+    from dyntools.sandbox import probe_layers
+
+    inactive = {name: e["detail"] for name, e in probe_layers().items() if not e["active"]}
+    assert not inactive
+
+
+def test_controls_without_any_layer_the_attacks_work(tool, policy, tmp_path):
+    """Shows the tests above test something: with every layer off the same code succeeds."""
+    nothing = OS_LAYERS | {"restricted"}
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr3t")
+    assert attempt(tool, policy, f'''
+        def run(params):
+            with open({str(secret)!r}) as handle:
+                return {{"read": handle.read()}}
+        ''', nothing) == {"read": "s3cr3t"}
+    target = tmp_path / "written.txt"
+    assert attempt(tool, policy, f'''
+        def run(params):
+            with open({str(target)!r}, "w") as handle:
+                handle.write("escaped")
+            return {{"wrote": True}}
+        ''', nothing) == {"wrote": True}
+    assert target.read_text() == "escaped"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    try:
+        assert attempt(tool, policy, f'''
+            def run(params):
+                conn = socket.socket()
+                conn.connect(("127.0.0.1", {port}))
+                return {{"connected": True}}
+            ''', nothing, imports="import socket") == {"connected": True}
+    finally:
+        listener.close()

@@ -1,0 +1,191 @@
+"""The warm pool: concurrency, replacement of broken workers, recycling, closing."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from dyntools.errors import (
+    BadResult,
+    LayerUnavailable,
+    LoadError,
+    SandboxTimeout,
+    SandboxViolation,
+    ToolRuntimeError,
+    UsageError,
+    WorkerCrashed,
+)
+from dyntools.sandbox import SandboxLimits, WorkerPool, run_once
+
+SQUARE = '''
+def run(params):
+    if params.get("loop"):
+        while True:
+            pass
+    if params.get("sleep"):
+        total = 0
+        for i in range(params["sleep"]):
+            total += i
+        return {"total": total}
+    return {"square": params["n"] * params["n"], "n": params["n"]}
+'''
+
+
+def test_200_concurrent_calls_over_4_workers(tool, policy, limits):
+    path = tool(SQUARE)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=4) as pool:
+        with ThreadPoolExecutor(max_workers=16) as executor:
+            results = list(executor.map(lambda n: pool.call({"n": n}), range(200)))
+        stats = pool.stats
+    assert results == [{"square": n * n, "n": n} for n in range(200)]
+    assert stats["started"] <= 4
+    assert stats["calls"] == 200
+
+
+def test_timeout_kills_the_worker_and_the_next_call_works(tool, policy):
+    path = tool(SQUARE)
+    limits = SandboxLimits(timeout_s=0.5)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1) as pool:
+        assert pool.call({"n": 3}) == {"square": 9, "n": 3}
+        with pytest.raises(SandboxTimeout):
+            pool.call({"loop": True})
+        assert pool.call({"n": 4}) == {"square": 16, "n": 4}
+        assert pool.stats["replaced"] == 1
+        assert pool.stats["started"] == 2
+
+
+def test_a_crashed_worker_is_replaced(tool, policy, limits):
+    # Gate and guards bypassed (test-only switch) so the tool can kill its own process.
+    path = tool('''
+        import os
+        import signal
+
+
+        def run(params):
+            if params.get("crash"):
+                os.kill(os.getpid(), signal.SIGSEGV)
+            return {"pid": os.getpid()}
+        ''')
+    with WorkerPool(path, module_name="crash_v1", policy=policy, limits=limits, size=1,
+                    _skip_layers=frozenset({"restricted", "seccomp", "landlock_scope"})) as pool:
+        pool.start()
+        first = pool.call({})["pid"]
+        with pytest.raises(WorkerCrashed):
+            pool.call({"crash": True})
+        second = pool.call({})["pid"]
+        assert second != first
+        assert pool.stats["replaced"] == 1
+
+
+def test_runtime_errors_keep_the_worker(tool, policy, limits):
+    path = tool(SQUARE)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1) as pool:
+        with pytest.raises(ToolRuntimeError) as info:
+            pool.call({})
+        assert info.value.details["trace"][0][1] == "run"
+        assert pool.call({"n": 2})["square"] == 4
+        assert pool.stats["started"] == 1
+
+
+def test_workers_recycle_after_max_calls(tool, policy, limits):
+    path = tool(SQUARE)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1,
+                    max_calls_per_worker=3) as pool:
+        for n in range(7):
+            assert pool.call({"n": n})["square"] == n * n
+        assert pool.stats["started"] == 3
+        assert pool.stats["replaced"] == 0
+
+
+def test_close_lets_running_calls_finish(tool, policy, limits):
+    path = tool(SQUARE)
+    pool = WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1)
+    pool.start()
+    outcome: dict = {}
+
+    def slow_call() -> None:
+        outcome["result"] = pool.call({"sleep": 3_000_000})
+
+    thread = threading.Thread(target=slow_call)
+    thread.start()
+    while pool.stats["busy"] == 0:
+        time.sleep(0.005)
+    pool.close(wait=False)
+    with pytest.raises(UsageError):
+        pool.call({"n": 1})
+    thread.join()
+    assert outcome["result"]["total"] == sum(range(3_000_000))
+    pool.close(wait=True)
+    assert pool.stats["live"] == 0
+
+
+def test_a_required_layer_that_is_off_is_an_error(tool, policy, limits):
+    path = tool(SQUARE)
+    pool = WorkerPool(path, module_name="square_v1", policy=policy, limits=limits,
+                      require_layers=frozenset({"seccomp"}),
+                      _skip_layers=frozenset({"seccomp"}))
+    with pytest.raises(LayerUnavailable) as info:
+        pool.call({"n": 1})
+    assert info.value.details["missing"] == ["seccomp"]
+    pool.close()
+
+
+def test_run_once(tool, policy, limits):
+    assert run_once(tool(SQUARE), {"n": 5}, policy=policy, limits=limits)["square"] == 25
+
+
+def test_results_over_the_cap_and_params_over_the_cap(tool, policy):
+    path = tool('''
+        def run(params):
+            return {"data": "x" * params["size"]}
+        ''')
+    limits = SandboxLimits(max_result_bytes=1000, max_params_bytes=1000)
+    with WorkerPool(path, module_name="big_v1", policy=policy, limits=limits, size=1) as pool:
+        assert pool.call({"size": 10}) == {"data": "x" * 10}
+        with pytest.raises(BadResult):
+            pool.call({"size": 5000})
+        with pytest.raises(BadResult):
+            pool.call({"size": 1, "padding": "y" * 5000})
+        assert pool.call({"size": 3}) == {"data": "xxx"}
+
+
+def test_compile_errors_are_load_errors(tool, policy, limits):
+    path = tool('''
+        class Sneaky:
+            pass
+
+
+        def run(params):
+            return {}
+        ''')
+    with pytest.raises(LoadError):
+        WorkerPool(path, module_name="bad_v1", policy=policy, limits=limits)
+
+
+def test_tool_prints_never_corrupt_the_protocol(tool, policy, limits):
+    path = tool('''
+        def run(params):
+            print("\\x00\\x00\\x00\\x10{not a frame", end="")
+            print(params["n"])
+            return {"n": params["n"]}
+        ''')
+    with WorkerPool(path, module_name="noisy_v1", policy=policy, limits=limits, size=1) as pool:
+        for n in range(3):
+            outcome = pool.call_outcome({"n": n})
+            assert outcome.result == {"n": n}
+            assert outcome.output.endswith(f"{n}\n")
+
+
+def test_attribute_writes_end_the_call(tool, policy, limits):
+    path = tool('''
+        def run(params):
+            params.extra = 1
+            return {}
+        ''')
+    with WorkerPool(path, module_name="write_v1", policy=policy, limits=limits) as pool:
+        with pytest.raises(SandboxViolation):
+            pool.call({})
+        assert pool.stats["replaced"] == 1
