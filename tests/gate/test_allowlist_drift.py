@@ -22,9 +22,12 @@ import importlib
 import importlib.util
 import ipaddress
 import json
+import os
 import pkgutil
 import re
 import statistics
+import subprocess
+import sys
 import textwrap
 import tomllib
 import types
@@ -62,6 +65,7 @@ ESCAPE_ROUTES: dict[tuple[str, str], str] = {
     ("string", "Formatter"): "format strings resolve attribute paths",
     ("typing", "get_type_hints"): "evaluates annotation strings",
     ("typing", "ForwardRef"): "holds an annotation string get_type_hints evaluates",
+    ("typing", "get_origin"): "get_origin(typing.Type) returns the builtin type",
     ("functools", "singledispatch"): "register() evaluates annotation strings",
     ("functools", "singledispatchmethod"): "register() evaluates annotation strings",
     ("functools", "update_wrapper"): "reads and writes attributes named by strings",
@@ -418,3 +422,22 @@ def test_public_attributes_never_lead_to_a_module_frame_or_refused_object(policy
                 continue
             queue.append((f"{path}.{attr}", child, depth - 1))
     assert not found, f"reachable through public attributes: {found}"
+
+
+def test_no_allowed_call_hands_back_a_module_metaclass_or_refused_object(policy: Policy) -> None:
+    """Call every allowed member with small arguments, in a child process (calls change state)."""
+    script = Path(__file__).with_name("allowlist_callfuzz.py")
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run(
+        [sys.executable, str(script), policy.path],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["results"] > 10_000, "the fuzz barely ran: did the argument pool break?"
+    assert not report["hits"], f"allowed calls that hand back refused objects: {report['hits']}"
