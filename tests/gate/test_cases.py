@@ -38,24 +38,6 @@ NO_REJECTING_CASE_NEEDED = frozenset(code for code in RULES if code.startswith("
 # design asks for and is NOT edited to match the gate; each case runs as a strict xfail, so it
 # turns into a failure (and must leave this table) the day the gate catches it.
 KNOWN_GATE_GAPS: dict[str, str] = {
-    "hygiene_fullwidth_lowline_identifier": (
-        "DT007 misses identifiers containing connector punctuation (U+FF3F): the token scan "
-        "splits them, so a look-alike of total_count passes"
-    ),
-    "hygiene_undertie_identifier": (
-        "DT007 misses identifiers containing U+203F UNDERTIE: is\u203fadmin passes next to "
-        "is_admin"
-    ),
-    "hygiene_nfkc_dunder_attribute": (
-        "DT007 misses the non-ASCII attribute _\uff3fclass\uff3f\uff3f (DT302 still refuses it "
-        "after NFKC)"
-    ),
-    "shape_def_shadows_builtin": "the gate never emits DT307 (a top-level def named getattr)",
-    "syntax_try_star_plain": (
-        "try/except* is accepted, but RestrictedPython 9 (layer 2) refuses TryStar since "
-        "CVE-2025-22153; the layers should agree as they do for match (nothing emits DT703)"
-    ),
-    "syntax_try_star_traceback": "same as syntax_try_star_plain (DT302 is reported)",
 }
 
 _EXPECT = re.compile(r"#\s*expect:\s*((?:DT\d{3}[ \t]*)+)$")
