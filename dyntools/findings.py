@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+from urllib.parse import quote
 
 
 class Family(StrEnum):
@@ -122,8 +123,9 @@ RULES: dict[str, Rule] = _rules(
      "f-strings or % formatting."),
     ("DT305", N, "attribute-write", "Assigning or deleting attributes is not allowed."),
     ("DT306", N, "undefined-name", "The name is neither bound in the file nor an allowed builtin."),
-    ("DT307", N, "reserved-name",
-     "The name shadows a contract constant or a denied builtin at the top level."),
+    ("DT307", N, "builtin-shadowed",
+     "A top-level def may not take the name of a builtin: every call of it would read as "
+     "the builtin."),
     # calls and builtins
     ("DT401", C, "builtin-not-allowed", "The builtin is not on the allow-list."),
     ("DT402", C, "dangerous-call", "A well-known dangerous call."),
@@ -150,7 +152,8 @@ RULES: dict[str, Rule] = _rules(
     ("DT702", X, "annotation",
      "Annotations may only use builtin type names, allowed typing members, subscripts, "
      "tuples, | and None."),
-    ("DT703", X, "statement-not-allowed", "The statement or expression is not allowed."),
+    ("DT703", X, "statement-not-allowed",
+     "The statement is not allowed (try/except*: the RestrictedPython layer refuses it)."),
     # internal
     ("DT901", Z, "unknown-node",
      "The gate does not know this syntax (a newer Python?) and refuses it until reviewed."),
@@ -316,6 +319,11 @@ def to_sarif(reports: Sequence[GateReport], tool_version: str) -> dict[str, Any]
 
 
 def _sarif_uri(path: str) -> str:
+    """A valid URI reference: relative paths stay relative (GitHub resolves them against the
+    repository root), absolute ones become file:// URIs; both percent-encoded."""
     if path in ("-", "<stdin>"):
         return "stdin"
-    return path.replace("\\", "/").lstrip("/") if not path.startswith("/") else "file://" + path
+    posix = path.replace("\\", "/")
+    if posix.startswith("/"):
+        return "file://" + quote(posix, safe="/")
+    return quote(posix, safe="/")

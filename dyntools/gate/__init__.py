@@ -120,25 +120,46 @@ def _syntax_finding(exc: SyntaxError) -> Finding:
     return Finding(line, max(col, 1), "DT011", f"syntax error: {message}")
 
 
+# Tokens whose text may legitimately hold any Unicode: string literals and comments.
+_TEXT_TOKENS = frozenset(
+    getattr(tokenize, name)
+    for name in ("STRING", "COMMENT", "FSTRING_MIDDLE")
+    if hasattr(tokenize, name)
+)
+
+
+# Pieces the tokenizer may split one identifier into (at connector punctuation).
+_WORD_TOKENS = frozenset({tokenize.NAME, tokenize.ERRORTOKEN, tokenize.NUMBER})
+
+
 def _non_ascii_identifiers(text: str) -> list[Finding]:
     """Identifiers are NFKC-normalised by the parser, so the tree shows `eval` where the
-    source spells it in fullwidth letters: non-ASCII identifiers are found on the tokens instead."""
+    source spells it in fullwidth letters: non-ASCII outside strings and comments is found on
+    the tokens instead. Every token counts, not only NAME: the tokenizer splits a name at
+    connector punctuation such as U+203F or U+FF3F, which the parser then joins again."""
     findings: list[Finding] = []
+    words: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # start, end, text
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NAME and not token.string.isascii():
-                line, col = token.start
-                findings.append(
-                    Finding(
-                        line,
-                        col + 1,
-                        "DT007",
-                        f"identifier {token.string!r} is not ASCII (Python reads it as "
-                        f"{_nfkc(token.string)!r})",
-                    )
-                )
+            if token.type in _TEXT_TOKENS or not token.string.strip():
+                continue
+            if words and words[-1][1] == token.start and token.type in _WORD_TOKENS:
+                start, _, joined = words[-1]
+                words[-1] = (start, token.end, joined + token.string)
+            else:
+                words.append((token.start, token.end, token.string))
     except (tokenize.TokenError, SyntaxError):
         pass  # the parser already accepted the file; a tokenizer quirk is not a finding
+    for (line, col), _, word in words:
+        if not word.isascii():
+            findings.append(
+                Finding(
+                    line,
+                    col + 1,
+                    "DT007",
+                    f"identifier {word!r} is not ASCII (Python reads it as {_nfkc(word)!r})",
+                )
+            )
     return findings
 
 

@@ -380,6 +380,15 @@ class GateVisitor:
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if node.name.startswith("_"):
             self.report(node, "DT604", f"function name {node.name!r} starts with an underscore")
+        elif self.top_level() and (
+            node.name in self.policy.builtins or node.name in self.policy.denied_builtins
+        ):
+            self.report(
+                node,
+                "DT307",
+                f"def {node.name} shadows the builtin of that name; a reader would take "
+                "every call of it for the builtin",
+            )
         self.scope.bound.add(node.name)
         for decorator in node.decorator_list:
             self.report(decorator, "DT103", "decorators are not allowed")
@@ -492,6 +501,12 @@ class GateVisitor:
         self.visit_all(node.finalbody)
 
     def visit_TryStar(self, node: ast.TryStar) -> None:
+        self.report(
+            node,
+            "DT703",
+            "try/except* is not allowed: the sandbox's RestrictedPython layer refuses it "
+            "(CVE-2025-22153), so the gate does too",
+        )
         self.visit_Try(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:

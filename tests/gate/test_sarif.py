@@ -163,10 +163,6 @@ def test_relative_absolute_and_stdin_uris() -> None:
     assert uri_of("<stdin>") == "stdin"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gate bug reported to the lead: findings._sarif_uri does not percent-encode paths",
-)
 @pytest.mark.parametrize("path", ["my tools/evil.py", "/tmp/a b.py", "tools/ünï.py", "100%.py"])
 def test_uris_are_percent_encoded(path: str) -> None:
     assert URI_CHARACTERS.fullmatch(uri_of(path)), uri_of(path)
