@@ -195,20 +195,34 @@ def _too_deep() -> bytes:
 
 LINE = _HEAD_LINES + 1
 GENERATED_CASES = [
-    Generated("invalid_utf8_byte", "hygiene",
-              lambda: _tool(b'LABEL = "caf\xe9"'), ((LINE, "DT001"),)),
-    Generated("invalid_utf8_overlong_slash", "hygiene",
-              lambda: _tool(b'LABEL = "..\xc0\xaf..\xc0\xafetc"'), ((LINE, "DT001"),)),
-    Generated("invalid_utf8_surrogate", "hygiene",
-              lambda: _tool(b'LABEL = "\xed\xa0\x80"'), ((LINE, "DT001"),)),
-    Generated("invalid_utf8_truncated_at_eof", "hygiene",
-              lambda: _tool(b"# ok") + b"\xe2\x82", ((LINE + 5, "DT001"),)),
-    Generated("nul_byte_in_comment", "hygiene",
-              lambda: _tool(b"# hidden\x00 payload"), ((LINE, "DT002"),)),
-    Generated("nul_byte_in_string", "hygiene",
-              lambda: _tool(b'LABEL = "a\x00b"'), ((LINE, "DT002"),)),
-    Generated("utf8_bom", "hygiene",
-              lambda: b"\xef\xbb\xbf" + _tool(b"# ok"), ((1, "DT005"),)),
+    Generated(
+        "invalid_utf8_byte", "hygiene", lambda: _tool(b'LABEL = "caf\xe9"'), ((LINE, "DT001"),)
+    ),
+    Generated(
+        "invalid_utf8_overlong_slash",
+        "hygiene",
+        lambda: _tool(b'LABEL = "..\xc0\xaf..\xc0\xafetc"'),
+        ((LINE, "DT001"),),
+    ),
+    Generated(
+        "invalid_utf8_surrogate",
+        "hygiene",
+        lambda: _tool(b'LABEL = "\xed\xa0\x80"'),
+        ((LINE, "DT001"),),
+    ),
+    Generated(
+        "invalid_utf8_truncated_at_eof",
+        "hygiene",
+        lambda: _tool(b"# ok") + b"\xe2\x82",
+        ((LINE + 5, "DT001"),),
+    ),
+    Generated(
+        "nul_byte_in_comment", "hygiene", lambda: _tool(b"# hidden\x00 payload"), ((LINE, "DT002"),)
+    ),
+    Generated(
+        "nul_byte_in_string", "hygiene", lambda: _tool(b'LABEL = "a\x00b"'), ((LINE, "DT002"),)
+    ),
+    Generated("utf8_bom", "hygiene", lambda: b"\xef\xbb\xbf" + _tool(b"# ok"), ((1, "DT005"),)),
     Generated("empty_file", "hygiene", lambda: b"", ((1, "DT012"),)),
     Generated("whitespace_only", "hygiene", lambda: b"  \n\n\t\n", ((1, "DT012"),)),
     Generated("oversized", "hygiene", _oversized, ((1, "DT008"),)),
