@@ -119,22 +119,33 @@ class Guards:
 
     def getattr_guard(self) -> Callable[..., Any]:
         checked = self.checked_names
-        checks = self.result_checks
         check_name = self._check_name
         view_type = ModuleView
+        # Types whose values always need a closer look; everything else only needs the
+        # escape-route identity test. Kept to set/dict lookups: this runs on every `a.b`.
+        watched = frozenset(t for t in self.result_checks
+                            if t not in (FunctionType, BuiltinFunctionType))
+        escape_ids = self.escape_ids
+        inspect = self._inspect
 
-        def _getattr_(obj: Any, name: str, default: Any = _MISSING) -> Any:
+        def _getattr_(obj: Any, name: str) -> Any:
+            # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
             if name not in checked:
                 check_name(name)
-            if type(obj) is view_type:
-                return getattr(obj, name) if default is _MISSING else getattr(obj, name, default)
-            value = getattr(obj, name) if default is _MISSING else getattr(obj, name, default)
-            check = checks.get(type(value))
-            if check is not None:
-                check(value, name)
+            value = getattr(obj, name)
+            if (type(value) in watched or id(value) in escape_ids) and type(obj) is not view_type:
+                inspect(value, name)  # (a view holds only policy-approved members)
             return value
 
         return _getattr_
+
+    def _inspect(self, value: Any, name: str) -> None:
+        check = self.result_checks.get(type(value))
+        if check is not None:
+            check(value, name)
+        label = self.escape_ids.get(id(value))
+        if label is not None:
+            self.stop("sandbox_violation", f"{label} is an escape route and not allowed")
 
     def _check_name(self, name: str) -> None:
         if type(name) is not str:
@@ -186,10 +197,10 @@ class Guards:
         views = self.views
         members = self.view_members
 
-        def __import__(  # noqa: N807 (the builtin's name)
+        def __import__(
             name: str,
-            globals: Mapping[str, Any] | None = None,  # noqa: A002
-            locals: Mapping[str, Any] | None = None,  # noqa: A002
+            globals: Mapping[str, Any] | None = None,
+            locals: Mapping[str, Any] | None = None,
             fromlist: Iterable[str] | None = (),
             level: int = 0,
         ) -> Any:
@@ -213,7 +224,7 @@ class Guards:
     def print_function(self) -> Callable[..., None]:
         output = self.output
 
-        def print(*args: Any, sep: str | None = " ", end: str | None = "\n",  # noqa: A001
+        def print(*args: Any, sep: str | None = " ", end: str | None = "\n",
                   file: Any = None, flush: bool = False) -> None:
             if file is not None:
                 self.stop("sandbox_violation", "print(file=...) is not allowed")
@@ -239,7 +250,7 @@ class Guards:
 
 def _all_subclasses(cls: type) -> list[type]:
     seen: list[type] = []
-    stack = list(type.__subclasses__(cls))
+    stack: list[type] = list(type.__subclasses__(cls))
     while stack:
         sub = stack.pop()
         if sub not in seen:

@@ -9,6 +9,7 @@ how a hot reload lets the old version drain while the new one takes new calls.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from pathlib import Path
@@ -202,10 +203,9 @@ class WorkerPool:
             self._live += 1
 
         def spawn() -> None:
-            try:
+            # On failure the next call starts a worker itself and reports the error.
+            with contextlib.suppress(SandboxError):
                 self._spawn_idle()
-            except SandboxError:
-                pass  # the next call starts a worker itself and reports the error
 
         threading.Thread(target=spawn, name="dyntools-sandbox-replace", daemon=True).start()
 

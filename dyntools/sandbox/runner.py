@@ -8,6 +8,7 @@ locks itself down; the host only reads its report and holds it to `require_layer
 
 from __future__ import annotations
 
+import contextlib
 import json
 import marshal
 import os
@@ -90,7 +91,7 @@ class WorkerProcess:
         self.layers: dict[str, dict[str, Any]] = {}
         self.broken = False
         self._buffer = b""
-        self.process = subprocess.Popen(  # noqa: S603 (our own interpreter, fixed arguments)
+        self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -252,14 +253,10 @@ class WorkerProcess:
         """Kill the worker's whole process group and reap it."""
         self.broken = True
         if self.process.returncode is None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                pass
         self._close_pipes()
 
     def stop(self) -> None:

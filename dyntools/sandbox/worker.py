@@ -20,11 +20,10 @@ is slow to import: its start-up is the cold-call budget.
 
 from __future__ import annotations
 
+import _json
 import marshal
 import posix
 import sys
-
-import _json
 
 from dyntools.sandbox import protocol
 
@@ -121,7 +120,7 @@ class Worker:
         self.cpu_lifetime: int = init["cpu_lifetime"]
         self.skip: frozenset[str] = frozenset(init["skip"])
         for name in init["modules"]:
-            try:
+            try:  # noqa: SIM105 (contextlib costs the worker start-up time)
                 __import__(name)
             except ImportError:
                 pass  # absent on this Python: the import guard will refuse it
