@@ -6,6 +6,7 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
 
     DyntoolsError                     station, reason, message, details
     ├── UsageError                    bad input from the caller (unknown tool, bad name, ...)
+    │   └── InvalidParams             reason "invalid_params" (params do not match the schema)
     ├── PolicyLoadError               the allow-list cannot be read or parsed
     ├── GateRejected                  station "gate", reason "unsafe_source"; carries the report
     ├── GenerationError               station "generate", reason "generation_failed"
@@ -63,6 +64,10 @@ class DyntoolsError(Exception):
 class UsageError(DyntoolsError):
     station = "usage"
     reason = "usage_error"
+
+
+class InvalidParams(UsageError):
+    reason = "invalid_params"
 
 
 class PolicyLoadError(DyntoolsError):

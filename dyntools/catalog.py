@@ -1,0 +1,242 @@
+"""The catalog fall-through: hand-written tools first, then the registry, then generation.
+
+    catalog = Catalog(Dyntools("generated_tools"))
+
+    @catalog.tool(params={"type": "object", "properties": {"a": {"type": "number"},
+                  "b": {"type": "number"}}, "required": ["a", "b"]})
+    def add_numbers(params):
+        "Adds two numbers."
+        return {"sum": params["a"] + params["b"]}
+
+    catalog.resolve("add_numbers")      # the hand-written tool; nothing is generated
+    catalog.resolve("slugify_text")     # the registry's current version, else generated once
+    catalog.call("slugify_text", {"text": "Hello World"})
+    catalog.list_tools()                # Tool values: name, description, params, origin, version
+
+A hand-written tool is the operator's own code, so it runs in this process; a generated one
+always runs in the sandbox. Both are described by the same `Tool` value and called the same
+way: params are checked against the tool's schema first (`InvalidParams`), the result is a
+JSON object (lists, not tuples: a hand-written result takes a JSON round trip), and a tool
+that raises ends in `ToolRuntimeError`.
+
+`subscribe(listener)` calls `listener(name)` whenever the tool visible under `name` changes:
+added to the catalog, a new current version, a rollback, a quarantine, a watch event. Adapters
+use it to tell their clients that the tool list changed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from dyntools.errors import BadResult, ToolRuntimeError, UnknownTool, UsageError
+from dyntools.generators.base import Generator, ToolSpec
+from dyntools.pipeline import Dyntools, EnsureResult, StationListener
+from dyntools.registry.records import require_valid_name
+from dyntools.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, check_params, params_validator
+
+ToolFunction = Callable[[dict[str, Any]], Mapping[str, Any]]
+F = TypeVar("F", bound=ToolFunction)
+ChangeListener = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _HandWritten:
+    tool: Tool
+    func: ToolFunction
+
+
+class Catalog:
+    """Resolve names from hand-written tools, then the registry, then generation.
+
+    `generate=False` makes `resolve` stop at the registry (a miss is `UnknownTool`).
+    """
+
+    def __init__(self, dyntools: Dyntools | None = None, *, generate: bool = True) -> None:
+        self.dyntools = dyntools if dyntools is not None else Dyntools()
+        self.generate = generate
+        self._lock = threading.Lock()
+        self._tools: dict[str, _HandWritten] = {}
+        self._listeners: list[ChangeListener] = []
+        self._visible: dict[str, tuple[str, int | None]] = {
+            tool.name: (tool.origin, tool.version) for tool in self.dyntools.tools()
+        }
+        self.dyntools.subscribe(self._changed)
+
+    # ------------------------------------------------------------------ hand-written tools
+
+    def add(
+        self,
+        name: str,
+        func: ToolFunction,
+        *,
+        description: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Tool:
+        """Register `func(params) -> dict` under `name` with a JSON Schema for its params.
+
+        The description defaults to the function's docstring, the schema to an object with
+        no declared properties. A catalog name shadows a registry tool of the same name.
+        """
+        require_valid_name(name)
+        if not callable(func):
+            raise UsageError(f"the catalog tool {name!r} is not callable")
+        schema = dict(params) if params is not None else dict(EMPTY_PARAMS)
+        params_validator(schema)
+        if schema.get("type") != "object":
+            raise UsageError(f'the params schema of {name!r} must declare "type": "object"')
+        text = description if description is not None else inspect.getdoc(func) or ""
+        tool = Tool(name, text.strip(), schema, CATALOG, None)
+        with self._lock:
+            self._tools[name] = _HandWritten(tool, func)
+        self._changed(name)
+        return tool
+
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Decorator form of `add`; the name defaults to the function's name."""
+
+        def register(func: F) -> F:
+            self.add(name or func.__name__, func, description=description, params=params)
+            return func
+
+        return register
+
+    def remove(self, name: str) -> None:
+        with self._lock:
+            removed = self._tools.pop(name, None)
+        if removed is None:
+            raise UnknownTool(f"no catalog tool {name!r}", tool=name)
+        self._changed(name)
+
+    # ------------------------------------------------------------------------- resolution
+
+    def get(self, name: str) -> Tool | None:
+        """The tool visible under `name` (catalog, else registry), never generating."""
+        require_valid_name(name)
+        with self._lock:
+            entry = self._tools.get(name)
+        if entry is not None:
+            return entry.tool
+        return self.dyntools.tool(name)
+
+    def resolve(
+        self,
+        name: str,
+        *,
+        description: str = "",
+        params: Mapping[str, Any] | None = None,
+        examples: Sequence[Mapping[str, Any]] = (),
+        generator: Generator | None = None,
+        generate: bool | None = None,
+        on_station: StationListener | None = None,
+    ) -> Tool:
+        """The catalog tool, else the registry's current version, else a generated one.
+
+        Generation happens only when allowed (`generate`, else the catalog's setting); the
+        description, params schema and examples go to the generator and to verification.
+        """
+        found = self.get(name)
+        if found is not None:
+            return found
+        allowed = self.generate if generate is None else generate
+        if not allowed:
+            raise UnknownTool(f"no tool {name!r} in the catalog or the registry, and "
+                              "generation is off", tool=name)
+        return self.ensure(ToolSpec(name, description, params, tuple(examples)),
+                           generator=generator, on_station=on_station).tool
+
+    def ensure(self, spec: ToolSpec, **options: Any) -> EnsureResult:
+        """`Dyntools.ensure` for names the catalog does not own (a catalog name is refused:
+        generating a version behind a hand-written tool would never be called)."""
+        with self._lock:
+            owned = spec.name in self._tools
+        if owned:
+            raise UsageError(f"{spec.name!r} is a hand-written catalog tool; it is not generated",
+                             tool=spec.name)
+        return self.dyntools.ensure(spec, **options)
+
+    def list_tools(self) -> list[Tool]:
+        """Every callable tool, sorted by name: catalog tools, then registry tools they do not
+        shadow."""
+        with self._lock:
+            tools = {name: entry.tool for name, entry in self._tools.items()}
+        for tool in self.dyntools.tools():
+            tools.setdefault(tool.name, tool)
+        return [tools[name] for name in sorted(tools)]
+
+    # ------------------------------------------------------------------------------ calls
+
+    def call(self, name: str, params: dict[str, Any], *,
+             timeout: float | None = None) -> dict[str, Any]:
+        """Call the tool visible under `name`; never generates (resolve first for that)."""
+        require_valid_name(name)
+        with self._lock:
+            entry = self._tools.get(name)
+        if entry is None:
+            return self.dyntools.call(name, params, timeout=timeout)
+        check_params(entry.tool.params, params, tool=name)
+        try:
+            result = entry.func(params)
+        except Exception as exc:  # the operator's code: reported like a generated tool's
+            raise ToolRuntimeError(f"{name} raised {type(exc).__name__}: {exc}",
+                                   tool=name) from exc
+        if not isinstance(result, Mapping):
+            raise BadResult(f"{name} returned {type(result).__name__}, not a JSON object",
+                            tool=name)
+        try:
+            return dict(json.loads(json.dumps(result, allow_nan=False)))
+        except (TypeError, ValueError) as exc:
+            raise BadResult(f"{name} returned a result that is not JSON: {exc}",
+                            tool=name) from exc
+
+    # ---------------------------------------------------------------------- notifications
+
+    def subscribe(self, listener: ChangeListener) -> Callable[[], None]:
+        """`listener(name)` when the tool visible under `name` changes; returns unsubscribe."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _changed(self, name: str) -> None:
+        """Notify listeners only when what a client would see under `name` changed."""
+        with self._lock:
+            entry = self._tools.get(name)
+        if entry is not None:
+            now: tuple[str, int | None] | None = (CATALOG, None)
+        else:
+            record = self.dyntools.registry.current(name)
+            now = (REGISTRY, record.version) if record else None
+        with self._lock:
+            before = self._visible.get(name)
+            if now is None:
+                self._visible.pop(name, None)
+            else:
+                self._visible[name] = now
+            listeners = list(self._listeners) if before != now else []
+        for listener in listeners:
+            listener(name)
+
+    def close(self) -> None:
+        self.dyntools.close()
+
+    def __enter__(self) -> Catalog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,581 @@
+"""The pipeline: `ensure` a tool exists (generating it if needed) and `call` it.
+
+    dt = Dyntools("generated_tools")                  # or Dyntools(registry, generator=...)
+    result = dt.ensure("slugify_text")                # lookup, else the six stations below
+    dt.call("slugify_text", {"text": "Hello World"})  # execute, in the sandbox
+    dt.close()
+
+`ensure` looks the name up in the registry; on a miss (or with `new_version=True`) it runs
+
+    generate -> gate -> load -> verify -> persist -> activate
+
+generate   the generator writes source (model, file or template), retried with the gate's
+           findings as feedback when the generator can use them;
+gate       the static gate; a rejection ends here with `GateRejected` and nothing is written;
+load       the gated text is compiled (RestrictedPython) inside a locked-down worker;
+verify     the file's EXAMPLES, the caller's examples and (for a new version) the examples
+           the current version passed run in that worker and must match exactly as JSON;
+persist    the version is written to the registry with its verdict: approved, or rejected
+           with the reason (a reviewer sees what was tried; a rejected version never runs);
+activate   the current pointer moves to the approved version; new calls go to it.
+
+Verification comes before persistence so that the registry only ever records a verdict that
+was actually reached: a version is written once, as approved or as rejected, and no approved
+but unverified version exists even for a moment. The worker receives the gated bytes
+themselves, so what was verified is byte for byte what is persisted and later served
+(the runtime loads the registry's hash-checked bytes).
+
+Every station ends in one audit event (structlog, event "pipeline.station") with tool, version,
+station, duration_ms, outcome and reason, and in its product or a `DyntoolsError` leaf whose
+`station` names where it failed. `on_station` listeners also see a "running" event as each
+station starts (the CLI's live display).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from dyntools.errors import (
+    DyntoolsError,
+    GateRejected,
+    LoadError,
+    UnknownTool,
+    VerificationFailed,
+    VersionUnusable,
+)
+from dyntools.findings import GateReport
+from dyntools.gate import check_source
+from dyntools.gate.policy import Policy
+from dyntools.generators.base import Generator, ToolSpec
+from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS, GatedSource, generate_gated
+from dyntools.log import get_logger
+from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
+from dyntools.runtime import Runtime
+from dyntools.sandbox import SandboxLimits
+from dyntools.toolmeta import (
+    REGISTRY,
+    Tool,
+    ToolMetadata,
+    check_params,
+    params_validator,
+    read_metadata,
+)
+from dyntools.verify import (
+    CONTRACT,
+    Example,
+    VerificationReport,
+    collect_examples,
+    run_examples,
+)
+
+STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
+LOOKUP, EXECUTE = "lookup", "execute"
+RUNNING, OK, FAILED = "running", "ok", "failed"
+AUDIT_FILE = "audit.log"
+AUDIT_EVENT = "pipeline.station"
+
+
+@dataclass(frozen=True, slots=True)
+class StationEvent:
+    """One station's start ("running") or end (any other outcome), as logged and displayed."""
+
+    tool: str
+    station: str
+    outcome: str
+    duration_ms: float | None = None
+    version: int | None = None
+    reason: str | None = None
+    detail: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome != RUNNING
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "station": self.station,
+            "outcome": self.outcome,
+            "duration_ms": self.duration_ms,
+            "version": self.version,
+            "reason": self.reason,
+            "detail": self.detail,
+        }
+
+
+StationListener = Callable[[StationEvent], None]
+
+
+@dataclass(frozen=True, slots=True)
+class EnsureResult:
+    """The tool as callers see it, the registry record behind it, and how it got there."""
+
+    tool: Tool
+    record: VersionRecord
+    created: bool
+    stations: tuple[StationEvent, ...]
+    verification: VerificationReport | None = None
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    @property
+    def version(self) -> int:
+        return self.record.version
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool.as_dict(),
+            "version": self.record.version,
+            "created": self.created,
+            "status": self.record.status,
+            "sha256": self.record.sha256,
+            "provenance": dict(self.record.provenance),
+            "stations": [e.as_dict() for e in self.stations if e.finished],
+            "verification": self.verification.as_dict() if self.verification else None,
+        }
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What a station body reports back to the recorder (defaults: success)."""
+
+    outcome: str = OK
+    reason: str | None = None
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class _Recorder:
+    tool: str
+    listener: StationListener | None
+    version: int | None = None
+    events: list[StationEvent] = field(default_factory=list)
+
+    def emit(self, event: StationEvent) -> None:
+        if event.finished:
+            self.events.append(event)
+            get_logger("pipeline").info(
+                AUDIT_EVENT,
+                tool=event.tool,
+                version=event.version,
+                station=event.station,
+                duration_ms=event.duration_ms,
+                outcome=event.outcome,
+                reason=event.reason,
+                detail=event.detail or None,
+            )
+        if self.listener is not None:
+            self.listener(event)
+
+    def done(self, station: str, outcome: str, duration_ms: float, *,
+             reason: str | None = None, detail: str = "") -> None:
+        self.emit(StationEvent(self.tool, station, outcome, round(duration_ms, 3),
+                               self.version, reason, detail))
+
+    @contextlib.contextmanager
+    def station(self, station: str) -> Iterator[_Outcome]:
+        self.emit(StationEvent(self.tool, station, RUNNING, version=self.version))
+        result = _Outcome()
+        started = time.perf_counter()
+        try:
+            yield result
+        except DyntoolsError as exc:
+            self.done(station, FAILED, _ms(started), reason=exc.reason,
+                      detail=exc.message)
+            raise
+        except BaseException as exc:
+            self.done(station, FAILED, _ms(started), reason="internal_error", detail=repr(exc))
+            raise
+        self.done(station, result.outcome, _ms(started), reason=result.reason,
+                  detail=result.detail)
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+class Dyntools:
+    """Ensure and call generated tools over one registry. Thread-safe; close() when done.
+
+    `generator` is the default source of new code (the offline templates unless given);
+    `limits` and `require_layers` apply to verification and to calls. The runtime (one warm
+    worker pool per tool version) is created on the first call unless one is passed in.
+    """
+
+    def __init__(
+        self,
+        registry: Registry | str | os.PathLike[str] | None = None,
+        *,
+        policy: Policy | None = None,
+        generator: Generator | None = None,
+        runtime: Runtime | None = None,
+        limits: SandboxLimits = SandboxLimits(),  # noqa: B008 (frozen value object)
+        require_layers: frozenset[str] = frozenset(),
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        watch: bool = False,
+    ) -> None:
+        if isinstance(registry, Registry):
+            if policy is not None and policy.digest != registry.policy.digest:
+                raise ValueError("policy differs from the registry's policy")
+            self.registry = registry
+        else:
+            self.registry = Registry.open(registry, policy)
+        self.policy = self.registry.policy
+        self.limits = limits
+        self.require_layers = frozenset(require_layers)
+        self.max_attempts = max_attempts
+        self._generator = generator
+        self._runtime = runtime
+        self._watch = watch
+        self._lock = threading.Lock()
+        self._name_locks: dict[str, threading.Lock] = {}
+        self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
+        if watch and runtime is None:
+            self._get_runtime()
+
+    # ------------------------------------------------------------------------------ ensure
+
+    @property
+    def audit_path(self) -> Path:
+        """Where the CLI writes the audit log: `<registry>/audit.log`."""
+        return self.registry.root / AUDIT_FILE
+
+    @property
+    def generator(self) -> Generator:
+        if self._generator is None:
+            from dyntools.generators.offline import OfflineGenerator
+
+            self._generator = OfflineGenerator()
+        return self._generator
+
+    def ensure(
+        self,
+        spec: ToolSpec | str,
+        *,
+        description: str = "",
+        params: Mapping[str, Any] | None = None,
+        examples: Sequence[Mapping[str, Any]] = (),
+        generator: Generator | None = None,
+        new_version: bool = False,
+        contract_change: bool = False,
+        on_station: StationListener | None = None,
+    ) -> EnsureResult:
+        """Make sure `spec.name` has a current, verified version; generate one if not.
+
+        With `new_version`, a new version is generated even when one exists; it must also
+        pass the examples the current version passed unless `contract_change` is set.
+        Caller examples given for an existing tool are checked against its current version.
+        Raises a `DyntoolsError` leaf naming the station that failed.
+        """
+        if isinstance(spec, str):
+            spec = ToolSpec(spec, description, params, tuple(examples))
+        elif description or params is not None or examples:
+            raise ValueError("pass description/params/examples inside the ToolSpec")
+        caller_examples = collect_examples(caller=spec.examples)  # bad examples fail first
+        if spec.params is not None:
+            params_validator(spec.params)
+        recorder = _Recorder(spec.name, on_station)
+        with self._name_lock(spec.name):
+            with recorder.station(LOOKUP) as found:
+                with contextlib.suppress(UnknownTool):
+                    self.registry.refresh(spec.name)
+                current = self.registry.current(spec.name)
+                recorder.version = current.version if current is not None else None
+                if current is None:
+                    found.outcome, found.detail = "miss", "not in the registry: generating"
+                elif new_version:
+                    found.outcome = "new_version"
+                    found.detail = f"v{current.version} is current; a new version was asked for"
+                else:
+                    found.outcome = "hit"
+                    found.detail = f"v{current.version} served from the registry (no generation)"
+            if current is not None and not new_version:
+                return self._existing(current, caller_examples, recorder)
+            return self._create(spec, caller_examples, generator or self.generator,
+                                contract_change, recorder)
+
+    def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
+                  recorder: _Recorder) -> EnsureResult:
+        """The tool is there: no generation; caller examples are checked against it."""
+        report = None
+        if caller_examples:
+            with recorder.station("verify") as verdict:
+                report = run_examples(lambda p: self.call(record.name, p), caller_examples,
+                                      tool=record.name)
+                verdict.detail = report.summary()
+                if not report.passed:
+                    raise VerificationFailed(
+                        f"the current version of {record.name} (v{record.version}) does not "
+                        f"pass the given examples: {report.summary()}. Use --new-version to "
+                        "generate one that does.",
+                        tool=record.name, version=record.version,
+                        verification=report.as_dict(),
+                    )
+        return EnsureResult(self._tool(record), record, False, tuple(recorder.events), report)
+
+    def _create(
+        self,
+        spec: ToolSpec,
+        caller_examples: tuple[Example, ...],
+        generator: Generator,
+        contract_change: bool,
+        recorder: _Recorder,
+    ) -> EnsureResult:
+        gated = self._generate_and_gate(spec, generator, recorder)
+        source = gated.generated.source
+        meta = read_metadata(source)
+        candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
+        contract = () if contract_change else self._contract_examples(spec.name)
+        examples = collect_examples(meta.examples, caller_examples, contract)
+        provenance = {
+            **gated.generated.as_provenance(),
+            "requested": {"description": spec.description or None,
+                          "examples": len(caller_examples)},
+            "contract_change": contract_change,
+        }
+        try:
+            with recorder.station("load") as loaded:
+                pool = self._open_pool(spec.name, candidate, source)
+                loaded.detail = f"compiled in a sandbox worker (as v{candidate})"
+        except LoadError as exc:
+            record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                   rejected=f"compile_error: {exc.message}")
+            exc.details.update(tool=spec.name, version=record.version, persisted=REJECTED)
+            raise
+        try:
+            with recorder.station("verify") as verdict:
+                report = run_examples(
+                    pool.call, examples, tool=spec.name,
+                    check=lambda p: check_params(meta.params, p, tool=spec.name),
+                )
+                verdict.detail = report.summary()
+                if not report.passed:
+                    verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
+                elif not examples:
+                    verdict.reason = "no_examples"
+        finally:
+            pool.close(wait=True)
+        provenance["verification"] = {"examples": report.passed_examples,
+                                      "counts": report.counts()}
+        if not report.passed:
+            record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                   rejected=f"verification_failed: {report.summary()}")
+            raise VerificationFailed(
+                f"{spec.name} v{record.version} failed verification and was persisted as "
+                f"rejected (never current): {report.summary()}",
+                tool=spec.name, version=record.version, verification=report.as_dict(),
+            )
+        record = self._persist(spec.name, source, gated.report, provenance, recorder)
+        with recorder.station("activate") as activated:
+            previous = self.registry.current(spec.name)
+            record = self.registry.activate(spec.name, record.version)
+            activated.detail = (f"v{previous.version} -> v{record.version}" if previous
+                                else f"v{record.version} is current")
+        return EnsureResult(self._tool(record), record, True, tuple(recorder.events), report)
+
+    def _generate_and_gate(self, spec: ToolSpec, generator: Generator,
+                           recorder: _Recorder) -> GatedSource:
+        gate_ms: list[float] = []
+
+        def gate(source: str) -> GateReport:
+            started = time.perf_counter()
+            try:
+                return check_source(source, self.policy, path=f"<{generator.id}:{spec.name}>")
+            finally:
+                gate_ms.append(_ms(started))
+
+        recorder.emit(StationEvent(spec.name, "generate", RUNNING))
+        started = time.perf_counter()
+        gated: GatedSource | None = None
+        rejection: GateRejected | None = None
+        label = generator.id + (f" ({generator.model})" if generator.model else "")
+        try:
+            gated = generate_gated(generator, spec, gate=gate, max_attempts=self.max_attempts)
+        except GateRejected as exc:  # generation worked; the gate said no
+            rejection = exc
+        except DyntoolsError as exc:
+            recorder.done("generate", FAILED, _ms(started) - sum(gate_ms), reason=exc.reason,
+                          detail=exc.message)
+            raise
+        except BaseException as exc:
+            recorder.done("generate", FAILED, _ms(started) - sum(gate_ms),
+                          reason="internal_error", detail=repr(exc))
+            raise
+        # The retry loop's gate checks are the gate's time, not the generator's.
+        attempts = gated.generated.attempts if gated else len(gate_ms)
+        recorder.done("generate", OK, _ms(started) - sum(gate_ms),
+                      detail=f"{label}, {attempts} attempt(s)")
+        recorder.emit(StationEvent(spec.name, "gate", RUNNING))
+        last_ms = gate_ms[-1] if gate_ms else 0.0
+        if rejection is not None:
+            codes = ", ".join(sorted(rejection.report.codes))
+            recorder.done("gate", "rejected", last_ms, reason=rejection.reason,
+                          detail=f"{len(rejection.report.findings)} finding(s): {codes}; "
+                          "nothing was written")
+            raise rejection
+        assert gated is not None
+        recorder.done("gate", "accepted", last_ms,
+                      detail=f"sha256 {gated.report.sha256[:12]}")
+        return gated
+
+    def _persist(
+        self,
+        name: str,
+        source: str,
+        report: GateReport,
+        provenance: dict[str, Any],
+        recorder: _Recorder,
+        *,
+        rejected: str | None = None,
+    ) -> VersionRecord:
+        """Write the version with its verdict: approved, or rejected with the reason."""
+        with recorder.station("persist") as persisted:
+            record = self.registry.add_version(
+                name, source, provenance, activate=False,
+                status=REJECTED if rejected else APPROVED, reason=rejected, report=report,
+            )
+            recorder.version = record.version
+            persisted.outcome = record.status
+            persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
+        return record
+
+    def _open_pool(self, name: str, version: int, source: str) -> Any:
+        from dyntools.sandbox import WorkerPool
+
+        pool = WorkerPool(
+            self.registry.path_of(name, version),
+            module_name=module_name_for(name, version),
+            policy=self.policy,
+            limits=self.limits,
+            size=1,
+            require_layers=self.require_layers,
+            source=source,
+        )
+        try:
+            pool.start()
+        except BaseException:
+            pool.close(wait=True)
+            raise
+        return pool
+
+    def _contract_examples(self, name: str) -> tuple[Example, ...]:
+        """What the current version promised: the examples it passed when it was verified
+        (or, for a version added by hand, the EXAMPLES it declares)."""
+        current = self.registry.current(name)
+        if current is None:
+            return ()
+        verification = current.provenance.get("verification")
+        values: Any = None
+        if isinstance(verification, Mapping):
+            values = verification.get("examples")
+        if not isinstance(values, list):
+            values = self._meta(current).examples
+        return tuple(Example.parse(v, CONTRACT) for v in values)
+
+    @contextlib.contextmanager
+    def _name_lock(self, name: str) -> Iterator[None]:
+        with self._lock:
+            lock = self._name_locks.setdefault(name, threading.Lock())
+        with lock:
+            yield
+
+    # -------------------------------------------------------------------------------- calls
+
+    def call(self, name: str, params: dict[str, Any], *,
+             timeout: float | None = None) -> dict[str, Any]:
+        """Run the current version of `name` in the sandbox (one audit event per call)."""
+        started = time.perf_counter()
+        record = self.registry.current(name)
+        version = record.version if record is not None else None
+        try:
+            if record is None:
+                if name not in self.registry.names():
+                    raise UnknownTool(f"unknown tool {name!r} in registry {self.registry.root}",
+                                      tool=name)
+                raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
+                                      "rejected, or none is current)", tool=name)
+            check_params(self._meta(record).params, params, tool=name)
+            result = self._get_runtime().call(name, params, timeout)
+        except DyntoolsError as exc:
+            _log_execute(name, version, started, FAILED, exc.reason, exc.message)
+            raise
+        _log_execute(name, version, started, OK, None, None)
+        return result
+
+    def tool(self, name: str) -> Tool | None:
+        """The current version of `name` as callers see it, or None."""
+        record = self.registry.current(name)
+        return self._tool(record) if record is not None else None
+
+    def tools(self) -> list[Tool]:
+        """Every registry tool with a usable current version."""
+        tools = []
+        for state in self.registry.tools():
+            record = state.current_record
+            if record is None:
+                continue
+            try:
+                tools.append(self._tool(record))
+            except VersionUnusable:
+                continue  # edited on disk: the registry has quarantined it and logged why
+        return tools
+
+    def subscribe(self, listener: Callable[[str], None]) -> None:
+        """`listener(tool_name)` after any change to a tool in the registry."""
+        self.registry.subscribe(listener)
+
+    def _tool(self, record: VersionRecord) -> Tool:
+        meta = self._meta(record)
+        return Tool(record.name, meta.description, meta.params, REGISTRY, record.version)
+
+    def _meta(self, record: VersionRecord) -> ToolMetadata:
+        key = (record.name, record.version, record.sha256)
+        meta = self._metadata.get(key)
+        if meta is None:
+            meta = read_metadata(self.registry.verified_source(record.name, record.version))
+            self._metadata[key] = meta
+        return meta
+
+    def _get_runtime(self) -> Runtime:
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = Runtime(self.registry, limits=self.limits,
+                                        require_layers=self.require_layers, watch=self._watch)
+            return self._runtime
+
+    # ---------------------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        with self._lock:
+            runtime, self._runtime = self._runtime, None
+        if runtime is not None:
+            runtime.close()
+
+    def __enter__(self) -> Dyntools:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _log_execute(name: str, version: int | None, started: float, outcome: str,
+                 reason: str | None, detail: str | None) -> None:
+    get_logger("pipeline").info(
+        AUDIT_EVENT, tool=name, version=version, station=EXECUTE,
+        duration_ms=round(_ms(started), 3), outcome=outcome, reason=reason, detail=detail,
+    )

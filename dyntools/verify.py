@@ -1,0 +1,228 @@
+"""Verification: a version runs its examples in the sandbox and must reproduce them exactly.
+
+    examples = collect_examples(own=meta.examples, caller=spec.examples, contract=passed_before)
+    report = run_examples(pool.call, examples, tool="slugify_text")
+    report.passed, report.failures, report.summary()
+
+Three sources of examples, kept apart in the report so a reader sees which promise broke:
+`tool` (the file's own EXAMPLES), `caller` (what the caller of `ensure` supplied) and `contract`
+(the examples the current version passed: a new version keeps the contract the tool already
+made). Identical examples are run once. Results are compared as canonical JSON, so `1` and
+`1.0`, or `true` and `1`, differ just as they do for a client parsing the answer.
+
+A failing call (the tool raised, or returned something that is not a JSON object) is a failed
+example with the error recorded. Errors that cost a worker (timeout, memory limit, crash, a
+sandbox violation) stop the run: the remaining examples are reported as not run rather than
+spending a time limit on each.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dyntools.errors import BadResult, InvalidParams, SandboxError, ToolRuntimeError, UsageError
+
+TOOL, CALLER, CONTRACT = "tool", "caller", "contract"
+PASSED, FAILED, ERROR, NOT_RUN = "passed", "failed", "error", "not_run"
+SHOWN_CHARS = 300
+
+ToolCall = Callable[[dict[str, Any]], dict[str, Any]]
+ParamsCheck = Callable[[dict[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One fixture: these params must produce exactly this result."""
+
+    params: Mapping[str, Any]
+    result: Mapping[str, Any]
+    origin: str = TOOL
+
+    @classmethod
+    def parse(cls, value: Any, origin: str) -> Example:
+        """From `{"params": {...}, "result": {...}}`; raises UsageError naming the problem."""
+        if (
+            not isinstance(value, Mapping)
+            or set(value) != {"params", "result"}
+            or not isinstance(value["params"], Mapping)
+            or not isinstance(value["result"], Mapping)
+        ):
+            raise UsageError(
+                'an example must be {"params": {...}, "result": {...}} with objects for both, '
+                f"got {_shown(value)}"
+            )
+        try:
+            canonical(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"an example is not JSON data: {exc}") from None
+        return cls(dict(value["params"]), dict(value["result"]), origin)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"params": dict(self.params), "result": dict(self.result)}
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleOutcome:
+    index: int
+    example: Example
+    status: str
+    actual: Any = None
+    error: Mapping[str, Any] | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def describe(self) -> str:
+        head = (
+            f"example {self.index + 1} ({self.example.origin}) with params "
+            f"{_shown(self.example.params)}"
+        )
+        expected = _shown(self.example.result)
+        if self.status == FAILED:
+            return f"{head}: expected {expected}, got {_shown(self.actual)}"
+        if self.status == ERROR and self.error is not None:
+            return (
+                f"{head}: expected {expected}, the call failed with "
+                f"{self.error.get('reason')}: {self.error.get('message')}"
+            )
+        if self.status == NOT_RUN:
+            return f"{head}: not run (an earlier example cost its worker)"
+        return f"{head}: passed"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "origin": self.example.origin,
+            "status": self.status,
+            "params": dict(self.example.params),
+            "expected": dict(self.example.result),
+            "actual": self.actual,
+            "error": dict(self.error) if self.error is not None else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationReport:
+    tool: str
+    outcomes: tuple[ExampleOutcome, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(outcome.passed for outcome in self.outcomes)
+
+    @property
+    def failures(self) -> tuple[ExampleOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.status in (FAILED, ERROR))
+
+    @property
+    def passed_examples(self) -> list[dict[str, Any]]:
+        """What this version has now promised: the examples it reproduced."""
+        return [o.example.as_dict() for o in self.outcomes if o.passed]
+
+    def counts(self) -> dict[str, int]:
+        counts = {PASSED: 0, FAILED: 0, ERROR: 0, NOT_RUN: 0}
+        for outcome in self.outcomes:
+            counts[outcome.status] += 1
+        return counts
+
+    def summary(self) -> str:
+        if not self.outcomes:
+            return "no examples to run"
+        if self.passed:
+            origins = sorted({o.example.origin for o in self.outcomes})
+            return f"{len(self.outcomes)} example(s) passed ({', '.join(origins)})"
+        failures = self.failures
+        text = failures[0].describe()
+        if len(failures) > 1:
+            text += f" (and {len(failures) - 1} more failure(s))"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "passed": self.passed,
+            "counts": self.counts(),
+            "examples": [o.as_dict() for o in self.outcomes],
+        }
+
+
+def canonical(value: Any) -> str:
+    """The one JSON spelling two results are compared by."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def collect_examples(
+    own: Iterable[Any] = (),
+    caller: Iterable[Any] = (),
+    contract: Iterable[Any] = (),
+) -> tuple[Example, ...]:
+    """Own EXAMPLES, then the caller's, then the contract's; duplicates run once."""
+    seen: set[str] = set()
+    examples: list[Example] = []
+    for origin, values in ((TOOL, own), (CALLER, caller), (CONTRACT, contract)):
+        for value in values:
+            example = value if isinstance(value, Example) else Example.parse(value, origin)
+            key = canonical(example.as_dict())
+            if key not in seen:
+                seen.add(key)
+                examples.append(example)
+    return tuple(examples)
+
+
+def run_examples(
+    call: ToolCall,
+    examples: Sequence[Example],
+    *,
+    tool: str,
+    check: ParamsCheck | None = None,
+) -> VerificationReport:
+    """Run every example through `call` (a sandboxed call) and compare results exactly.
+
+    `check` validates an example's params first (against the tool's PARAMS), as a real
+    call would: an example the tool's schema refuses is a failure, not a silent pass.
+    """
+    outcomes: list[ExampleOutcome] = []
+    stopped = False
+    for index, example in enumerate(examples):
+        if stopped:
+            outcomes.append(ExampleOutcome(index, example, NOT_RUN))
+            continue
+        try:
+            if check is not None:
+                check(dict(example.params))
+            actual = call(dict(example.params))
+        except InvalidParams as exc:
+            outcomes.append(ExampleOutcome(index, example, ERROR, error=_error_of(exc)))
+            continue
+        except SandboxError as exc:
+            outcomes.append(ExampleOutcome(index, example, ERROR, error=_error_of(exc)))
+            stopped = not isinstance(exc, ToolRuntimeError | BadResult)
+            continue
+        outcomes.append(
+            ExampleOutcome(index, example, PASSED if _same(actual, example.result) else FAILED,
+                           actual=actual)
+        )
+    return VerificationReport(tool, tuple(outcomes))
+
+
+def _same(actual: Any, expected: Mapping[str, Any]) -> bool:
+    try:
+        return canonical(actual) == canonical(dict(expected))
+    except (TypeError, ValueError):
+        return False
+
+
+def _error_of(exc: SandboxError | InvalidParams) -> dict[str, Any]:
+    return {"station": exc.station, "reason": exc.reason, "message": exc.message}
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
