@@ -118,6 +118,8 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
     except (SandboxError, LoadError) as exc:
         _fail(exc, as_json)
         return
+    except DyntoolsError as exc:  # bad input, such as params over the size cap
+        raise click.UsageError(exc.message) from exc
     if as_json:
         click.echo(json.dumps({"ok": True, "result": outcome.result, "output": outcome.output,
                                "layers": layers}, indent=2))

@@ -31,6 +31,7 @@ from dyntools.errors import (
     SandboxTimeout,
     SandboxViolation,
     ToolRuntimeError,
+    UsageError,
     WorkerCrashed,
 )
 from dyntools.sandbox import protocol
@@ -146,13 +147,15 @@ class WorkerProcess:
     def call(self, params: dict[str, Any], timeout: float | None = None) -> CallOutcome:
         if self.broken:
             raise WorkerCrashed("this worker was discarded")
+        if not isinstance(params, dict):
+            raise UsageError(f"params must be a dict, got {type(params).__name__}")
         try:
             payload = marshal.dumps(params)
         except ValueError as exc:
-            raise BadResult(f"params are not plain data: {exc}") from exc
+            raise UsageError(f"params are not plain data: {exc}") from exc
         if len(payload) > self.spec.limits.max_params_bytes:
-            raise BadResult(f"params are {len(payload)} bytes, over the cap of "
-                            f"{self.spec.limits.max_params_bytes}")
+            raise UsageError(f"params are {len(payload)} bytes, over the cap of "
+                             f"{self.spec.limits.max_params_bytes}")
         self.calls += 1
         deadline = time.monotonic() + (timeout if timeout is not None
                                        else self.spec.limits.timeout_s)

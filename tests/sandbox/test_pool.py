@@ -147,8 +147,10 @@ def test_results_over_the_cap_and_params_over_the_cap(tool, policy):
         assert pool.call({"size": 10}) == {"data": "x" * 10}
         with pytest.raises(BadResult):
             pool.call({"size": 5000})
-        with pytest.raises(BadResult):
+        with pytest.raises(UsageError):
             pool.call({"size": 1, "padding": "y" * 5000})
+        with pytest.raises(UsageError):
+            pool.call({"size": {1, 2}.__class__})
         assert pool.call({"size": 3}) == {"data": "xxx"}
 
 
