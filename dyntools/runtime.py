@@ -1,0 +1,247 @@
+"""Hot loading: each tool name maps to the worker pool of its current version.
+
+    runtime = Runtime(registry, watch=True)
+    runtime.call("slugify_text", {"text": "Hello World"})
+
+A call checks the registry's current version (an in-memory lookup). When it differs from the
+version whose pool is active, a pool for the new version takes over: new calls go to it, while
+calls already inside the old pool finish there, and the old pool is closed once its last call
+returns. A version is loaded from the bytes the registry has just hash-checked
+(`verified_source`), and those bytes, not the file, are what the workers receive, so an edit
+between the check and the load cannot run.
+
+The registry tells the runtime when a tool changes (a new version from this process, a watch
+event, a quarantine), so the swap and the new pool's warm-up happen before the next call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol
+
+from dyntools.errors import UnknownTool, VersionUnusable
+from dyntools.log import get_logger
+from dyntools.registry import Registry, VersionRecord
+from dyntools.registry.watch import RegistryWatcher
+from dyntools.sandbox import SandboxLimits, WorkerPool
+
+
+class Pool(Protocol):
+    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]: ...
+
+    def close(self, wait: bool = True) -> None: ...
+
+
+PoolFactory = Callable[[VersionRecord, str], Pool]
+
+
+@dataclass(slots=True)
+class _Slot:
+    record: VersionRecord
+    pool: Pool
+    in_flight: int = 0
+    retiring: bool = False
+
+
+class Runtime:
+    """Thread-safe. `close()` retires every pool (waiting for running calls)."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        limits: SandboxLimits = SandboxLimits(),  # noqa: B008 (frozen value object)
+        pool_size: int = 2,
+        max_calls_per_worker: int = 1000,
+        require_layers: frozenset[str] = frozenset(),
+        pool_factory: PoolFactory | None = None,
+        watch: bool = False,
+        prewarm: bool = True,
+    ) -> None:
+        self.registry = registry
+        self._limits = limits
+        self._pool_size = pool_size
+        self._max_calls = max_calls_per_worker
+        self._require_layers = require_layers
+        self._factory = pool_factory or self._worker_pool
+        self._prewarm = prewarm
+        self._lock = threading.Lock()
+        self._active: dict[str, _Slot] = {}
+        self._retiring: list[_Slot] = []
+        self._closed = False
+        registry.subscribe(self._on_registry_change)
+        self._watcher: RegistryWatcher | None = registry.watch() if watch else None
+
+    def _worker_pool(self, record: VersionRecord, source: str) -> Pool:
+        pool = WorkerPool(
+            record.path,
+            module_name=record.module_name,
+            policy=self.registry.policy,
+            limits=self._limits,
+            size=self._pool_size,
+            max_calls_per_worker=self._max_calls,
+            require_layers=self._require_layers,
+            source=source,
+        )
+        if self._prewarm:
+            threading.Thread(target=_start_quietly, args=(pool,), daemon=True,
+                             name=f"dyntools-prewarm-{record.name}").start()
+        return pool
+
+    # ------------------------------------------------------------------------------ calls
+
+    def call(
+        self, name: str, params: dict[str, Any], timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError."""
+        slot = self._checkout(name)
+        try:
+            return slot.pool.call(params, timeout)
+        finally:
+            self._checkin(slot)
+
+    def active_version(self, name: str) -> int | None:
+        """The version whose pool takes new calls now (None before the first call)."""
+        slot = self._active.get(name)
+        return slot.record.version if slot is not None else None
+
+    def describe(self) -> dict[str, Any]:
+        """Per tool: the active version and its calls in flight, and pools still draining."""
+        with self._lock:
+            return {
+                "active": {n: {"version": s.record.version, "in_flight": s.in_flight}
+                           for n, s in sorted(self._active.items())},
+                "retiring": [{"tool": s.record.name, "version": s.record.version,
+                              "in_flight": s.in_flight} for s in self._retiring],
+            }
+
+    def load(self, name: str) -> VersionRecord:
+        """Make sure the current version's pool exists (and is warming up)."""
+        slot = self._checkout(name)
+        self._checkin(slot)
+        return slot.record
+
+    def _wanted(self, name: str) -> VersionRecord:
+        record = self.registry.current(name)
+        if record is not None:
+            return record
+        if name not in self.registry.names():
+            raise UnknownTool(f"unknown tool {name!r}", tool=name)
+        raise VersionUnusable(f"tool {name!r} has no usable version (all quarantined, "
+                              "rejected, or none is current)", tool=name)
+
+    def _checkout(self, name: str) -> _Slot:
+        while True:
+            record = self._wanted(name)
+            with self._lock:
+                if self._closed:
+                    raise VersionUnusable("the runtime is closed", tool=name)
+                slot = self._active.get(name)
+                if slot is not None and slot.record.version == record.version:
+                    slot.in_flight += 1
+                    return slot
+            # Loading reads and hash-checks the file, which may quarantine it and notify the
+            # registry's listeners (this runtime among them): never while holding the lock.
+            slot = self._load(name, record)
+            if slot is not None:
+                with self._lock:
+                    slot.in_flight += 1
+                    return slot
+
+    def _load(self, name: str, record: VersionRecord) -> _Slot | None:
+        """Start a pool for `record` and install it if `record` is still current; else None
+        (the caller looks again)."""
+        source = self.registry.verified_source(name, record.version).decode("utf-8")
+        pool = self._factory(record, source)
+        with self._lock:
+            current = self.registry.current(name)
+            active = self._active.get(name)
+            still_wanted = (
+                not self._closed and current is not None and current.version == record.version
+            )
+            if still_wanted and (active is None or active.record.version != record.version):
+                slot = _Slot(record, pool)
+                self._active[name] = slot
+                if active is not None:
+                    self._retire_locked(active)
+                get_logger("runtime").info(
+                    "runtime.version_loaded", tool=name, version=record.version,
+                    previous=active.record.version if active else None,
+                    module=record.module_name,
+                )
+                return slot
+        pool.close(wait=False)  # lost a race with another loader, or the pointer moved
+        return None
+
+    def _checkin(self, slot: _Slot) -> None:
+        with self._lock:
+            slot.in_flight -= 1
+            close_now = slot.retiring and slot.in_flight == 0
+            if close_now:
+                self._retiring.remove(slot)
+        if close_now:
+            slot.pool.close(wait=False)
+
+    def _retire_locked(self, slot: _Slot) -> None:
+        if slot.in_flight == 0:
+            threading.Thread(target=slot.pool.close, kwargs={"wait": False}, daemon=True).start()
+        else:
+            slot.retiring = True
+            self._retiring.append(slot)
+
+    def _on_registry_change(self, name: str) -> None:
+        """Swap (or drop) a loaded tool's pool as soon as its current version changes."""
+        with self._lock:
+            slot = self._active.get(name)
+            if self._closed or slot is None:
+                return
+            record = self.registry.current(name)
+            if record is not None and record.version == slot.record.version:
+                return
+            if record is None:
+                del self._active[name]
+                self._retire_locked(slot)
+                get_logger("runtime").warning("runtime.version_unloaded", tool=name,
+                                              version=slot.record.version)
+                return
+        try:
+            self._load(name, record)
+        except Exception as exc:  # the next call retries and raises to its caller
+            get_logger("runtime").error("runtime.swap_failed", tool=name, error=repr(exc))
+
+    # ---------------------------------------------------------------------------- lifecycle
+
+    def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+        with self._lock:
+            self._closed = True
+            slots = [*self._active.values(), *self._retiring]
+            self._active.clear()
+            self._retiring.clear()
+        for slot in slots:
+            slot.pool.close(wait=True)
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _start_quietly(pool: Pool) -> None:
+    start = getattr(pool, "start", None)
+    if start is None:
+        return
+    try:
+        start()
+    except Exception as exc:  # a failed warm-up surfaces on the first call instead
+        get_logger("runtime").warning("runtime.prewarm_failed", error=repr(exc))
