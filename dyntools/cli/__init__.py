@@ -21,3 +21,4 @@ def main() -> None:
 from dyntools.cli import check_cmd  # noqa: E402,F401
 from dyntools.cli import registry_cmd  # noqa: E402,F401
 from dyntools.cli import sandbox_cmd  # noqa: E402,F401
+from dyntools.cli import ensure_cmd  # noqa: E402,F401

@@ -1,0 +1,353 @@
+"""`dyntools ensure NAME` (generate what is missing, through every station) and `dyntools call`.
+
+`ensure` shows the stations as they run: one line per station, updated in place on a terminal,
+plain lines when stderr is piped (and none with --json, whose output lists them). With
+--params it then calls the tool and prints the result.
+
+Exit codes (the same numbers as `exec` for the sandbox reasons):
+    0 ok                      8 sandbox_violation
+    1 unsafe_source (gate)    9 worker_crashed
+    2 usage: bad option, bad  10 layer_unavailable
+      name, unknown tool,     11 any other sandbox error
+      invalid params          12 verification_failed
+    3 compile_error           13 generation failed (refusal, timeout, rate limit, no code, ...)
+    4 runtime_error           14 generation auth: no key, or the key was refused
+    5 timeout                 15 no_template (offline generator)
+    6 memory_limit            16 registry: persist_failed, version_unusable, registry_error
+    7 bad_result
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+import click
+
+from dyntools.cli import main
+from dyntools.errors import (
+    BadResult,
+    DyntoolsError,
+    GateRejected,
+    GenerationAuthError,
+    GenerationError,
+    GenerationNoTemplate,
+    LayerUnavailable,
+    LoadError,
+    PersistError,
+    RegistryError,
+    SandboxError,
+    SandboxMemoryLimit,
+    SandboxTimeout,
+    SandboxViolation,
+    ToolRuntimeError,
+    UnknownTool,
+    UnknownVersion,
+    UsageError,
+    VerificationFailed,
+    WorkerCrashed,
+)
+
+EXIT_OK = 0
+# Most specific first: the first matching class decides.
+EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
+    (GateRejected, 1),
+    (UnknownTool, 2),
+    (UnknownVersion, 2),
+    (UsageError, 2),
+    (LoadError, 3),
+    (ToolRuntimeError, 4),
+    (SandboxTimeout, 5),
+    (SandboxMemoryLimit, 6),
+    (BadResult, 7),
+    (SandboxViolation, 8),
+    (WorkerCrashed, 9),
+    (LayerUnavailable, 10),
+    (SandboxError, 11),
+    (VerificationFailed, 12),
+    (GenerationNoTemplate, 15),
+    (GenerationAuthError, 14),
+    (GenerationError, 13),
+    (PersistError, 16),
+    (RegistryError, 16),
+)
+EXIT_OTHER = 16
+DETAIL_CHARS = 100
+
+
+def exit_code_for(error: DyntoolsError) -> int:
+    for cls, code in EXIT_CODES:
+        if isinstance(error, cls):
+            return code
+    return EXIT_OTHER
+
+
+class StationDisplay:
+    """Receives `StationEvent`s: a line rewritten in place on a terminal, plain lines else."""
+
+    MARKS: ClassVar[dict[str, str]] = {
+        "ok": "ok", "hit": "hit", "miss": "miss", "accepted": "ok", "approved": "ok",
+        "new_version": "new",
+    }
+
+    def __init__(self, stream: IO[str], *, live: bool, enabled: bool = True) -> None:
+        self.stream = stream
+        self.live = live
+        self.enabled = enabled
+        self.events: list[Any] = []
+
+    def __call__(self, event: Any) -> None:
+        if event.finished:
+            self.events.append(event)
+        if not self.enabled:
+            return
+        if not event.finished:
+            if self.live:
+                text = click.style(f"  ... {event.station:<9} running", fg="cyan")
+                self._write(f"\r{text}\x1b[K")
+            return
+        failed = event.outcome in ("failed", "rejected")
+        mark = "FAIL" if failed else self.MARKS.get(event.outcome, event.outcome)
+        duration = f"{event.duration_ms:9.2f} ms" if event.duration_ms is not None else ""
+        version = f"v{event.version}" if event.version is not None else ""
+        detail = event.detail if len(event.detail) <= DETAIL_CHARS else (
+            event.detail[:DETAIL_CHARS] + "...")
+        line = (f"  {mark:<4} {event.station:<9} {event.outcome:<11} {duration} "
+                f"{version:<4} {detail}").rstrip()
+        if self.live:
+            line = click.style(line, fg="red" if failed else "green")
+            self._write(f"\r{line}\x1b[K\n")
+        else:
+            self._write(line + "\n")
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+
+def _json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise click.UsageError(f"{option} is not valid JSON: {exc}") from exc
+    if not isinstance(value, kind):
+        raise click.UsageError(f"{option} must be a JSON {'object' if kind is dict else 'list'}")
+    return value
+
+
+def _layers(text: str | None) -> frozenset[str]:
+    from dyntools.sandbox.limits import parse_layer_names
+
+    if not text:
+        return frozenset()
+    try:
+        return parse_layer_names(text)
+    except ValueError as exc:
+        raise click.UsageError(f"--require-layers: {exc}") from exc
+
+
+def _limits(timeout: float | None) -> Any:
+    from dyntools.sandbox import SandboxLimits
+
+    try:
+        return SandboxLimits(timeout_s=timeout) if timeout is not None else SandboxLimits()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _configure_logs(level: str, registry_root: Path, *, audit: bool) -> None:
+    from dyntools.log import configure_logging
+
+    configure_logging(level, audit_path=registry_root / "audit.log" if audit else None)
+
+
+def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
+    code = exit_code_for(error)
+    if as_json:
+        click.echo(json.dumps({"ok": False, "error": error.as_dict(),
+                               "stations": [e.as_dict() for e in stations]}, indent=2))
+    else:
+        output = error.details.get("output")
+        if output:
+            click.echo(output, err=True, nl=False)
+        click.echo(f"error: {error.station}/{error.reason}: {error.message}", err=True)
+        for finding in error.details.get("findings", []) if isinstance(error, GateRejected) \
+                else []:
+            click.echo(f"  {finding['line']}:{finding['col']}: {finding['code']} "
+                       f"{finding['message']}", err=True)
+        for line, function, text in error.details.get("trace", []):
+            click.echo(f"  line {line}, in {function}: {text}", err=True)
+    sys.exit(code)
+
+
+_common = [
+    click.option("--registry", "registry_path", type=click.Path(file_okay=False), default=None,
+                 help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
+    click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
+                 help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
+                      "allowlist.toml)."),
+    click.option("--timeout", type=float, default=None,
+                 help="Wall-clock limit per sandboxed call, in seconds."),
+    click.option("--require-layers", default=None,
+                 help="Comma list of sandbox layers that must be active, or 'all'."),
+    click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+                 default="warning", show_default=True,
+                 help="Log level on stderr (the registry's audit.log always gets info)."),
+    click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
+]
+
+
+def common_options(command: Any) -> Any:
+    for option in reversed(_common):
+        command = option(command)
+    return command
+
+
+@main.command()
+@click.argument("name")
+@click.option("--description", default="", help="What the tool should do (for a model).")
+@click.option("--schema", "schema_text", default=None,
+              help="The PARAMS JSON Schema the tool should take (for a model).")
+@click.option("--example", "example_texts", multiple=True,
+              help='An example the tool must pass: {"params": {...}, "result": {...}}. '
+                   "Repeatable.")
+@click.option("--params", "params_text", default=None,
+              help="After ensuring, call the tool with these params (a JSON object).")
+@click.option("--generator", "generator_name", default="offline", show_default=True,
+              type=click.Choice(["offline", "anthropic", "openai", "file"]),
+              help="Where new code comes from.")
+@click.option("--from", "source_file", default=None,
+              help="--generator file: the tool file ('-' reads stdin).")
+@click.option("--model", default=None, help="Model id (anthropic, openai).")
+@click.option("--base-url", default=None, help="API base URL (openai: Ollama, vLLM, ...).")
+@click.option("--api-key-env", default=None, help="Variable holding the API key.")
+@click.option("--temperature", type=float, default=None, help="Sampling temperature.")
+@click.option("--max-tokens", type=int, default=None, help="Answer length limit.")
+@click.option("--effort", default=None, help="anthropic: output effort.")
+@click.option("--retries", type=int, default=None, help="Transport retries (429, 5xx).")
+@click.option("--model-timeout", type=float, default=None,
+              help="Seconds to wait for the model per request.")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Generation attempts when the gate refuses (models only).")
+@click.option("--new-version", is_flag=True,
+              help="Generate a new version even if the tool exists.")
+@click.option("--contract-change", is_flag=True,
+              help="Let a new version drop the examples the current version passed.")
+@common_options
+def ensure(name: str, description: str, schema_text: str | None,
+           example_texts: tuple[str, ...], params_text: str | None, generator_name: str,
+           source_file: str | None, model: str | None, base_url: str | None,
+           api_key_env: str | None, temperature: float | None, max_tokens: int | None,
+           effort: str | None, retries: int | None, model_timeout: float | None,
+           max_attempts: int, new_version: bool, contract_change: bool,
+           registry_path: str | None, allowlist: str | None, timeout: float | None,
+           require_layers: str | None, log_level: str, as_json: bool) -> None:
+    """Make sure tool NAME exists: look it up, else generate, gate, verify and activate it.
+
+    With --params, call it afterwards and print the result.
+    """
+    from dyntools.cli.check_cmd import policy_option
+    from dyntools.generators import ToolSpec, build_generator
+    from dyntools.pipeline import Dyntools
+    from dyntools.registry import resolve_registry_path
+
+    schema = _json_option(schema_text, "--schema")
+    examples = [_json_option(text, "--example") for text in example_texts]
+    params = _json_option(params_text, "--params")
+    if contract_change and not new_version:
+        raise click.UsageError("--contract-change only applies with --new-version")
+    policy = policy_option(allowlist)
+    layers = _layers(require_layers)
+    limits = _limits(timeout)
+    stream = sys.stderr
+    display = StationDisplay(stream, live=stream.isatty(), enabled=not as_json)
+    root = resolve_registry_path(registry_path)
+    try:
+        spec = ToolSpec(name, description, schema, tuple(examples))
+        generator = build_generator(
+            generator_name, policy=policy, source_path=source_file, model=model,
+            base_url=base_url, api_key_env=api_key_env, temperature=temperature,
+            max_tokens=max_tokens, effort=effort, retries=retries, timeout=model_timeout,
+        )
+        _configure_logs(log_level, root, audit=True)
+        with Dyntools(root, policy=policy, generator=generator, limits=limits,
+                      require_layers=layers, max_attempts=max_attempts) as dt:
+            result = dt.ensure(spec, new_version=new_version, contract_change=contract_change,
+                               on_station=display)
+            called: dict[str, Any] | None = None
+            if params is not None:
+                called = _timed_call(dt, name, params, display, result.version)
+    except DyntoolsError as exc:
+        _fail(exc, as_json, display.events)
+        return
+    if as_json:
+        click.echo(json.dumps({"ok": True, **result.as_dict(),
+                               **({"result": called} if params is not None else {})}, indent=2))
+        return
+    how = (f"generated by {result.record.provenance.get('generator')}, verified and activated"
+           if result.created else "already in the registry (nothing generated)")
+    click.echo(f"{name} v{result.version}: {how}")
+    if called is not None:
+        click.echo(json.dumps(called))
+
+
+def _timed_call(dt: Any, name: str, params: dict[str, Any], display: StationDisplay,
+                version: int) -> dict[str, Any]:
+    from dyntools.pipeline import StationEvent
+
+    display(StationEvent(name, "execute", "running", version=version))
+    started = time.perf_counter()
+    try:
+        result: dict[str, Any] = dt.call(name, params)
+    except DyntoolsError as exc:
+        display(StationEvent(name, "execute", "failed", _ms(started), version, exc.reason,
+                             exc.message))
+        raise
+    display(StationEvent(name, "execute", "ok", _ms(started), version, None,
+                         "in the sandbox"))
+    return result
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+@main.command()
+@click.argument("name")
+@click.option("--params", "params_text", required=True, help="The params object, as JSON.")
+@common_options
+def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
+         timeout: float | None, require_layers: str | None, log_level: str,
+         as_json: bool) -> None:
+    """Call the current version of tool NAME with --params; print the result JSON."""
+    from dyntools.cli.check_cmd import policy_option
+    from dyntools.pipeline import Dyntools
+    from dyntools.registry import Registry, resolve_registry_path
+    from dyntools.registry.records import require_valid_name
+
+    params = _json_option(params_text, "--params")
+    policy = policy_option(allowlist)
+    layers = _layers(require_layers)
+    limits = _limits(timeout)
+    root = resolve_registry_path(registry_path)
+    try:
+        require_valid_name(name)
+        _configure_logs(log_level, root, audit=root.is_dir())
+        registry = Registry.open(root, policy, create=False)
+        with Dyntools(registry, limits=limits, require_layers=layers) as dt:
+            result = dt.call(name, params)
+            record = registry.current(name)
+    except DyntoolsError as exc:
+        _fail(exc, as_json, [])
+        return
+    if as_json:
+        click.echo(json.dumps({"ok": True, "tool": name,
+                               "version": record.version if record else None,
+                               "result": result}, indent=2))
+    else:
+        click.echo(json.dumps(result))
