@@ -53,13 +53,26 @@ class Channel:
 
     def send_text(self, text: str) -> None:
         data = protocol.frame(text.encode("ascii"))
-        view = memoryview(data)
-        while view:
-            written = posix.write(self.write_fd, view)
-            view = view[written:]
+        written = posix.write(self.write_fd, data)
+        while written < len(data):
+            written += posix.write(self.write_fd, data[written:])
 
     def receive(self, max_bytes: int) -> Any:
-        return marshal.loads(protocol.read_frame(posix.read, self.read_fd, max_bytes))
+        """One frame; a small one arrives in a single read() (one system call, not two)."""
+        chunk = posix.read(self.read_fd, 65536)
+        if len(chunk) < protocol.HEADER_BYTES:
+            if not chunk:
+                raise EOFError("the host closed the pipe")
+            chunk += protocol.read_exact(posix.read, self.read_fd,
+                                         protocol.HEADER_BYTES - len(chunk))
+        size = int.from_bytes(chunk[:protocol.HEADER_BYTES], "big")
+        if size > max_bytes:
+            raise ValueError(f"frame of {size} bytes exceeds the cap of {max_bytes}")
+        end = protocol.HEADER_BYTES + size
+        if len(chunk) < end:
+            chunk += protocol.read_exact(posix.read, self.read_fd, end - len(chunk))
+        # The host never sends a second frame before the answer to the first.
+        return marshal.loads(chunk[protocol.HEADER_BYTES:end])
 
     def send_error(self, reason: str, message: str, *, fatal: bool = False,
                    trace: list[list[Any]] | None = None, output: str = "") -> None:
