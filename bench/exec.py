@@ -239,7 +239,7 @@ def main() -> None:
           f"{'met' if warm_median < 30e-6 else 'MISSED'} ({warm_median / 30e-6:.2f}x of "
           f"target; {warm_median / pipe_median:.2f}x bare pipe)")
 
-    interpreter = timed(lambda: subprocess.run(  # noqa: S603
+    interpreter = timed(lambda: subprocess.run(
         [sys.executable, "-I", "-S", "-c", "pass"], check=True), cold_n)
     print(f"interpreter start (python -I -S -c pass)  {ms(statistics.median(interpreter))}  "
           f"(the part of a cold call no sandbox code can remove)")
