@@ -8,6 +8,7 @@ from dataclasses import dataclass
 # the design (RestrictedPython with runtime guards); the others are OS layers.
 LAYERS: tuple[str, ...] = (
     "restricted",
+    "audit_hook",
     "rlimits",
     "no_new_privs",
     "userns",

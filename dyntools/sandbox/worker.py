@@ -156,6 +156,7 @@ class Worker:
                 self.guards.add_module(name, module, members)
         self.builtins = safe_builtins(init["builtins"], self.guards)
         self.module_view_type = ModuleView
+        self.tripwire: Any = None
 
     def stop(self, reason: str, message: str) -> NoReturn:
         """End the call now: report on the protocol pipe and exit, uncatchable by the tool."""
@@ -211,6 +212,7 @@ class Worker:
         guards = self.guards
         encode = _encode_json
         limit = self.max_result_bytes
+        tripwire = self.tripwire
         rearm_cpu = self._cpu_rearm()
         while True:
             try:
@@ -220,12 +222,18 @@ class Worker:
             if message is None:
                 return
             rearm_cpu()
+            if tripwire is not None:
+                tripwire.inside_tool = True
             try:
                 result = run(message)
             except BaseException as exc:  # the tool's failure is data for the host
+                if tripwire is not None:
+                    tripwire.inside_tool = False
                 if self.reply_exception(exc, during="during the call"):
                     return
                 continue
+            if tripwire is not None:
+                tripwire.inside_tool = False
             try:
                 if not isinstance(result, dict):
                     raise TypeError(f"run() returned {type(result).__name__}, not a dict")
@@ -285,6 +293,8 @@ def main() -> None:
     except (SyntaxError, ValueError, TypeError) as exc:
         channel.send_error("compile_error", _describe(exc), fatal=True)
         posix._exit(EXIT_STOPPED)
+    # Everything the worker itself needs is imported before Landlock closes the file system.
+    from dyntools.sandbox.audit import AuditTripwire
     from dyntools.sandbox.layers import lock_down
 
     report: dict[str, list[object]] = lock_down(
@@ -302,11 +312,25 @@ def main() -> None:
         else [True, "RestrictedPython policy with runtime guards"]
     )
     namespace = worker.tool_globals(init["module"])
+    tripwire = None
+    if "audit_hook" in worker.skip:
+        report["audit_hook"] = [False, "disabled"]
+    else:
+        tripwire = AuditTripwire(worker.stop, code)
+        tripwire.install()
+        report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
+                                "ctypes, write and introspection events in tool code"]
+    worker.tripwire = tripwire
     try:
+        if tripwire is not None:
+            tripwire.inside_tool = True
         exec(code, namespace)
     except BaseException as exc:  # module-level failure: report, then end
         worker.reply_exception(exc, during="while loading the module")
         posix._exit(EXIT_STOPPED)
+    finally:
+        if tripwire is not None:
+            tripwire.inside_tool = False
     run = namespace.get("run")
     if not callable(run):
         channel.send_error("compile_error", "the tool defines no run(params) function",

@@ -19,7 +19,7 @@ PARAMS = {{"type": "object"}}
 
 '''
 
-# Every OS layer: skipping all of them leaves RestrictedPython alone.
+# Every OS layer: skipping all of them leaves RestrictedPython (and the audit hook) alone.
 OS_LAYERS = frozenset({
     "rlimits", "userns", "netns", "landlock_fs", "landlock_net", "landlock_scope",
     "seccomp", "capabilities",
@@ -29,7 +29,7 @@ OS_LAYERS = frozenset({
 def only(*layers: str) -> frozenset[str]:
     """The skip set that leaves exactly `layers` on (plus no_new_privs, which is not
     skippable and restricts nothing on its own)."""
-    return (OS_LAYERS | {"restricted"}) - set(layers)
+    return (OS_LAYERS | {"restricted", "audit_hook"}) - set(layers)
 
 
 @pytest.fixture(scope="session")

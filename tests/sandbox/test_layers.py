@@ -15,7 +15,7 @@ from dyntools.sandbox import SandboxLimits, run_once
 
 from .conftest import OS_LAYERS, only
 
-ALL_OS = frozenset({"restricted"})  # skip only the guards
+ALL_OS = frozenset({"restricted", "audit_hook"})  # skip only the in-process layers
 
 
 def attempt(tool, policy, body: str, skip: frozenset[str], imports: str = "") -> dict:
@@ -28,7 +28,8 @@ def attempt(tool, policy, body: str, skip: frozenset[str], imports: str = "") ->
         return {"sandbox_error": exc.reason, "message": exc.message}
 
 
-@pytest.mark.parametrize("skip", [ALL_OS, only("seccomp")], ids=["all", "seccomp"])
+@pytest.mark.parametrize("skip", [ALL_OS, only("seccomp"), only("audit_hook")],
+                         ids=["all", "seccomp", "audit_hook"])
 def test_fork_is_refused(tool, policy, skip):
     outcome = attempt(tool, policy, '''
         def run(params):
@@ -54,8 +55,8 @@ def test_exec_is_refused(tool, policy, skip):
 
 @pytest.mark.parametrize(
     "skip",
-    [ALL_OS, only("seccomp"), only("netns"), only("landlock_net")],
-    ids=["all", "seccomp", "netns", "landlock_net"],
+    [ALL_OS, only("seccomp"), only("netns"), only("landlock_net"), only("audit_hook")],
+    ids=["all", "seccomp", "netns", "landlock_net", "audit_hook"],
 )
 def test_socket_to_localhost_is_refused(tool, policy, skip):
     listener = socket.socket()
@@ -81,8 +82,10 @@ def test_socket_to_localhost_is_refused(tool, policy, skip):
     assert "refused" in outcome or outcome.get("sandbox_error") == "sandbox_violation", outcome
 
 
-@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_fs"), only("rlimits")],
-                         ids=["all", "landlock_fs", "rlimits"])
+@pytest.mark.parametrize(
+    "skip", [ALL_OS, only("landlock_fs"), only("rlimits"), only("audit_hook")],
+    ids=["all", "landlock_fs", "rlimits", "audit_hook"],
+)
 def test_write_outside_the_working_directory_is_refused(tool, policy, tmp_path, skip):
     target = tmp_path / "written.txt"
     outcome = attempt(tool, policy, f'''
@@ -160,7 +163,7 @@ def test_every_layer_is_reported_active_here():
 
 def test_controls_without_any_layer_the_attacks_work(tool, policy, tmp_path):
     """Shows the tests above test something: with every layer off the same code succeeds."""
-    nothing = OS_LAYERS | {"restricted"}
+    nothing = OS_LAYERS | {"restricted", "audit_hook"}
     secret = tmp_path / "secret.txt"
     secret.write_text("s3cr3t")
     assert attempt(tool, policy, f'''
