@@ -53,6 +53,7 @@ _EXPECT = re.compile(r"#\s*expect:\s*((?:DT\d{3}[ \t]*)+)(?:\r|$)")
 _EXPECT_AT = re.compile(r"^#\s*expect-at:\s*(\d+)\s+((?:DT\d{3}[ \t]*)+)$")
 _FAMILY = re.compile(r"^#\s*family:\s*(\w+)\s*$")
 _TECHNIQUE = re.compile(r"^#\s*technique:\s*\S")
+_SOURCE = re.compile(r"^#\s*source:\s*\S")
 
 Expected = Counter[tuple[int, str]]
 
@@ -62,6 +63,7 @@ class Expectation:
     findings: Expected
     family: str | None
     has_technique: bool
+    has_source: bool = False
 
 
 def parse_expectations(data: bytes) -> Expectation:
@@ -73,6 +75,7 @@ def parse_expectations(data: bytes) -> Expectation:
     findings: Expected = Counter()
     family = None
     has_technique = False
+    has_source = False
     text = data.decode("utf-8", errors="replace")
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
@@ -86,10 +89,13 @@ def parse_expectations(data: bytes) -> Expectation:
         if _TECHNIQUE.match(stripped):
             has_technique = True
             continue
+        if _SOURCE.match(stripped):
+            has_source = True
+            continue
         if match := _EXPECT.search(line):
             for code in match.group(1).split():
                 findings[(number, code)] += 1
-    return Expectation(findings, family, has_technique)
+    return Expectation(findings, family, has_technique, has_source)
 
 
 def _found(report: GateReport) -> Expected:
@@ -144,6 +150,7 @@ def test_attack_is_rejected_exactly_as_annotated(path: Path) -> None:
 def test_attack_file_has_a_header(path: Path) -> None:
     expectation = parse_expectations(path.read_bytes())
     assert expectation.has_technique, f"{path.name} has no '# technique:' header"
+    assert expectation.has_source, f"{path.name} has no '# source:' header"
     assert expectation.family in {f.value for f in Family}, (
         f"{path.name}: '# family: {expectation.family}' is not a rule family"
     )
@@ -286,7 +293,7 @@ def test_every_attack_family_is_covered() -> None:
 
 def test_expectation_parser_reads_trailing_and_header_forms() -> None:
     sample = (
-        b"# technique: t\n# family: names\n# expect-at: 1 DT501 DT502\n"
+        b"# technique: t\n# source: s\n# family: names\n# expect-at: 1 DT501 DT502\n"
         b"x = ().__class__.__bases__  # expect: DT302 DT302\n"
         b"y = 1  # a comment that mentions expect: nothing\n"
         b"z = 1  # expect: DT006\r    hidden = 2\n"
@@ -294,6 +301,7 @@ def test_expectation_parser_reads_trailing_and_header_forms() -> None:
     parsed = parse_expectations(sample)
     assert parsed.family == "names"
     assert parsed.has_technique
+    assert parsed.has_source
     assert parsed.findings == Counter(
-        {(1, "DT501"): 1, (1, "DT502"): 1, (4, "DT302"): 2, (6, "DT006"): 1}
+        {(1, "DT501"): 1, (1, "DT502"): 1, (5, "DT302"): 2, (7, "DT006"): 1}
     )
