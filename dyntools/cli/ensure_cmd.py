@@ -9,7 +9,7 @@ Exit codes (the same numbers as `exec` for the sandbox reasons):
     1 unsafe_source (gate)    9 worker_crashed
     2 usage: bad option, bad  10 layer_unavailable
       name, unknown tool,     11 any other sandbox error
-      invalid params          12 verification_failed
+      invalid params, policy  12 verification_failed
     3 compile_error           13 generation failed (refusal, timeout, rate limit, no code, ...)
     4 runtime_error           14 generation auth: no key, or the key was refused
     5 timeout                 15 no_template (offline generator)
@@ -38,6 +38,7 @@ from dyntools.errors import (
     LayerUnavailable,
     LoadError,
     PersistError,
+    PolicyLoadError,
     RegistryError,
     SandboxError,
     SandboxMemoryLimit,
@@ -55,6 +56,7 @@ EXIT_OK = 0
 # Most specific first: the first matching class decides.
 EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
     (GateRejected, 1),
+    (PolicyLoadError, 2),
     (UnknownTool, 2),
     (UnknownVersion, 2),
     (UsageError, 2),
