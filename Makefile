@@ -3,6 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_REGISTRY := demo_registry
+DT := DYNTOOLS_REGISTRY=$(DEMO_REGISTRY) $(VENV)/bin/dyntools
 
 .PHONY: demo test lint bench fuzz clean
 
@@ -20,10 +21,22 @@ $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
 	@touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
-	@echo "== the gate accepts a well-formed tool"
-	$(VENV)/bin/dyntools check examples/slugify_text.py
-	@echo "== the gate rejects an escape attempt, with its reasons"
-	-$(VENV)/bin/dyntools check examples/attack_dunder_escape.py
+	@rm -rf $(DEMO_REGISTRY)
+	@echo "== 1. ensure slugify_text: not there, so it is generated (offline templates: no key,"
+	@echo "==    no network), gated, verified in the sandbox, persisted and activated; then called"
+	$(DT) ensure slugify_text --params '{"text": "Hello World"}'
+	@echo "== 2. the same again: already there, served from the registry, nothing generated"
+	$(DT) ensure slugify_text --params '{"text": "Hello World"}'
+	$(DT) call slugify_text --params '{"text": "Crème brûlée, à la carte"}'
+	@echo "== 3. force a V2: it must also pass what V1 passed; then it takes new calls"
+	$(DT) ensure slugify_text --new-version --params '{"text": "Hello World"}'
+	$(DT) list
+	$(DT) show slugify_text | head -n 5
+	@echo "== 4. a file that tries to escape is refused at the gate; nothing is written"
+	-$(DT) ensure word_count --generator file --from examples/attack_dunder_escape.py
+	@test ! -e $(DEMO_REGISTRY)/word_count && echo "(no $(DEMO_REGISTRY)/word_count: nothing written)"
+	@echo "== the audit log: one JSON event per station, in $(DEMO_REGISTRY)/audit.log"
+	@grep -c '"pipeline.station"' $(DEMO_REGISTRY)/audit.log | sed 's/$$/ station events/'
 
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

@@ -331,18 +331,18 @@ class Dyntools:
         contract_change: bool,
         recorder: _Recorder,
     ) -> EnsureResult:
+        recorder.version = None  # until the new version has its number in the registry
         gated = self._generate_and_gate(spec, generator, recorder)
         source = gated.generated.source
         meta = read_metadata(source)
         candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
         contract = () if contract_change else self._contract_examples(spec.name)
         examples = collect_examples(meta.examples, caller_examples, contract)
-        provenance = {
-            **gated.generated.as_provenance(),
-            "requested": {"description": spec.description or None,
-                          "examples": len(caller_examples)},
-            "contract_change": contract_change,
-        }
+        provenance: dict[str, Any] = gated.generated.as_provenance()
+        if spec.description:
+            provenance["description_requested"] = spec.description
+        if contract_change:
+            provenance["contract_change"] = True
         try:
             with recorder.station("load") as loaded:
                 pool = self._open_pool(spec.name, candidate, source)

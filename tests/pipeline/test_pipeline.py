@@ -131,6 +131,7 @@ def test_a_new_version_must_keep_the_examples_the_current_version_passed(
         changed = dt.ensure("echo_text", new_version=True, contract_change=True)
         assert changed.version == 3 and dt.registry.current("echo_text").version == 3
         assert changed.record.provenance["contract_change"] is True
+        assert "contract_change" not in dt.registry.get("echo_text", 1).provenance
         # new calls go to the new version at once
         assert dt.call("echo_text", {"text": "a"}) == {"echo": "A"}
 
