@@ -154,6 +154,8 @@ def doctor(as_json: bool, require_layers: str | None) -> None:
         for name, entry in report["layers"].items():
             state = "active  " if entry["active"] else "INACTIVE"
             click.echo(f"{name:15} {state} {entry['detail']}")
+        phases = ", ".join(f"{k} {v:.2f}" for k, v in report["worker_startup_ms"].items())
+        click.echo(f"worker start-up (ms): {phases}")
         if missing:
             click.echo(f"error: required layer(s) not active: {', '.join(missing)}", err=True)
     if missing:

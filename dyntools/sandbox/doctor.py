@@ -35,6 +35,11 @@ def probe_layers() -> dict[str, dict[str, Any]]:
 
 def probe_layers_with(policy: Policy) -> dict[str, dict[str, Any]]:
     """The same probe with a given policy (not cached)."""
+    return _probe(policy)[0]
+
+
+def _probe(policy: Policy) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    """The layer report and the probe worker's start-up phases in milliseconds."""
     spec = build_spec(
         "/nonexistent/dyntools-sandbox-probe.py",
         module_name="dyntools_sandbox_probe",
@@ -48,17 +53,18 @@ def probe_layers_with(policy: Policy) -> dict[str, dict[str, Any]]:
         try:
             layers = worker.start()
             worker.call({})
+            startup = dict(worker.startup)
         finally:
             worker.kill()
     finally:
         cwd.remove()
     return {name: layers.get(name, {"active": False, "detail": "not reported"})
-            for name in LAYERS}
+            for name in LAYERS}, startup
 
 
 def doctor_report(policy: Policy | None = None) -> dict[str, Any]:
     """The layer probe plus the facts an operator needs to read it."""
-    layers = probe_layers() if policy is None else probe_layers_with(policy)
+    layers, startup = _probe(policy or load_policy())
     try:
         import pyseccomp
 
@@ -71,5 +77,6 @@ def doctor_report(policy: Policy | None = None) -> dict[str, Any]:
         "platform": sys.platform,
         "seccomp_binding": seccomp_binding,
         "layers": layers,
+        "worker_startup_ms": startup,
         "all_active": all(entry["active"] for entry in layers.values()),
     }

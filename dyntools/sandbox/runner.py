@@ -92,6 +92,8 @@ class WorkerProcess:
         self.layers: dict[str, dict[str, Any]] = {}
         self.broken = False
         self._buffer = b""
+        self.startup: dict[str, float] = {}
+        spawn_started = time.monotonic()
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,
@@ -105,6 +107,7 @@ class WorkerProcess:
         assert self.process.stdin is not None and self.process.stdout is not None
         self._write_fd = self.process.stdin.fileno()
         self._read_fd = self.process.stdout.fileno()
+        self._spawned = (spawn_started, time.monotonic())
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
 
@@ -124,6 +127,7 @@ class WorkerProcess:
         if "hello" not in reply:
             self.kill()
             raise self._error_from(reply, starting=True)
+        self._record_startup(reply["hello"].get("marks", {}))
         layers = reply["hello"].get("layers", {})
         self.layers = {
             name: {"active": bool(value[0]), "detail": str(value[1])}
@@ -143,6 +147,17 @@ class WorkerProcess:
                 missing=missing,
             )
         return self.layers
+
+    def _record_startup(self, marks: dict[str, Any]) -> None:
+        """Milliseconds per start-up phase (the worker's clock is the host's monotonic)."""
+        previous = self._spawned[0]
+        phases = {"spawn": self._spawned[1], "interpreter": marks.get("worker_main")}
+        phases.update({k: v for k, v in marks.items() if k != "worker_main"})
+        phases["hello_received"] = time.monotonic()
+        for name, stamp in phases.items():
+            if isinstance(stamp, int | float):
+                self.startup[name] = round((stamp - previous) * 1000, 3)
+                previous = stamp
 
     def call(self, params: dict[str, Any], timeout: float | None = None) -> CallOutcome:
         if self.broken:

@@ -282,12 +282,17 @@ class Worker:
 
 
 def main() -> None:
+    from time import monotonic
+
+    marks = {"worker_main": monotonic()}
     channel = _take_protocol_fds()
     try:
         init = channel.receive(1 << 30)
     except (EOFError, ValueError):
         posix._exit(2)
+    marks["init_received"] = monotonic()
     worker = Worker(channel, init)
+    marks["modules_imported"] = monotonic()
     try:
         code = worker.compile_tool(init["tree"], init["module"])
     except (SyntaxError, ValueError, TypeError) as exc:
@@ -297,6 +302,7 @@ def main() -> None:
     from dyntools.sandbox.audit import AuditTripwire
     from dyntools.sandbox.layers import lock_down
 
+    marks["compiled"] = monotonic()
     report: dict[str, list[object]] = lock_down(
         memory_mb=init["memory_mb"],
         cpu_seconds=init["cpu_seconds"],
@@ -311,6 +317,7 @@ def main() -> None:
         [False, "disabled"] if "restricted" in worker.skip
         else [True, "RestrictedPython policy with runtime guards"]
     )
+    marks["locked_down"] = monotonic()
     namespace = worker.tool_globals(init["module"])
     tripwire = None
     if "audit_hook" in worker.skip:
@@ -336,8 +343,9 @@ def main() -> None:
         channel.send_error("compile_error", "the tool defines no run(params) function",
                            fatal=True)
         posix._exit(EXIT_STOPPED)
+    marks["module_ran"] = monotonic()
     channel.send_text('{"hello":' + "".join(_encode_json(
-        {"pid": posix.getpid(), "layers": report}, 0)) + "}")
+        {"pid": posix.getpid(), "layers": report, "marks": marks}, 0)) + "}")
     worker.serve(run)
     posix._exit(0)
 
