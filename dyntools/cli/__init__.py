@@ -22,3 +22,4 @@ from dyntools.cli import check_cmd  # noqa: E402,F401
 from dyntools.cli import registry_cmd  # noqa: E402,F401
 from dyntools.cli import sandbox_cmd  # noqa: E402,F401
 from dyntools.cli import ensure_cmd  # noqa: E402,F401
+from dyntools.cli import mcp_cmd  # noqa: E402,F401
