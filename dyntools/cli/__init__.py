@@ -18,8 +18,10 @@ def main() -> None:
 
 
 # Command modules register themselves on `main` when imported.
-from dyntools.cli import check_cmd  # noqa: E402,F401
-from dyntools.cli import registry_cmd  # noqa: E402,F401
-from dyntools.cli import sandbox_cmd  # noqa: E402,F401
-from dyntools.cli import ensure_cmd  # noqa: E402,F401
-from dyntools.cli import mcp_cmd  # noqa: E402,F401
+from dyntools.cli import (
+    check_cmd,  # noqa: E402,F401
+    ensure_cmd,  # noqa: E402,F401
+    mcp_cmd,  # noqa: E402,F401
+    registry_cmd,  # noqa: E402,F401
+    sandbox_cmd,  # noqa: E402,F401
+)
