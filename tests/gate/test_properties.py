@@ -250,7 +250,9 @@ def insertion_slots(source: str) -> list[Slot]:
     slots: list[Slot] = []
 
     def own_line(stmt: ast.stmt) -> bool:
-        return not lines[stmt.lineno - 1][: stmt.col_offset].strip()
+        # An `elif` is an If node on its own line, but nothing may be inserted before it.
+        text = lines[stmt.lineno - 1]
+        return not text[: stmt.col_offset].strip() and not text.lstrip().startswith("elif")
 
     def add_body(body: list[ast.stmt]) -> None:
         for stmt in body:
