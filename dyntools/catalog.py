@@ -37,7 +37,7 @@ from dyntools.errors import BadResult, ToolRuntimeError, UnknownTool, UsageError
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.pipeline import Dyntools, EnsureResult, StationListener
 from dyntools.registry.records import require_valid_name
-from dyntools.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, check_params, params_validator
+from dyntools.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, params_check
 
 ToolFunction = Callable[[dict[str, Any]], Mapping[str, Any]]
 F = TypeVar("F", bound=ToolFunction)
@@ -48,6 +48,7 @@ ChangeListener = Callable[[str], None]
 class _HandWritten:
     tool: Tool
     func: ToolFunction
+    check: Callable[[Any], None]
 
 
 class Catalog:
@@ -86,13 +87,13 @@ class Catalog:
         if not callable(func):
             raise UsageError(f"the catalog tool {name!r} is not callable")
         schema = dict(params) if params is not None else dict(EMPTY_PARAMS)
-        params_validator(schema)
+        check = params_check(schema, name)
         if schema.get("type") != "object":
             raise UsageError(f'the params schema of {name!r} must declare "type": "object"')
         text = description if description is not None else inspect.getdoc(func) or ""
         tool = Tool(name, text.strip(), schema, CATALOG, None)
         with self._lock:
-            self._tools[name] = _HandWritten(tool, func)
+            self._tools[name] = _HandWritten(tool, func, check)
         self._changed(name)
         return tool
 
@@ -184,7 +185,7 @@ class Catalog:
             entry = self._tools.get(name)
         if entry is None:
             return self.dyntools.call(name, params, timeout=timeout)
-        check_params(entry.tool.params, params, tool=name)
+        entry.check(params)
         try:
             result = entry.func(params)
         except Exception as exc:  # the operator's code: reported like a generated tool's

@@ -65,6 +65,7 @@ from dyntools.toolmeta import (
     Tool,
     ToolMetadata,
     check_params,
+    params_check,
     params_validator,
     read_metadata,
 )
@@ -240,6 +241,7 @@ class Dyntools:
         self._lock = threading.Lock()
         self._name_locks: dict[str, threading.Lock] = {}
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
+        self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
             self._get_runtime()
 
@@ -504,7 +506,7 @@ class Dyntools:
                                       tool=name)
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
                                       "rejected, or none is current)", tool=name)
-            check_params(self._meta(record).params, params, tool=name)
+            self._params_check(record)(params)
             result = self._get_runtime().call(name, params, timeout)
         except DyntoolsError as exc:
             _log_execute(name, version, started, FAILED, exc.reason, exc.message)
@@ -537,6 +539,14 @@ class Dyntools:
     def _tool(self, record: VersionRecord) -> Tool:
         meta = self._meta(record)
         return Tool(record.name, meta.description, meta.params, REGISTRY, record.version)
+
+    def _params_check(self, record: VersionRecord) -> Callable[[Any], None]:
+        key = (record.name, record.version, record.sha256)
+        check = self._checks.get(key)
+        if check is None:
+            check = params_check(self._meta(record).params, record.name)
+            self._checks[key] = check
+        return check
 
     def _meta(self, record: VersionRecord) -> ToolMetadata:
         key = (record.name, record.version, record.sha256)

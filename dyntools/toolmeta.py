@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -87,11 +87,22 @@ def params_validator(schema: Mapping[str, Any]) -> Any:
 
 def check_params(schema: Mapping[str, Any], params: Any, *, tool: str | None = None) -> None:
     """Raise InvalidParams unless `params` is a dict that satisfies `schema`."""
+    params_check(schema, tool)(params)
+
+
+def params_check(schema: Mapping[str, Any], tool: str | None = None) -> Callable[[Any], None]:
+    """`check_params` for one schema, compiled once (calls on a hot path keep this)."""
+    validator = params_validator(schema)
+    return lambda params: _check(validator, params, tool)
+
+
+def _check(validator: Any, params: Any, tool: str | None) -> None:
     if not isinstance(params, dict):
         raise InvalidParams(
             f"params must be a JSON object, got {type(params).__name__}", tool=tool
         )
-    validator = params_validator(schema)
+    if validator.is_valid(params):
+        return
     try:
         validator.validate(params)
     except jsonschema_rs.ValidationError as exc:
