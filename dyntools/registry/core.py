@@ -102,6 +102,11 @@ class Registry:
         # not changed since they were last checked in full. `open` never uses it.
         self._check_cache: dict[tuple[str, int], tuple[StatKey, str, VersionCheck]] = {}
         self._listeners: list[Callable[[str], None]] = []
+        # Manifest bytes -> parsed manifest, and the bytes each tool's in-memory state was
+        # built from: a writer that finds the manifest unchanged since then updates the
+        # state incrementally instead of rebuilding every record.
+        self._manifest_cache: dict[str, tuple[bytes, Manifest]] = {}
+        self._state_source: dict[str, bytes | None] = {}
 
     # ----------------------------------------------------------------- opening and reading
 
@@ -150,16 +155,32 @@ class Registry:
         for name, state in tools.items():
             self._log_transitions(previous.get(name), state)
 
-    def _read_manifest(self, name: str) -> Manifest | None:
-        """The manifest on disk; None if the tool has none. Raises ManifestError."""
+    def _read_manifest(self, name: str) -> tuple[Manifest | None, bytes | None]:
+        """The manifest on disk and its bytes; (None, None) if the tool has none. Raises
+        ManifestError. Parsing is skipped when the bytes equal the last ones parsed."""
         path = self.root / name / MANIFEST_NAME
         try:
             data = read_regular(path)
         except FileNotFoundError:
-            return None
+            return None, None
         except OSError as exc:
             raise ManifestError(f"{MANIFEST_NAME} cannot be read: {exc.strerror or exc}") from exc
-        return parse_manifest(data, name)
+        cached = self._manifest_cache.get(name)
+        if cached is not None and cached[0] == data:
+            return cached[1], data
+        manifest = parse_manifest(data, name)
+        self._manifest_cache[name] = (data, manifest)
+        return manifest, data
+
+    def _max_version_on_disk(self, name: str) -> int:
+        """The highest vN.py in the folder, recorded or not (a killed writer's orphan)."""
+        highest = 0
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(self.root / name):
+                version = parse_version_file_name(entry.name)
+                if version is not None and version > highest:
+                    highest = version
+        return highest
 
     def _version_files(self, name: str) -> dict[int, Path]:
         files: dict[int, Path] = {}
@@ -226,8 +247,10 @@ class Registry:
         folder = self.root / name
         if manifest is None:
             try:
-                manifest = self._read_manifest(name)
+                manifest, data = self._read_manifest(name)
+                self._state_source[name] = data
             except ManifestError as exc:
+                self._state_source.pop(name, None)
                 files = self._version_files(name)
                 return ToolState(
                     name=name,
@@ -406,8 +429,9 @@ class Registry:
     # ------------------------------------------------------------------------------ writing
 
     @contextlib.contextmanager
-    def _writing(self, name: str) -> Iterator[tuple[Path, Manifest]]:
-        """Hold the writer lock; yield the tool folder and its manifest as on disk now."""
+    def _writing(self, name: str) -> Iterator[tuple[Path, Manifest, bool]]:
+        """Hold the writer lock; yield the tool folder, its manifest as on disk now, and
+        whether the in-memory state was built from exactly that manifest."""
         folder = self.root / name
         try:
             with self._lock.held():
@@ -415,14 +439,19 @@ class Registry:
                     raise RegistryError(f"{folder} is not a real folder; refusing to write",
                                         tool=name)
                 try:
-                    manifest = self._read_manifest(name)
+                    manifest, data = self._read_manifest(name)
                 except ManifestError as exc:
                     raise RegistryError(
                         f"the manifest of {name!r} is invalid ({exc}); refusing to write over "
                         "it. Inspect it with `dyntools review`.", tool=name,
                     ) from exc
                 remove_stale_temps(folder)
-                yield folder, manifest if manifest is not None else Manifest(name=name)
+                fresh = (
+                    data is not None
+                    and name in self._tools
+                    and self._state_source.get(name) == data
+                )
+                yield folder, manifest if manifest is not None else Manifest(name=name), fresh
         except filelock.Timeout as exc:
             raise PersistError(f"timed out waiting for the registry lock {exc.lock_file}",
                                tool=name) from exc
@@ -430,7 +459,13 @@ class Registry:
             raise PersistError(f"cannot write tool {name!r}: {exc}", tool=name) from exc
 
     def _commit(self, folder: Path, manifest: Manifest) -> None:
-        write_replace(folder / MANIFEST_NAME, dump_manifest(manifest))
+        data = dump_manifest(manifest)
+        write_replace(folder / MANIFEST_NAME, data)
+        self._remember(manifest, data)
+
+    def _remember(self, manifest: Manifest, data: bytes) -> None:
+        self._manifest_cache[manifest.name] = (data, manifest)
+        self._state_source[manifest.name] = data
 
     def _gate(self, name: str, source: bytes, report: GateReport | None) -> GateReport:
         if (
@@ -478,13 +513,12 @@ class Registry:
         data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
         provenance = _normal_provenance(provenance)
         gate_report = self._gate(name, data, report)
-        with self._writing(name) as (folder, on_disk_manifest):
+        with self._writing(name) as (folder, on_disk_manifest, fresh):
             manifest = on_disk_manifest
             new_folder = not folder.exists()
             if new_folder:
                 folder.mkdir()
-            on_disk = max(self._version_files(name), default=0)
-            version = max(manifest.next_version, on_disk + 1)
+            version = max(manifest.next_version, self._max_version_on_disk(name) + 1)
             path = folder / version_file_name(version)
             link_new(path, data)
             entry = VersionEntry(
@@ -502,7 +536,8 @@ class Registry:
             if activate:
                 manifest = manifest.with_pointer(version, "activate")
             manifest_path = folder / MANIFEST_NAME
-            temp = write_temp(manifest_path, dump_manifest(manifest), MANIFEST_MODE, sync=False)
+            manifest_bytes = dump_manifest(manifest)
+            temp = write_temp(manifest_path, manifest_bytes, MANIFEST_MODE, sync=False)
             # The version file, its folder entry (and the folder's own, if new) and the
             # manifest's temp file become durable together; only then does the rename move
             # the pointer.
@@ -512,7 +547,21 @@ class Registry:
             if key_now is not None:
                 self._check_cache[(name, version)] = (key_now, entry.sha256,
                                                       VersionCheck.passed())
-            state = self._build_state(name, use_cache=True, manifest=manifest)
+            previous = self._tools.get(name)
+            if fresh and previous is not None:
+                # Only the new version changed: extend the state instead of rebuilding it.
+                records = {**previous.records,
+                           version: self._record(name, entry, VersionCheck.passed())}
+                state = replace(
+                    previous,
+                    records=MappingProxyType(records),
+                    current=effective_current(manifest.current, records),
+                    recorded_current=manifest.current,
+                    history=manifest.history,
+                )
+            else:
+                state = self._build_state(name, use_cache=True, manifest=manifest)
+            self._remember(manifest, manifest_bytes)
         get_logger("registry").info(
             "registry.version_added", tool=name, version=version, status=status,
             sha256=entry.sha256, current=state.current, generator=provenance.get("generator"),
@@ -522,7 +571,7 @@ class Registry:
 
     def _move_pointer(self, name: str, version: int, action: str) -> VersionRecord:
         require_valid_name(name)
-        with self._writing(name) as (folder, on_disk_manifest):
+        with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             entry = manifest.versions.get(version)
             if entry is None:
@@ -576,7 +625,7 @@ class Registry:
         with `add_version` instead."""
         require_valid_name(name)
         provenance = _normal_provenance({"generator": "manual", **(provenance or {})})
-        with self._writing(name) as (folder, on_disk_manifest):
+        with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             if version in manifest.versions:
                 raise UsageError(
@@ -621,7 +670,7 @@ class Registry:
         require_valid_name(name)
         if not reason:
             raise UsageError("a quarantine needs a reason")
-        with self._writing(name) as (folder, on_disk_manifest):
+        with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             entry = manifest.versions.get(version)
             if entry is None:
