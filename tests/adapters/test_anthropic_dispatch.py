@@ -16,11 +16,11 @@ from typing import Any
 
 import anthropic
 import pytest
+from generators.stub_server import Reply, StubServer
 
 from dyntools.adapters import dispatch_tool_uses, tool_use_blocks, tools_for_anthropic
 from dyntools.catalog import Catalog
 from dyntools.generators import ToolSpec
-from generators.stub_server import Reply, StubServer
 
 ROOT = Path(__file__).resolve().parents[2]
 ROMAN = ToolSpec(
