@@ -129,7 +129,7 @@ class Registry:
         registry = cls(root, policy if policy is not None else load_policy())
         if not create and not os.path.lexists(root):
             return registry  # nothing persisted yet: an empty registry; writes will fail
-        if not is_real_dir(root):
+        if not root.is_dir():  # the root itself may be a symlink; nothing inside may be
             raise UsageError(f"registry {root} is not a folder", path=str(root))
         registry._load_all(use_cache=False)
         return registry

@@ -235,3 +235,20 @@ def test_readers_do_not_create_a_missing_registry(tmp_path: Path, policy) -> Non
     missing = tmp_path / "none"
     assert Registry.open(missing, policy, create=False).names() == []
     assert not missing.exists()
+
+
+def test_registry_root_may_be_a_symlink(registry: Registry, tmp_path: Path) -> None:
+    registry.add_version("echo_tool", tool_source(), {})
+    link = tmp_path / "link"
+    link.symlink_to(registry.root)
+    assert Registry.open(link, registry.policy).current("echo_tool").version == 1
+
+
+def test_symlinked_tool_folder_is_never_followed(registry: Registry, tmp_path: Path) -> None:
+    registry.add_version("echo_tool", tool_source(), {})
+    (registry.root / "linked_tool").symlink_to(registry.root / "echo_tool")
+    reopened = Registry.open(registry.root, registry.policy)
+    assert reopened.names() == ["echo_tool"]
+    assert [u.name for u in reopened.unrecorded()] == ["linked_tool"]
+    with pytest.raises(RegistryError, match="not a real folder"):
+        reopened.add_version("linked_tool", tool_source(name="linked_tool"), {})
