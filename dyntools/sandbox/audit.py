@@ -7,7 +7,8 @@ they like), so this is never the layer that makes something safe. It ends the ca
 Only events raised while tool code runs count: the worker's own bookkeeping (reading
 tracebacks, unmarshalling params) raises some of them legitimately. Events that library code
 raises during ordinary lazy imports (`import`, `open` for reading, `os.listdir`,
-`sys._getframe`, `object.__setattr__`) are deliberately not on the list.
+`sys._getframe`, `object.__setattr__`, and `exec`/`compile`, which import raises when it
+runs or compiles a module) are deliberately not on the list.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ STOP_EVENTS = frozenset({
     "function.__new__", "code.__new__", "object.__getattr__", "object.__delattr__",
     "sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._current_frames",
     "sys._current_exceptions", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-    "builtins.input", "builtins.breakpoint", "compile", "mmap.__new__",
+    "builtins.input", "builtins.breakpoint", "mmap.__new__",
     "shutil.rmtree", "shutil.copyfile", "shutil.move", "shutil.chown", "shutil.make_archive",
     "pickle.find_class", "webbrowser.open", "urllib.Request", "http.client.connect",
 })
@@ -41,21 +42,17 @@ WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY O_RDWR O_CREAT O_T
 
 
 class AuditTripwire:
-    def __init__(self, stop: Callable[[str, str], NoReturn], module_code: Any) -> None:
+    def __init__(self, stop: Callable[[str, str], NoReturn]) -> None:
         self.stop = stop
-        self.module_code = module_code
         self.inside_tool = False
 
     def install(self) -> None:
         stop_events = STOP_EVENTS
-        module_code = self.module_code
 
         def hook(event: str, args: tuple[Any, ...]) -> None:
             if not self.inside_tool:
                 return
-            if event in stop_events or (event == "open" and _writes(args)) or (
-                event == "exec" and args[0] is not module_code
-            ):
+            if event in stop_events or (event == "open" and _writes(args)):
                 self.inside_tool = False
                 self.stop("sandbox_violation", f"the tool triggered the audit event {event!r}")
 

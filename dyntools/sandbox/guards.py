@@ -67,6 +67,8 @@ class Guards:
         denied_prefixes: Iterable[str],
         escape_objects: Iterable[tuple[str, Any]],
         max_output_bytes: int,
+        denied_modules: Iterable[str] = (),
+        real_import: Callable[..., Any] | None = None,
     ) -> None:
         self.stop = stop
         self.denied_attributes = frozenset(denied_attributes)
@@ -79,6 +81,8 @@ class Guards:
         self.output_size = 0
         self.views: dict[str, ModuleView] = {}
         self.view_members: dict[str, frozenset[str]] = {}
+        self.denied_modules = frozenset(denied_modules)
+        self.real_import = real_import
         self.result_checks = self._result_checks()
 
     # -- results of attribute reads -------------------------------------------------------
@@ -127,19 +131,24 @@ class Guards:
                             if t not in (FunctionType, BuiltinFunctionType))
         escape_ids = self.escape_ids
         inspect = self._inspect
+        module_type = ModuleType
 
         def _getattr_(obj: Any, name: str) -> Any:
             # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
             if name not in checked:
                 check_name(name)
             value = getattr(obj, name)
-            if (type(value) in watched or id(value) in escape_ids) and type(obj) is not view_type:
-                inspect(value, name)  # (a view holds only policy-approved members)
+            if (type(value) in watched or id(value) in escape_ids or type(obj) is module_type) \
+                    and type(obj) is not view_type:
+                inspect(obj, value, name)  # (a view holds only policy-approved members)
             return value
 
         return _getattr_
 
-    def _inspect(self, value: Any, name: str) -> None:
+    def _inspect(self, obj: Any, value: Any, name: str) -> None:
+        if type(obj) is ModuleType:
+            self.stop("sandbox_violation", f"attribute {name!r} of a module object: tools get "
+                      "modules only through import, as views of their allowed members")
         check = self.result_checks.get(type(value))
         if check is not None:
             check(value, name)
@@ -196,6 +205,8 @@ class Guards:
     def import_guard(self) -> Callable[..., Any]:
         views = self.views
         members = self.view_members
+        denied = self.denied_modules
+        real_import = self.real_import
 
         def __import__(
             name: str,
@@ -206,6 +217,14 @@ class Guards:
         ) -> Any:
             if level != 0 or type(name) is not str:
                 self.stop("sandbox_violation", "relative imports are not allowed")
+            if type(fromlist) is list and not fromlist and real_import is not None:
+                # C code called from tool code (`datetime.strptime` importing `_strptime`)
+                # imports through the caller's builtins with an empty *list*; the import
+                # statement passes None or a tuple, and tools cannot call __import__
+                # themselves. The module goes to that C code, not to the tool.
+                if name.partition(".")[0] in denied:
+                    self.stop("sandbox_violation", f"import of {name!r} is not allowed")
+                return real_import(name, globals, locals, fromlist, level)
             allowed = members.get(name)
             if allowed is None:
                 self.stop("sandbox_violation", f"import of {name!r} is not allowed")

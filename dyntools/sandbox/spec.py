@@ -111,6 +111,7 @@ def build_spec(
         "denied_attributes": sorted(policy.denied_attributes),
         "denied_prefixes": sorted(policy.denied_attribute_prefixes),
         "escapes": escape_members(policy),
+        "denied_modules": sorted(policy.denied_modules),
         "memory_mb": limits.memory_mb,
         "cpu_seconds": cpu,
         "cpu_lifetime": cpu * 10_000,

@@ -149,6 +149,8 @@ class Worker:
             denied_prefixes=init["denied_prefixes"],
             escape_objects=escapes,
             max_output_bytes=init["max_output_bytes"],
+            denied_modules=init["denied_modules"],
+            real_import=__import__,
         )
         for name, members in init["modules"].items():
             module = sys.modules.get(name)
@@ -323,7 +325,7 @@ def main() -> None:
     if "audit_hook" in worker.skip:
         report["audit_hook"] = [False, "disabled"]
     else:
-        tripwire = AuditTripwire(worker.stop, code)
+        tripwire = AuditTripwire(worker.stop)
         tripwire.install()
         report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
                                 "ctypes, write and introspection events in tool code"]

