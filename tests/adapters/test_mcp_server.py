@@ -56,13 +56,17 @@ def run(params):
 
 
 class ListChanges:
-    """Counts `notifications/tools/list_changed` seen by a handshake-era client."""
+    """Counts `notifications/tools/list_changed` seen by a handshake-era client, and keeps
+    transport faults (a line on stdout that is not JSON-RPC would arrive as one)."""
 
     def __init__(self) -> None:
         self.count = 0
+        self.faults: list[Exception] = []
         self._event = anyio.Event()
 
     async def handler(self, message: Any) -> None:
+        if isinstance(message, Exception):
+            self.faults.append(message)
         if isinstance(message, types.ToolListChangedNotification):
             self.count += 1
             self._event.set()
@@ -207,13 +211,15 @@ def test_handshake_era(tmp_path: Path) -> None:
                 "slug": "last-call"}
 
     anyio.run(scenario)
+    assert changes.faults == []
 
 
 def test_current_era_subscription_stream(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
+    wire = ListChanges()
 
     async def scenario() -> None:
-        async with connect(registry, "auto") as client:
+        async with connect(registry, "auto", wire.handler) as client:
             assert client.session.protocol_version == "2026-07-28"
             async with client.listen(tools_list_changed=True) as events:
                 assert await names(client) == ["ensure_tool"]
@@ -248,6 +254,7 @@ def test_current_era_subscription_stream(tmp_path: Path) -> None:
                     == "IV"
 
     anyio.run(scenario)
+    assert wire.faults == []
 
 
 async def wait_for_description(client: Client, events: Any, start: str) -> None:
