@@ -42,6 +42,10 @@ KNOWN_GATE_GAPS: dict[str, str] = {
         "a PARAMS $ref cycle that never reaches a schema is accepted; python-jsonschema (as MCP "
         "clients use it) raises RecursionError on it (low severity: jsonschema-rs copes)"
     ),
+    "hygiene_form_feed_indentation": (
+        "a form feed inside leading whitespace is accepted: Python resets the indentation count "
+        "there, so a return that looks nested in an if runs unconditionally"
+    ),
     "hygiene_lone_carriage_return": (
         "a lone CR (not part of CRLF) is accepted: Python starts a new statement there while "
         "cat/grep/diff and the gate's own line counting see one line"
