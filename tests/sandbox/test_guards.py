@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from dyntools.errors import SandboxViolation
+from dyntools.errors import LoadError, SandboxViolation
 from dyntools.gate.policy import parse_policy
 from dyntools.sandbox import WorkerPool
 from dyntools.sandbox.guards import Guards, safe_builtins
@@ -141,4 +141,23 @@ def test_an_escape_route_the_policy_allows_is_still_refused(tool, limits):
         ''', imports="from functools import wraps")
     with (WorkerPool(path, module_name="escape_v1", policy=policy, limits=limits) as pool,
           pytest.raises(SandboxViolation, match="not allowed")):
+        pool.call({})
+
+
+@pytest.mark.parametrize("body", [
+    'return {"x": "{0.upper}".format(params)}',
+    "gen = (x for x in [1])\n    return {'f': str(gen.gi_frame)}",
+    "try:\n        1 / 0\n    except ZeroDivisionError as exc:\n"
+    "        return {'t': str(exc.with_traceback(None))}",
+    "return {'m': str(int.mro())}",
+    "del params.x\n    return {}",
+    "from json import decoder\n    return {}",
+    "import os\n    return {}",
+])
+def test_layer_2_refuses_what_the_gate_would_have(tool, policy, limits, body):
+    """Gate bypassed, layer 2 on: refused at compile time (RestrictedPython's own list, e.g.
+    `gi_frame`) or at run time by the guards, which end the call with sandbox_violation."""
+    path = tool(f"def run(params):\n    {body}\n")
+    with (pytest.raises((SandboxViolation, LoadError)),
+          WorkerPool(path, module_name="guarded_v1", policy=policy, limits=limits) as pool):
         pool.call({})
