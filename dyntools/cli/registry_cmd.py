@@ -29,12 +29,14 @@ from dyntools.errors import (
     UsageError,
 )
 from dyntools.gate.policy import PolicyError, load_policy
+from dyntools.log import configure_logging
 from dyntools.registry import APPROVED, Registry, VersionRecord, resolve_registry_path
 from dyntools.registry.records import require_valid_name
 from dyntools.registry.review import build_review, render_review_text, to_review_sarif
 from dyntools.registry.store import read_regular
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
+AUDIT_LOG = "audit.log"
 _USAGE_ERRORS = (UsageError, UnknownTool, UnknownVersion)
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -70,7 +72,11 @@ def registry_options(command: F, *, writes: bool = False) -> F:
                 policy = load_policy(allowlist)
             except PolicyError as exc:
                 raise click.UsageError(str(exc)) from exc
-            registry = Registry.open(resolve_registry_path(registry_path), policy, create=writes)
+            root = resolve_registry_path(registry_path)
+            # Writers and the watcher leave an audit trail in the registry; readers only
+            # log to stderr (a review must not modify what it reviews).
+            configure_logging("warning", audit_path=root / AUDIT_LOG if writes else None)
+            registry = Registry.open(root, policy, create=writes)
             return command(registry, *args, **kwargs)
         except DyntoolsError as exc:
             _fail(exc)
@@ -292,7 +298,7 @@ def _snapshot(registry: Registry) -> dict[str, tuple[str, ...]]:
 
 
 @main.command()
-@registry_options
+@writer_options
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 @click.option("--duration", type=click.FloatRange(min=0), default=None,
               help="Stop after this many seconds (default: until interrupted).")

@@ -99,8 +99,13 @@ class RegistryWatcher:
             return
         name = parts[0]
         if len(parts) == 1:
-            # A tool folder appeared or went away (or a stray entry at the root).
-            self._mark(name if tool_name_problem(name) is None else _ALL_TOOLS)
+            # A tool folder appeared or went away, or a stray entry at the root. Plain files
+            # at the root (README, audit.log: written by the log of this very refresh) are
+            # not part of any tool.
+            if tool_name_problem(name) is None:
+                self._mark(name)
+            elif os.path.isdir(raw) or os.path.islink(raw):
+                self._mark(_ALL_TOOLS)
             return
         if tool_name_problem(name) is not None:
             self._mark(_ALL_TOOLS)

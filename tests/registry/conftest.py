@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import structlog
 
 from dyntools.gate.policy import Policy, load_policy
 from dyntools.registry import Registry
@@ -18,3 +19,10 @@ def policy() -> Policy:
 @pytest.fixture
 def registry(tmp_path: Path, policy: Policy) -> Registry:
     return Registry.open(tmp_path / "reg", policy)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_logging():
+    """CLI commands configure structlog for their own stderr; do not leak that to other tests."""
+    yield
+    structlog.reset_defaults()
