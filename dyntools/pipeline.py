@@ -17,7 +17,9 @@ verify     the file's EXAMPLES, the caller's examples and (for a new version) th
            the current version passed run in that worker and must match exactly as JSON;
 persist    the version is written to the registry with its verdict: approved, or rejected
            with the reason (a reviewer sees what was tried; a rejected version never runs);
-activate   the current pointer moves to the approved version; new calls go to it.
+           an approved version's pointer move is part of the same durable commit;
+activate   the runtime serves the new version: new calls go to it, calls already running
+           finish in the old one (its pool is swapped, or built on the first call).
 
 Verification comes before persistence so that the registry only ever records a verdict that
 was actually reached: a version is written once, as approved or as rejected, and no approved
@@ -47,6 +49,7 @@ from dyntools.errors import (
     DyntoolsError,
     GateRejected,
     LoadError,
+    RegistryError,
     UnknownTool,
     VerificationFailed,
     VersionUnusable,
@@ -377,10 +380,19 @@ class Dyntools:
                 f"rejected (never current): {report.summary()}",
                 tool=spec.name, version=record.version, verification=report.as_dict(),
             )
+        previous = self.registry.current(spec.name)
         record = self._persist(spec.name, source, gated.report, provenance, recorder)
         with recorder.station("activate") as activated:
-            previous = self.registry.current(spec.name)
-            record = self.registry.activate(spec.name, record.version)
+            current = self.registry.current(spec.name)
+            if current is None or current.version != record.version:
+                raise RegistryError(
+                    f"{spec.name} v{record.version} was persisted but is not current "
+                    f"(current: {current.version if current else None}); see dyntools review",
+                    tool=spec.name, version=record.version,
+                )
+            if self._runtime is not None:
+                self._runtime.load(spec.name)  # its pool exists and is warming up
+            record = current
             activated.detail = (f"v{previous.version} -> v{record.version}" if previous
                                 else f"v{record.version} is current")
         return EnsureResult(self._tool(record), record, True, tuple(recorder.events), report)
@@ -442,8 +454,10 @@ class Dyntools:
     ) -> VersionRecord:
         """Write the version with its verdict: approved, or rejected with the reason."""
         with recorder.station("persist") as persisted:
+            # An approved version moves the pointer in the same durable commit that records
+            # it: verification is already behind it, so there is nothing left to wait for.
             record = self.registry.add_version(
-                name, source, provenance, activate=False,
+                name, source, provenance, activate=rejected is None,
                 status=REJECTED if rejected else APPROVED, reason=rejected, report=report,
             )
             recorder.version = record.version
