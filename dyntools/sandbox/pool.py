@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,8 @@ class WorkerPool:
         self._warm = False
         self._counts = {"started": 0, "replaced": 0, "retired": 0, "calls": 0}
         self.layers: dict[str, dict[str, Any]] = {}
+        # A pool dropped without close(): end its idle workers and remove its directory.
+        weakref.finalize(self, _abandon, self._idle, self._cwd)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -214,6 +217,12 @@ class WorkerPool:
             done = self._closed and self._live == 0
         if done:
             self._cwd.remove()
+
+
+def _abandon(idle: list[WorkerProcess], cwd: EmptyDirectory) -> None:
+    for worker in list(idle):
+        worker.kill()
+    cwd.remove()
 
 
 def default_module_name(source_path: Path | str) -> str:
