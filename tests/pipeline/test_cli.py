@@ -3,6 +3,7 @@ flow (what `make demo` does), through CliRunner for the exit code of each typed 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -14,7 +15,8 @@ from click.testing import CliRunner, Result
 
 from dyntools import errors
 from dyntools.cli import main
-from dyntools.cli.ensure_cmd import EXIT_CODES, EXIT_OTHER, exit_code_for
+from dyntools.cli.ensure_cmd import EXIT_CODES, EXIT_OTHER, StationDisplay, exit_code_for
+from dyntools.pipeline import StationEvent
 
 from .conftest import tool_source
 
@@ -128,3 +130,31 @@ def test_every_error_class_has_an_exit_code() -> None:
     assert exit_code_for(errors.GenerationTimeout("x")) == 13
     assert exit_code_for(errors.SandboxTimeout("x")) == 5
     assert exit_code_for(errors.GenerationNoKey("x")) == 14
+
+
+def test_the_display_rewrites_one_line_on_a_terminal_and_prints_plain_lines_otherwise() -> None:
+    running = StationEvent("t", "gate", "running")
+    done = StationEvent("t", "gate", "accepted", 0.5, None, None, "sha256 abc")
+    failed = StationEvent("t", "verify", "failed", 1.0, 2, "verification_failed", "x" * 500)
+
+    plain = io.StringIO()
+    display = StationDisplay(plain, live=False)
+    for event in (running, done, failed):
+        display(event)
+    lines = plain.getvalue().splitlines()
+    assert lines[0].split() == ["ok", "gate", "accepted", "0.50", "ms", "sha256", "abc"]
+    assert lines[1].split()[:3] == ["FAIL", "verify", "failed"] and len(lines[1]) < 200
+    assert "\r" not in plain.getvalue() and "\x1b" not in plain.getvalue()
+    assert display.events == [done, failed]
+
+    terminal = io.StringIO()
+    live = StationDisplay(terminal, live=True)
+    live(running)
+    live(done)
+    assert terminal.getvalue().startswith("\r") and "running" in terminal.getvalue()
+    assert terminal.getvalue().endswith("\x1b[K\n")
+
+    quiet = io.StringIO()
+    silent = StationDisplay(quiet, live=False, enabled=False)
+    silent(done)
+    assert quiet.getvalue() == "" and silent.events == [done]

@@ -3,6 +3,7 @@ version, nothing written on a gate rejection, and calls through the runtime."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,11 @@ from structlog.testing import capture_logs
 from dyntools.errors import (
     GateRejected,
     InvalidParams,
+    LoadError,
     UnknownTool,
     UsageError,
     VerificationFailed,
+    VersionUnusable,
 )
 from dyntools.generators import FileGenerator, ToolSpec
 from dyntools.pipeline import AUDIT_EVENT, STATIONS, Dyntools, StationEvent
@@ -192,3 +195,44 @@ def test_calls_check_params_and_name_unknown_tools(dt: Dyntools) -> None:
 def test_a_spec_object_and_keyword_arguments_are_not_mixed(dt: Dyntools) -> None:
     with pytest.raises(ValueError, match="inside the ToolSpec"):
         dt.ensure(ToolSpec("echo_text"), description="x")
+
+
+def test_a_compile_error_at_load_is_persisted_as_rejected(
+    dt: Dyntools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object) -> None:
+        raise LoadError("RestrictedPython refused line 3", path="x")
+
+    monkeypatch.setattr(dt, "_open_pool", refuse)
+    with capture_logs() as logs, pytest.raises(LoadError) as caught:
+        dt.ensure("echo_text")
+    assert caught.value.station == "load" and caught.value.details["version"] == 1
+    record = dt.registry.get("echo_text", 1)
+    assert record.status == REJECTED and record.reason.startswith("compile_error")
+    assert dt.registry.current("echo_text") is None
+    stations = [(e["station"], e["outcome"]) for e in logs if e["event"] == AUDIT_EVENT]
+    assert stations[-2:] == [("load", "failed"), ("persist", "rejected")]
+
+
+def test_concurrent_ensures_of_one_name_generate_once(
+    dt: Dyntools, generator: CountingGenerator
+) -> None:
+    results: list[int] = []
+    threads = [threading.Thread(target=lambda: results.append(dt.ensure("echo_text").version))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [1, 1, 1, 1]
+    assert generator.calls == ["echo_text"]
+
+
+def test_a_tool_edited_on_disk_is_not_listed_or_called(dt: Dyntools) -> None:
+    record = dt.ensure("echo_text").record
+    record.path.chmod(0o644)
+    record.path.write_text(record.path.read_text().replace('"echo"', '"evil"'))
+    dt.registry.refresh("echo_text")
+    assert dt.tools() == []
+    with pytest.raises(VersionUnusable):
+        dt.call("echo_text", {"text": "a"})
