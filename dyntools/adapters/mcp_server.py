@@ -48,10 +48,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from dyntools import __version__
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.catalog import Catalog
-from dyntools.errors import DyntoolsError, UsageError
+from dyntools.errors import DyntoolsError, UnknownTool, UsageError
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.file import FileGenerator
 from dyntools.log import get_logger
+from dyntools.pipeline import STATIONS, StationEvent, StationListener
 from dyntools.toolmeta import check_params
 from dyntools.toolname import MAX_TOOL_NAME
 
@@ -267,11 +268,16 @@ class McpToolServer:
         log = get_logger("adapter.mcp", tool=name)
         try:
             if name == ENSURE_TOOL:
-                value = await anyio.to_thread.run_sync(self.ensure_tool, arguments)
+                progress = _progress_reporter(ctx)
+                value = await anyio.to_thread.run_sync(
+                    lambda: self.ensure_tool(arguments, on_station=progress))
             else:
                 value = await anyio.to_thread.run_sync(self._call, name, arguments)
         except Exception as exc:  # every failure is a result the client can read
             payload = error_payload(exc)
+            if isinstance(exc, UnknownTool):
+                payload["error"]["details"]["hint"] = (
+                    f"call {ENSURE_TOOL} with this name (and a description) to create it")
             if isinstance(exc, DyntoolsError):
                 log.info("mcp.call_failed", station=exc.station, reason=exc.reason)
             else:
@@ -282,7 +288,8 @@ class McpToolServer:
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.catalog.call(name, arguments, timeout=self._timeout)
 
-    def ensure_tool(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def ensure_tool(self, arguments: Mapping[str, Any], *,
+                    on_station: StationListener | None = None) -> dict[str, Any]:
         """Run the pipeline for `arguments` (checked against ensure_tool's schema)."""
         check_params(self._ensure_schema, dict(arguments), tool=ENSURE_TOOL)
         source = arguments.get("source")
@@ -302,7 +309,7 @@ class McpToolServer:
             arguments.get("params"),
             tuple(arguments.get("examples", ())),
         )
-        result = self.catalog.ensure(spec, generator=generator)
+        result = self.catalog.ensure(spec, generator=generator, on_station=on_station)
         get_logger("adapter.mcp").info("mcp.ensured", tool=spec.name, version=result.version,
                                        created=result.created, generator=choice)
         value = result.as_dict()
@@ -320,6 +327,28 @@ def _result(value: Mapping[str, Any], *, is_error: bool) -> types.CallToolResult
         structured_content=structured,
         is_error=is_error,
     )
+
+
+def _progress_reporter(ctx: ServerRequestContext[Any, Any]) -> StationListener:
+    """Each finished station as MCP progress (sent only if the client asked for progress).
+
+    Runs on the worker thread that runs `ensure`; the send happens on the event loop. A
+    client that went away must not fail the pipeline, so delivery problems are dropped.
+    """
+    done = 0
+
+    def report(event: StationEvent) -> None:
+        nonlocal done
+        if not event.finished:
+            return
+        done += 1
+        message = f"{event.station}: {event.outcome}" + (f" ({event.detail})" if event.detail
+                                                          else "")
+        with contextlib.suppress(Exception):
+            anyio.from_thread.run(ctx.session.report_progress, float(done),
+                                  float(len(STATIONS) + 1), message)
+
+    return report
 
 
 def _default_factory(catalog: Catalog) -> GeneratorFactory:

@@ -141,10 +141,18 @@ def test_handshake_era(tmp_path: Path) -> None:
 
             # A missing tool, created by ensure_tool with the offline generator.
             seen = changes.count
+            progress: list[tuple[float, float | None, str | None]] = []
+
+            async def on_progress(done: float, total: float | None, text: str | None) -> None:
+                progress.append((done, total, text))
+
             made = ok(await client.call_tool("ensure_tool", {
                 "name": "slugify_text", "generator": "offline",
                 "examples": [{"params": {"text": "A B"}, "result": {"slug": "a-b"}}],
-            }))
+            }, progress_callback=on_progress))
+            assert [text.split(":")[0] for _, _, text in progress if text] == [
+                "lookup", "generate", "gate", "load", "verify", "persist", "activate"]
+            assert [done for done, _, _ in progress] == [1, 2, 3, 4, 5, 6, 7]
             assert (made["tool"]["name"], made["version"], made["created"]) == (
                 "slugify_text", 1, True)
             assert [s["station"] for s in made["stations"] if s["outcome"] != "running"][-1] \
@@ -184,6 +192,7 @@ def test_handshake_era(tmp_path: Path) -> None:
             # Every other kind of failure is a readable result too.
             unknown = error(await client.call_tool("no_such_tool", {}))
             assert (unknown["station"], unknown["reason"]) == ("registry", "unknown_tool")
+            assert "ensure_tool" in unknown["details"]["hint"]
             invalid = error(await client.call_tool("slugify_text", {"text": 3}))
             assert invalid["reason"] == "invalid_params"
             no_template = error(await client.call_tool("ensure_tool", {"name": "zip_codes"}))
