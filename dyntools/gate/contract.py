@@ -82,7 +82,8 @@ def check_contract(
 def _describe(stmt: ast.stmt) -> str:
     if isinstance(stmt, ast.Expr):
         return "an expression statement"
-    return f"a {type(stmt).__name__.lower()} statement"
+    kind = type(stmt).__name__.lower()
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} statement"
 
 
 def _constant(
@@ -164,20 +165,63 @@ def _compile_schema(canonical: str) -> tuple[str | None, Any]:
     return None, validator
 
 
+_REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
 def _remote_reference(schema: Any) -> str | None:
+    """A reference that leaves the document, or a chain of references that never ends."""
     stack = [schema]
+    local: list[str] = []
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             for key, value in item.items():
-                if key in ("$ref", "$dynamicRef", "$recursiveRef") and (
-                    not isinstance(value, str) or not value.startswith("#")
-                ):
-                    return f"refers to {value!r}; only local references ('#/...') are allowed"
+                if key in _REF_KEYS:
+                    if not isinstance(value, str) or not value.startswith("#"):
+                        return f"refers to {value!r}; only local references ('#/...') are allowed"
+                    local.append(value)
                 stack.append(value)
         elif isinstance(item, list):
             stack.extend(item)
+    for ref in local:
+        problem = _ref_chain_problem(schema, ref)
+        if problem:
+            return problem
     return None
+
+
+def _resolve_pointer(schema: Any, ref: str) -> Any:
+    target = schema
+    for raw in ref[1:].split("/")[1:] if ref not in ("#", "#/") else []:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and part in target:
+            target = target[part]
+        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+            target = target[int(part)]
+        else:
+            return _MISSING
+    return target
+
+
+_MISSING = object()
+
+
+def _ref_chain_problem(schema: Any, ref: str) -> str | None:
+    """Follow schemas that are nothing but a reference; a loop never reaches a schema (some
+    validators, python-jsonschema among them, recurse on it until they crash)."""
+    seen = {ref}
+    current = ref
+    while True:
+        target = _resolve_pointer(schema, current)
+        if target is _MISSING:
+            return None if not current.startswith("#/") else f"reference {current!r} does not resolve"
+        if not (isinstance(target, dict) and set(target) <= {"$ref", "$comment"}
+                and isinstance(target.get("$ref"), str)):
+            return None
+        current = target["$ref"]
+        if current in seen:
+            return f"references loop without reaching a schema ({' -> '.join([*seen, current])})"
+        seen.add(current)
 
 
 def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:

@@ -100,10 +100,31 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
     if not text.isascii():
         findings.extend(_scan_unicode(text))
     findings.extend(_scan(text, _CONTROL_RE, "DT006", "control character"))
+    findings.extend(_layout_tricks(text))
     return Decoded(None if findings else text, findings)
 
 
 _MAX_PER_KIND = 20
+# A carriage return that does not start a CRLF: Python breaks the line there, cat/grep/diff
+# do not, so a statement can hide behind a comment.
+_LONE_CR = re.compile("\r(?!\n)")
+# A form feed with code after it on the same line: Python resets the indentation count at a
+# form feed, so a statement that looks nested runs at another level. PEP 8's page break (a
+# form feed alone on its line) stays allowed.
+_FORM_FEED_BEFORE_CODE = re.compile("\x0c[ \t\x0c]*[^ \t\x0c\r\n]")
+
+
+def _layout_tricks(text: str) -> list[Finding]:
+    findings = _scan(text, _LONE_CR, "DT006", "carriage return without a newline")
+    for match in _FORM_FEED_BEFORE_CODE.finditer(text):
+        if len(findings) >= _MAX_PER_KIND:
+            break
+        line, col = _position(text, match.start())
+        findings.append(
+            Finding(line, col, "DT006", "form feed before code on the same line (it resets "
+                    "Python's indentation count, so the code runs at another level than shown)")
+        )
+    return findings
 
 
 def _is_invisible(ch: str) -> bool:

@@ -251,6 +251,8 @@ class GateVisitor:
                 return
             self.check_member(module.name, attr, attr_node)
             return
+        if binding.kind == "refused":
+            return  # the import itself was refused; using the name adds nothing to read
         self.report(
             load.node,
             "DT206",

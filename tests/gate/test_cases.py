@@ -38,18 +38,6 @@ NO_REJECTING_CASE_NEEDED = frozenset(code for code in RULES if code.startswith("
 # design asks for and is NOT edited to match the gate; each case runs as a strict xfail, so it
 # turns into a failure (and must leave this table) the day the gate catches it.
 KNOWN_GATE_GAPS: dict[str, str] = {
-    "contract_params_ref_cycle": (
-        "a PARAMS $ref cycle that never reaches a schema is accepted; python-jsonschema (as MCP "
-        "clients use it) raises RecursionError on it (low severity: jsonschema-rs copes)"
-    ),
-    "hygiene_form_feed_indentation": (
-        "a form feed inside leading whitespace is accepted: Python resets the indentation count "
-        "there, so a return that looks nested in an if runs unconditionally"
-    ),
-    "hygiene_lone_carriage_return": (
-        "a lone CR (not part of CRLF) is accepted: Python starts a new statement there while "
-        "cat/grep/diff and the gate's own line counting see one line"
-    ),
 }
 
 # A lone CR ends a line for Python but not for the "\n" split, so it may end an annotation too.
