@@ -297,7 +297,12 @@ class Dyntools:
                 current = self.registry.current(spec.name)
                 recorder.version = current.version if current is not None else None
                 if current is None:
-                    found.outcome, found.detail = "miss", "not in the registry: generating"
+                    found.outcome = "miss"
+                    found.detail = (
+                        "no usable version (rejected or quarantined): generating"
+                        if self.registry.versions(spec.name) else
+                        "not in the registry: generating"
+                    )
                 elif new_version:
                     found.outcome = "new_version"
                     found.detail = f"v{current.version} is current; a new version was asked for"
