@@ -214,7 +214,9 @@ def _ref_chain_problem(schema: Any, ref: str) -> str | None:
     while True:
         target = _resolve_pointer(schema, current)
         if target is _MISSING:
-            return None if not current.startswith("#/") else f"reference {current!r} does not resolve"
+            if current.startswith("#/"):
+                return f"reference {current!r} does not resolve"
+            return None
         if not (isinstance(target, dict) and set(target) <= {"$ref", "$comment"}
                 and isinstance(target.get("$ref"), str)):
             return None

@@ -252,12 +252,10 @@ class GateVisitor:
             self.check_member(module.name, attr, attr_node)
             return
         if binding.kind == "refused":
-            return  # the import itself was refused; using the name adds nothing to read
-        self.report(
-            load.node,
-            "DT206",
-            f"module {current} may only be used as {current}.member, not as a value",
-        )
+            message = f"{load.name} is bound by a refused import of {current} and may not be used"
+        else:
+            message = f"module {current} may only be used as {current}.member, not as a value"
+        self.report(load.node, "DT206", message)
 
     def module_message(self, dotted: str) -> str:
         reason = self.policy.module_denial(dotted)
