@@ -33,7 +33,8 @@ demo: $(VENV)/.installed
 	$(DT) list
 	$(DT) show slugify_text | head -n 5
 	@echo "== 4. a file that tries to escape is refused at the gate; nothing is written"
-	-$(DT) ensure word_count --generator file --from examples/attack_dunder_escape.py
+	@$(DT) ensure word_count --generator file --from examples/attack_dunder_escape.py \
+		|| echo "(exit code $$?: refused at the gate)"
 	@test ! -e $(DEMO_REGISTRY)/word_count && echo "(no $(DEMO_REGISTRY)/word_count: nothing written)"
 	@echo "== the audit log: one JSON event per station, in $(DEMO_REGISTRY)/audit.log"
 	@grep -c '"pipeline.station"' $(DEMO_REGISTRY)/audit.log | sed 's/$$/ station events/'
