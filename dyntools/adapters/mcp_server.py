@@ -134,6 +134,12 @@ class ToolListNotifier:
             with self._lock:
                 self._legacy_session = session
 
+    @property
+    def has_legacy_client(self) -> bool:
+        """Whether a handshake-era connection has been seen (and will be notified)."""
+        with self._lock:
+            return self._legacy_session is not None
+
     def poke(self, _name: str | None = None) -> None:
         """Thread-safe: note a change; the loop sends one notification for a burst."""
         token = self._token

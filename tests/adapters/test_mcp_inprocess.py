@@ -140,3 +140,36 @@ def test_notifier_coalesces_a_burst_from_other_threads() -> None:
 
     anyio.run(scenario)
     assert published == [ToolsListChanged()]
+
+
+@pytest.mark.parametrize("from_thread", [True, False])
+def test_a_handshake_client_hears_changes_without_asking_first(
+    catalog: Catalog, from_thread: bool
+) -> None:
+    server = McpToolServer(catalog, coalesce_seconds=0.01)
+    heard = anyio.Event()
+
+    async def handler(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            heard.set()
+
+    def add_tool() -> None:
+        catalog.add("new_tool", lambda params: {"ok": True})
+
+    async def scenario() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(server.notifier.run)
+            async with Client(server.server, mode="legacy", message_handler=handler):
+                with anyio.fail_after(10):  # only initialize and initialized were sent
+                    while not server.notifier.has_legacy_client:
+                        await anyio.sleep(0.01)
+                if from_thread:
+                    await anyio.to_thread.run_sync(add_tool)
+                else:
+                    add_tool()
+                with anyio.fail_after(10):
+                    await heard.wait()
+            group.cancel_scope.cancel()
+
+    anyio.run(scenario)
+    server.close()
