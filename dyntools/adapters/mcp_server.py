@@ -282,8 +282,9 @@ class McpToolServer:
         except Exception as exc:  # every failure is a result the client can read
             payload = error_payload(exc)
             if isinstance(exc, UnknownTool):
-                payload["error"]["details"]["hint"] = (
-                    f"call {ENSURE_TOOL} with this name (and a description) to create it")
+                body = payload["error"]
+                body["details"] = {**body["details"], "hint": (
+                    f"call {ENSURE_TOOL} with this name (and a description) to create it")}
             if isinstance(exc, DyntoolsError):
                 log.info("mcp.call_failed", station=exc.station, reason=exc.reason)
             else:

@@ -22,6 +22,7 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
     """`{"error": {...}}` for any exception; typed for a `DyntoolsError`."""
     if isinstance(exc, DyntoolsError):
         body = exc.as_dict()
+        body["details"] = dict(body["details"])  # the caller may add to it; the error keeps its own
     else:
         body = {
             "station": INTERNAL_STATION,
