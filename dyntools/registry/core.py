@@ -641,8 +641,8 @@ class Registry:
                                      version=version) from exc
             gate_report = self._gate(name, data, None)
             os.chmod(path, 0o444, follow_symlinks=False)
-            with open(path, "rb") as handle:
-                os.fsync(handle.fileno())
+            # A hand-written file and its folder entry may not be durable yet.
+            sync_all([path, folder])
             entry = VersionEntry(
                 version=version,
                 sha256=gate_report.sha256,
