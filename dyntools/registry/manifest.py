@@ -202,7 +202,8 @@ def parse_manifest(data: bytes, expected_name: str) -> Manifest:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ManifestError(f"not valid JSON: {exc}") from exc
     _require(isinstance(raw, dict), "the manifest must be a JSON object")
-    _require(raw.get("format") == MANIFEST_FORMAT, f"unknown format {raw.get('format')!r}")
+    fmt = raw.get("format")
+    _require(_is_int(fmt) and fmt == MANIFEST_FORMAT, f"unknown format {fmt!r}")
     _require(
         raw.get("name") == expected_name,
         f"names tool {raw.get('name')!r} but lives in folder {expected_name!r}",
