@@ -24,6 +24,7 @@ from dyntools.cli import main
 from dyntools.errors import (
     DyntoolsError,
     GateRejected,
+    RegistryError,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -149,6 +150,8 @@ def _pick(registry: Registry, name: str, version: int | None) -> VersionRecord:
     if version is not None:
         return registry.get(name, version)
     state = registry.tool(name)
+    if state.error:
+        raise RegistryError(state.error, tool=name)
     record = state.current_record
     if record is None and state.records:
         record = state.records[max(state.records)]
