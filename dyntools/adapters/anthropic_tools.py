@@ -35,6 +35,7 @@ __all__ = ["dispatch_tool_uses", "tool_result", "tool_use_blocks", "tools_for_an
 
 TOOL_USE = "tool_use"
 TOOL_RESULT = "tool_result"
+SAMPLE_CHARS = 500
 
 
 def tools_for_anthropic(
@@ -130,7 +131,7 @@ def _dispatch_one(
             raise UsageError(f"the input for {name!r} must be a JSON object, "
                              f"got {type(params).__name__}", tool=name)
         if allow_generation and catalog.get(name) is None:
-            spec = specs.get(name) or ToolSpec(name)
+            spec = specs.get(name) or _spec_from_call(name, params)
             catalog.resolve(name, description=spec.description, params=spec.params,
                             examples=spec.examples, generator=generator, generate=True)
             log.info("adapter.generated", generator=generator.id if generator else None)
@@ -143,6 +144,14 @@ def _dispatch_one(
             log.error("adapter.internal_error", error=repr(exc), exc_info=True)
         return tool_result(tool_use_id, payload, is_error=True)
     return tool_result(tool_use_id, result, is_error=False)
+
+
+def _spec_from_call(name: str, params: Mapping[str, Any]) -> ToolSpec:
+    """What a model generator learns about a tool nobody declared: its name and one input."""
+    sample = to_json_text(dict(params))
+    if len(sample) > SAMPLE_CHARS:
+        sample = sample[:SAMPLE_CHARS] + "..."
+    return ToolSpec(name, f"A tool an agent called as {name} with params such as {sample}.")
 
 
 def _field(block: Any, key: str, default: Any) -> Any:

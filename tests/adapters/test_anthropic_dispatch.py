@@ -152,6 +152,11 @@ def test_generated_tool_is_reused_not_regenerated(catalog: Catalog) -> None:
     assert json.loads(first[0]["content"]) == json.loads(second[0]["content"]) == {
         "roman": "IV", "number": 4}
     assert [r.version for r in catalog.dyntools.registry.versions("roman_numeral")] == [1]
+    # Nobody declared this tool: the generator was told its name and the input it got.
+    record = catalog.dyntools.registry.current("roman_numeral")
+    assert record is not None
+    assert record.provenance["requested"]["description"] == (
+        'A tool an agent called as roman_numeral with params such as {"number": 4}.')
 
 
 @pytest.mark.parametrize("params", [None, [1, 2], "text"])
