@@ -319,9 +319,7 @@ class McpToolServer:
         result = self.catalog.ensure(spec, generator=generator, on_station=on_station)
         get_logger("adapter.mcp").info("mcp.ensured", tool=spec.name, version=result.version,
                                        created=result.created, generator=choice)
-        value = result.as_dict()
-        value["stations"] = [event.as_dict() for event in result.stations]
-        return value
+        return result.as_dict()
 
     def close(self) -> None:
         self._unsubscribe()
