@@ -43,22 +43,23 @@ def tools_for_anthropic(
 ) -> list[dict[str, Any]]:
     """The `tools` parameter: every catalog and registry tool, then `wanted` specs that do
     not exist yet (a model may call those; dispatch generates them when allowed)."""
-    tools = [
-        {"name": tool.name, "description": tool.description, "input_schema": dict(tool.params)}
-        for tool in catalog.list_tools()
-    ]
+    tools = [_definition(tool.name, tool.description, tool.params)
+             for tool in catalog.list_tools()]
     known = {tool["name"] for tool in tools}
     for spec in wanted:
-        if spec.name in known:
-            continue
-        known.add(spec.name)
-        tools.append({
-            "name": spec.name,
-            "description": spec.description,
-            "input_schema": dict(spec.params) if spec.params is not None
-            else {"type": "object", "properties": {}},
-        })
+        if spec.name not in known:
+            known.add(spec.name)
+            tools.append(_definition(spec.name, spec.description, spec.params))
     return tools
+
+
+def _definition(name: str, description: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    definition: dict[str, Any] = {"name": name}
+    if description:  # optional in the API; an empty one says nothing
+        definition["description"] = description
+    definition["input_schema"] = (dict(params) if params is not None
+                                   else {"type": "object", "properties": {}})
+    return definition
 
 
 def tool_use_blocks(message_or_content_blocks: Any) -> list[Any]:
