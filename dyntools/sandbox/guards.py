@@ -47,6 +47,16 @@ FrameType = _frame_type()
 TracebackType = _traceback_type()
 
 
+# Instances of these exact built-in types have no __dict__: their public attributes are the
+# type's methods and number fields, never modules, frames, classes or escape routes, so the
+# value checks are skipped for them (the name checks never are). This keeps `out.append(x)`
+# in a hot loop cheap.
+PLAIN_TYPES = frozenset({
+    str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset,
+    range, slice, type(None),
+})
+
+
 class ModuleView:
     """What `import m` gives a tool: only the allowed members of `m`, as attributes."""
 
@@ -133,10 +143,14 @@ class Guards:
         inspect = self._inspect
         module_type = ModuleType
 
+        plain = PLAIN_TYPES
+
         def _getattr_(obj: Any, name: str) -> Any:
             # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
             if name not in checked:
                 check_name(name)
+            if type(obj) in plain:
+                return getattr(obj, name)  # methods and numbers of built-in values
             value = getattr(obj, name)
             if (type(value) in watched or id(value) in escape_ids or type(obj) is module_type) \
                     and type(obj) is not view_type:
