@@ -78,6 +78,13 @@ EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
 )
 EXIT_OTHER = 16
 DETAIL_CHARS = 100
+EXIT_EPILOG = (
+    "Exit codes: 0 ok, 1 unsafe_source, 2 usage (incl. unknown tool, invalid params), "
+    "3 compile_error, 4 runtime_error, 5 timeout, 6 memory_limit, 7 bad_result, "
+    "8 sandbox_violation, 9 worker_crashed, 10 layer_unavailable, 11 other sandbox error, "
+    "12 verification_failed, 13 generation failed, 14 no key or key refused, "
+    "15 no_template, 16 registry error."
+)
 
 
 def exit_code_for(error: DyntoolsError) -> int:
@@ -210,7 +217,7 @@ def common_options(command: Any) -> Any:
     return command
 
 
-@main.command()
+@main.command(epilog=EXIT_EPILOG)
 @click.argument("name")
 @click.option("--description", default="", help="What the tool should do (for a model).")
 @click.option("--schema", "schema_text", default=None,
@@ -319,7 +326,7 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
-@main.command()
+@main.command(epilog=EXIT_EPILOG)
 @click.argument("name")
 @click.option("--params", "params_text", required=True, help="The params object, as JSON.")
 @common_options
