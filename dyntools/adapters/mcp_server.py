@@ -251,7 +251,7 @@ class McpToolServer:
                 get_logger("adapter.mcp").warning("mcp.tool_shadowed", tool=tool.name,
                                                   reason="the name is this server's own tool")
                 continue
-            listed.append(types.Tool(name=tool.name, description=tool.description,
+            listed.append(types.Tool(name=tool.name, description=tool.description or None,
                                      input_schema=dict(tool.params)))
         return listed
 
