@@ -174,8 +174,12 @@ class WorkerProcess:
         self.calls += 1
         deadline = time.monotonic() + (timeout if timeout is not None
                                        else self.spec.limits.timeout_s)
+        # Until a whole reply is back, the worker is out of step with the protocol: anything
+        # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
+        self.broken = True
         self._send(payload)
         reply = self._receive(deadline)
+        self.broken = False
         ok = reply.get("ok", _MISSING)
         if ok is not _MISSING:
             if not isinstance(ok, dict):
