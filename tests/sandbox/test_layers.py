@@ -192,3 +192,30 @@ def test_controls_without_any_layer_the_attacks_work(tool, policy, tmp_path):
             ''', nothing, imports="import socket") == {"connected": True}
     finally:
         listener.close()
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("seccomp")], ids=["all", "seccomp"])
+def test_subprocess_is_refused(tool, policy, skip, tmp_path):
+    marker = tmp_path / "ran"
+    outcome = attempt(tool, policy, f'''
+        def run(params):
+            try:
+                subprocess.run(["/bin/touch", {str(marker)!r}], check=False)
+            except OSError as exc:
+                return {{"refused": exc.errno}}
+            return {{"ran": True}}
+        ''', skip, imports="import subprocess")
+    assert "refused" in outcome or outcome.get("sandbox_error") == "sandbox_violation", outcome
+    assert not marker.exists()
+
+
+def test_writes_to_fds_1_and_2_never_reach_the_protocol(tool, policy):
+    outcome = attempt(tool, policy, '''
+        def run(params):
+            os.write(1, b"\\x00\\x00\\x00\\x05junk!")
+            os.write(2, b"\\x00\\x00\\x00\\x05junk!")
+            sys.stdout.write("more junk")
+            sys.stdout.flush()
+            return {"fine": True}
+        ''', OS_LAYERS | {"restricted", "audit_hook"}, imports="import os\nimport sys")
+    assert outcome == {"fine": True}
