@@ -335,6 +335,8 @@ def main() -> None:
             tripwire.inside_tool = True
         exec(code, namespace)
     except BaseException as exc:  # module-level failure: report, then end
+        if tripwire is not None:
+            tripwire.inside_tool = False  # reading the traceback raises audit events
         worker.reply_exception(exc, during="while loading the module")
         posix._exit(EXIT_STOPPED)
     finally:

@@ -246,3 +246,16 @@ def test_a_realistic_tool_runs_with_every_layer_on(tool, policy, limits):
         "json": '{"n": -1}',
         "nfkd": "e\u0301",
     }
+
+
+def test_a_module_level_error_is_a_runtime_error(tool, policy, limits):
+    path = tool('''
+        LIMIT = {"a": 1}["b"]
+
+
+        def run(params):
+            return {}
+        ''')
+    with pytest.raises(ToolRuntimeError) as info:
+        run_once(path, {}, policy=policy, limits=limits)
+    assert info.value.details["trace"][0][2] == 'LIMIT = {"a": 1}["b"]'
