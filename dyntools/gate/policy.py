@@ -154,12 +154,21 @@ def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> Non
     if not isinstance(table, dict):
         raise PolicyError(f"modules.{name} must be a table")
     if "members" in table:
-        out[name] = ModulePolicy(
+        module = ModulePolicy(
             name=name,
             members=_str_set(table["members"], f"modules.{name}.members"),
             excluded=_frozen_map(table.get("excluded"), f"modules.{name}.excluded"),
             submodules=_str_set(table.get("submodules"), f"modules.{name}.submodules"),
         )
+        overlap = (module.members & (set(module.excluded) | module.submodules)) | (
+            set(module.excluded) & module.submodules
+        )
+        if overlap:
+            raise PolicyError(
+                f"modules.{name}: {sorted(overlap)} listed in more than one of members, "
+                "excluded and submodules"
+            )
+        out[name] = module
     for key, sub in table.items():
         if key not in ("members", "excluded", "submodules"):
             _collect_modules(f"{name}.{key}", sub, out)

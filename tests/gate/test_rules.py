@@ -297,3 +297,19 @@ def test_future_annotations_is_the_one_underscore_import() -> None:
 def test_attribute_error_may_be_caught_but_obj_is_refused() -> None:
     ok = tool("    try:\n        return {}\n    except AttributeError as exc:\n        return {'e': str(exc)}\n")
     assert check_source(ok).accepted
+
+
+def test_a_member_listed_twice_is_a_policy_error() -> None:
+    from dyntools.gate.policy import PolicyError, parse_policy
+
+    data = (
+        b"[limits]\nmax_bytes = 100\nmax_nodes = 100\nmax_depth = 10\n"
+        b'[modules.math]\nmembers = ["sqrt"]\n[modules.math.excluded]\nsqrt = "twice"\n'
+    )
+    with pytest.raises(PolicyError, match="more than one"):
+        parse_policy(data)
+
+
+def test_abc_register_is_refused() -> None:
+    source = tool("    Mapping.register(list)  #!\n    return {}\n", top="from typing import Mapping\n")
+    assert ("DT303", _marked_line(source)) in {(f.code, f.line) for f in check_source(source).findings}
