@@ -283,6 +283,59 @@ class Worker:
         return rearm
 
 
+def _lock_down(worker: Worker, init: dict[str, Any]) -> dict[str, list[object]]:
+    # Everything the worker itself needs is imported before Landlock closes the file system.
+    from dyntools.sandbox.audit import AuditTripwire
+    from dyntools.sandbox.layers import lock_down
+
+    report: dict[str, list[object]] = lock_down(
+        memory_mb=init["memory_mb"],
+        cpu_seconds=init["cpu_seconds"],
+        cpu_lifetime=init["cpu_lifetime"],
+        open_files=init["max_open_files"],
+        read_paths=init["read_paths"],
+        seccomp_program=init["seccomp"],
+        seccomp_missing_reason=init["seccomp_missing"],
+        skip=worker.skip,
+    )
+    report["restricted"] = (
+        [False, "disabled"] if "restricted" in worker.skip
+        else [True, "RestrictedPython policy with runtime guards"]
+    )
+    if "audit_hook" in worker.skip:
+        report["audit_hook"] = [False, "disabled"]
+    else:
+        worker.tripwire = AuditTripwire(worker.stop)
+        worker.tripwire.install()
+        report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
+                                "ctypes, write and introspection events in tool code"]
+    return report
+
+
+def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
+    """Run the tool's module body (tool code: after lockdown); return its `run`."""
+    namespace = worker.tool_globals(module_name)
+    tripwire = worker.tripwire
+    try:
+        if tripwire is not None:
+            tripwire.inside_tool = True
+        exec(code, namespace)
+    except BaseException as exc:  # module-level failure: report, then end
+        if tripwire is not None:
+            tripwire.inside_tool = False  # reading the traceback raises audit events
+        worker.reply_exception(exc, during="while loading the module")
+        posix._exit(EXIT_STOPPED)
+    finally:
+        if tripwire is not None:
+            tripwire.inside_tool = False
+    run = namespace.get("run")
+    if not callable(run):
+        worker.channel.send_error("compile_error", "the tool defines no run(params) function",
+                                  fatal=True)
+        posix._exit(EXIT_STOPPED)
+    return run
+
+
 def main() -> None:
     from time import monotonic
 
@@ -300,53 +353,10 @@ def main() -> None:
     except (SyntaxError, ValueError, TypeError) as exc:
         channel.send_error("compile_error", _describe(exc), fatal=True)
         posix._exit(EXIT_STOPPED)
-    # Everything the worker itself needs is imported before Landlock closes the file system.
-    from dyntools.sandbox.audit import AuditTripwire
-    from dyntools.sandbox.layers import lock_down
-
     marks["compiled"] = monotonic()
-    report: dict[str, list[object]] = lock_down(
-        memory_mb=init["memory_mb"],
-        cpu_seconds=init["cpu_seconds"],
-        cpu_lifetime=init["cpu_lifetime"],
-        open_files=init["max_open_files"],
-        read_paths=init["read_paths"],
-        seccomp_program=init["seccomp"],
-        seccomp_missing_reason=init["seccomp_missing"],
-        skip=worker.skip,
-    )
-    report["restricted"] = (
-        [False, "disabled"] if "restricted" in worker.skip
-        else [True, "RestrictedPython policy with runtime guards"]
-    )
+    report = _lock_down(worker, init)
     marks["locked_down"] = monotonic()
-    namespace = worker.tool_globals(init["module"])
-    tripwire = None
-    if "audit_hook" in worker.skip:
-        report["audit_hook"] = [False, "disabled"]
-    else:
-        tripwire = AuditTripwire(worker.stop)
-        tripwire.install()
-        report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
-                                "ctypes, write and introspection events in tool code"]
-    worker.tripwire = tripwire
-    try:
-        if tripwire is not None:
-            tripwire.inside_tool = True
-        exec(code, namespace)
-    except BaseException as exc:  # module-level failure: report, then end
-        if tripwire is not None:
-            tripwire.inside_tool = False  # reading the traceback raises audit events
-        worker.reply_exception(exc, during="while loading the module")
-        posix._exit(EXIT_STOPPED)
-    finally:
-        if tripwire is not None:
-            tripwire.inside_tool = False
-    run = namespace.get("run")
-    if not callable(run):
-        channel.send_error("compile_error", "the tool defines no run(params) function",
-                           fatal=True)
-        posix._exit(EXIT_STOPPED)
+    run = _load_module(worker, code, init["module"])
     marks["module_ran"] = monotonic()
     channel.send_text('{"hello":' + "".join(_encode_json(
         {"pid": posix.getpid(), "layers": report, "marks": marks}, 0)) + "}")
