@@ -50,7 +50,9 @@ from dyntools.errors import (
     GateRejected,
     LoadError,
     RegistryError,
+    SandboxError,
     UnknownTool,
+    UsageError,
     VerificationFailed,
     VersionUnusable,
 )
@@ -236,6 +238,12 @@ class Dyntools:
             self.registry = Registry.open(registry, policy)
         self.policy = self.registry.policy
         self.limits = limits
+        from dyntools.sandbox.limits import LAYERS
+
+        unknown = sorted(set(require_layers) - set(LAYERS))
+        if unknown:
+            raise UsageError(f"unknown sandbox layer(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(LAYERS)}")
         self.require_layers = frozenset(require_layers)
         self.max_attempts = max_attempts
         self._generator = generator
@@ -361,6 +369,9 @@ class Dyntools:
             record = self._persist(spec.name, source, gated.report, provenance, recorder,
                                    rejected=f"compile_error: {exc.message}")
             exc.details.update(tool=spec.name, version=record.version, persisted=REJECTED)
+            raise
+        except SandboxError as exc:  # a worker that could not start: not the version's fault
+            exc.details.update(tool=spec.name, during="load", persisted=None)
             raise
         try:
             with recorder.station("verify") as verdict:

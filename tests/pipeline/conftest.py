@@ -3,6 +3,7 @@ tool sources written for the occasion (each passes the gate unless a test says o
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 import structlog
+from structlog.testing import capture_logs
 
 from dyntools.generators.base import GeneratedSource, ToolSpec
 from dyntools.pipeline import Dyntools
@@ -79,5 +81,19 @@ def dt(registry_dir: Path, generator: CountingGenerator) -> Iterator[Dyntools]:
 @pytest.fixture(autouse=True)
 def _reset_structlog() -> Iterator[None]:
     """A CLI run configures structlog globally (its stderr, an audit file): undo it."""
+    structlog.reset_defaults()
     yield
     structlog.reset_defaults()
+
+
+@contextlib.contextmanager
+def audit_capture() -> Iterator[list[dict[str, Any]]]:
+    """Every event from here on, at every level.
+
+    `capture_logs` keeps the configured level filter, and `configure_logging` filters info
+    out when there is no audit file; resetting first makes the capture independent of
+    whatever configured structlog before.
+    """
+    structlog.reset_defaults()
+    with capture_logs() as logs:
+        yield logs

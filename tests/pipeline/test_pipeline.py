@@ -7,12 +7,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from structlog.testing import capture_logs
 
 from dyntools.errors import (
     GateRejected,
     InvalidParams,
     LoadError,
+    SandboxError,
     UnknownTool,
     UsageError,
     VerificationFailed,
@@ -22,7 +22,7 @@ from dyntools.generators import FileGenerator, ToolSpec
 from dyntools.pipeline import AUDIT_EVENT, STATIONS, Dyntools, StationEvent
 from dyntools.registry import APPROVED, REJECTED, Registry
 
-from .conftest import ECHO_EXAMPLES, CountingGenerator, tool_source
+from .conftest import ECHO_EXAMPLES, CountingGenerator, audit_capture, tool_source
 
 NEW_TOOL_STATIONS = ["lookup", *STATIONS]
 
@@ -160,7 +160,7 @@ def test_a_gate_rejection_from_a_file_generator_is_typed_and_writes_nothing(
     bad.write_text(tool_source("echo_text", body="import os\nos.system('id')"))
     with (
         Dyntools(registry_dir, generator=FileGenerator(str(bad))) as dt,
-        capture_logs() as logs,
+        audit_capture() as logs,
         pytest.raises(GateRejected) as caught,
     ):
         dt.ensure("echo_text")
@@ -172,7 +172,7 @@ def test_a_gate_rejection_from_a_file_generator_is_typed_and_writes_nothing(
 
 
 def test_the_audit_log_has_one_event_per_station_with_its_fields(dt: Dyntools) -> None:
-    with capture_logs() as logs:
+    with audit_capture() as logs:
         dt.ensure("echo_text")
         dt.call("echo_text", {"text": "a"})
     events = [e for e in logs if e["event"] == AUDIT_EVENT]
@@ -204,7 +204,7 @@ def test_a_compile_error_at_load_is_persisted_as_rejected(
         raise LoadError("RestrictedPython refused line 3", path="x")
 
     monkeypatch.setattr(dt, "_open_pool", refuse)
-    with capture_logs() as logs, pytest.raises(LoadError) as caught:
+    with audit_capture() as logs, pytest.raises(LoadError) as caught:
         dt.ensure("echo_text")
     assert caught.value.station == "load" and caught.value.details["version"] == 1
     record = dt.registry.get("echo_text", 1)
@@ -236,3 +236,20 @@ def test_a_tool_edited_on_disk_is_not_listed_or_called(dt: Dyntools) -> None:
     assert dt.tools() == []
     with pytest.raises(VersionUnusable):
         dt.call("echo_text", {"text": "a"})
+
+
+def test_a_worker_that_cannot_start_fails_load_and_writes_nothing(registry_dir: Path) -> None:
+    gen = CountingGenerator({"echo_text": tool_source("echo_text", examples=ECHO_EXAMPLES)})
+    with Dyntools(registry_dir, generator=gen, require_layers=frozenset({"restricted"})) as ok:
+        assert ok.ensure("echo_text").created  # a layer that is active: fine
+    with pytest.raises(UsageError, match="unknown sandbox layer"):
+        Dyntools(registry_dir, require_layers=frozenset({"no_such_layer_for_test"}))
+    # a layer no worker can report (set behind the constructor's check)
+    with Dyntools(registry_dir, generator=gen) as dt:
+        dt.require_layers = frozenset({"no_such_layer_for_test"})
+        with audit_capture() as logs, pytest.raises(SandboxError) as caught:
+            dt.ensure("echo_text", new_version=True)
+    assert caught.value.details["during"] == "load"
+    assert [v.version for v in Registry.open(registry_dir).versions("echo_text")] == [1]
+    stations = [(e["station"], e["outcome"]) for e in logs if e["event"] == AUDIT_EVENT]
+    assert stations[-1] == ("load", "failed")
