@@ -69,7 +69,6 @@ from dyntools.toolmeta import (
     REGISTRY,
     Tool,
     ToolMetadata,
-    check_params,
     params_check,
     params_validator,
     read_metadata,
@@ -375,10 +374,8 @@ class Dyntools:
             raise
         try:
             with recorder.station("verify") as verdict:
-                report = run_examples(
-                    pool.call, examples, tool=spec.name,
-                    check=lambda p: check_params(meta.params, p, tool=spec.name),
-                )
+                report = run_examples(pool.call, examples, tool=spec.name,
+                                      check=params_check(meta.params, spec.name))
                 verdict.detail = report.summary()
                 if not report.passed:
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
