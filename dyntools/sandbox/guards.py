@@ -134,7 +134,6 @@ class Guards:
     def getattr_guard(self) -> Callable[..., Any]:
         checked = self.checked_names
         check_name = self._check_name
-        view_type = ModuleView
         # Types whose values always need a closer look; everything else only needs the
         # escape-route identity test. Kept to set/dict lookups: this runs on every `a.b`.
         watched = frozenset(t for t in self.result_checks
@@ -143,18 +142,18 @@ class Guards:
         inspect = self._inspect
         module_type = ModuleType
 
-        plain = PLAIN_TYPES
+        # A view holds only policy-approved members: no value checks either.
+        plain = PLAIN_TYPES | {ModuleView}
 
         def _getattr_(obj: Any, name: str) -> Any:
             # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
             if name not in checked:
                 check_name(name)
             if type(obj) in plain:
-                return getattr(obj, name)  # methods and numbers of built-in values
+                return getattr(obj, name)  # built-in values' methods, a view's members
             value = getattr(obj, name)
-            if (type(value) in watched or id(value) in escape_ids or type(obj) is module_type) \
-                    and type(obj) is not view_type:
-                inspect(obj, value, name)  # (a view holds only policy-approved members)
+            if type(value) in watched or id(value) in escape_ids or type(obj) is module_type:
+                inspect(obj, value, name)
             return value
 
         return _getattr_
