@@ -194,7 +194,10 @@ class WorkerPool:
                 retire = False
             self._cond.notify_all()
         if retire:
-            worker.stop() if not worker.broken else worker.kill()
+            if worker.broken:
+                worker.kill()
+            else:
+                worker.stop()
             if replace:
                 self._replace_in_background()
             self._maybe_remove_cwd()
