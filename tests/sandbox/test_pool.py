@@ -259,3 +259,43 @@ def test_a_module_level_error_is_a_runtime_error(tool, policy, limits):
     with pytest.raises(ToolRuntimeError) as info:
         run_once(path, {}, policy=policy, limits=limits)
     assert info.value.details["trace"][0][2] == 'LIMIT = {"a": 1}["b"]'
+
+
+SYNTAX = '''
+def helper(*args, **kwargs):
+    return sum(args) + len(kwargs)
+
+
+def run(params):
+    values = list(params["values"])
+    first, *rest = values
+    total = helper(*values, **{"a": 1})
+    if (n := len(rest)) > 1:
+        total += n
+    data = {"k": [1, 2, 3]}
+    data["k"][1:2] = []
+    del data["k"][0]
+    squares = {v: v * v for v in values if v % 2}
+    gen = sum(v for v in values)
+    pick = (lambda x, y=2: x * y)(3)
+    assert 0 < first < 100, "first out of range"
+    try:
+        raise ValueError("inner") from None
+    except ValueError as exc:
+        message = str(exc)
+    text = f"{first:>4}|{total!r}"
+    counts = {}
+    for ch in "abca":
+        counts[ch] = counts.get(ch, 0) + 1
+    return {"first": first, "rest": rest, "total": total, "data": data, "squares": squares,
+            "gen": gen, "pick": pick, "message": message, "text": text, "counts": counts}
+'''
+
+
+def test_common_syntax_compiles_and_runs(tool, policy, limits):
+    path = tool(SYNTAX)
+    assert run_once(path, {"values": [3, 4, 5]}, policy=policy, limits=limits) == {
+        "first": 3, "rest": [4, 5], "total": 15, "data": {"k": [3]},
+        "squares": {"3": 9, "5": 25}, "gen": 12, "pick": 6, "message": "inner",
+        "text": "   3|15", "counts": {"a": 2, "b": 1, "c": 1},
+    }
