@@ -299,3 +299,12 @@ def test_common_syntax_compiles_and_runs(tool, policy, limits):
         "squares": {"3": 9, "5": 25}, "gen": 12, "pick": 6, "message": "inner",
         "text": "   3|15", "counts": {"a": 2, "b": 1, "c": 1},
     }
+
+
+def test_the_cpu_limit_ends_a_busy_worker(tool, policy):
+    path = tool(SQUARE)
+    limits = SandboxLimits(timeout_s=30.0, cpu_s=1)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1) as pool:
+        with pytest.raises(SandboxTimeout, match="CPU"):
+            pool.call({"loop": True})
+        assert pool.call({"n": 2})["square"] == 4
