@@ -86,7 +86,7 @@ class Guards:
         self.checked_names: set[str] = set()
         self.escape_ids: dict[int, str] = {id(obj): label for label, obj in escape_objects}
         self.escape_keep = [obj for _, obj in escape_objects]
-        self.max_output_chars = max_output_bytes
+        self.max_output_bytes = max_output_bytes
         self.output: list[str] = []
         self.output_size = 0
         self.views: dict[str, ModuleView] = {}
@@ -265,10 +265,10 @@ class Guards:
             if type(sep) is not str or type(end) is not str:
                 raise TypeError("sep and end must be strings")
             text = sep.join([str(a) for a in args]) + end
-            self.output_size += len(text)
-            if self.output_size > self.max_output_chars:
+            self.output_size += len(text.encode("utf-8", "surrogatepass"))
+            if self.output_size > self.max_output_bytes:
                 self.stop("bad_result",
-                          f"the tool printed more than {self.max_output_chars} characters")
+                          f"the tool printed more than {self.max_output_bytes} bytes")
             output.append(text)
 
         return print

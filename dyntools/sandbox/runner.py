@@ -203,6 +203,7 @@ class WorkerProcess:
             raise self._died() from None
 
     def _receive(self, deadline: float, *, starting: bool = False) -> dict[str, Any]:
+        # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
         cap = self.spec.limits.max_result_bytes + self.spec.limits.max_output_bytes * 6 + \
             _ENVELOPE_BYTES
         need = protocol.HEADER_BYTES

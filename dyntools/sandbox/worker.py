@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 EXIT_STOPPED = 70  # the worker ended a call on purpose (violation, output cap, memory)
 MAX_MESSAGE_CHARS = 2000
+MAX_TRACE_LINE_CHARS = 200
+TRACE_ENDS = 10
 
 _encode_str = _json.encode_basestring_ascii
 
@@ -99,7 +101,8 @@ def _take_protocol_fds() -> Channel:
 
 
 def _tool_trace(exc: BaseException, filename: str, lines: list[str]) -> list[list[Any]]:
-    """(line, function, source) for each traceback entry inside the tool file."""
+    """(line, function, source) for each traceback entry inside the tool file; for a deep
+    recursion, the first and the last entries only."""
     trace: list[list[Any]] = []
     tb = exc.__traceback__
     while tb is not None:
@@ -107,8 +110,11 @@ def _tool_trace(exc: BaseException, filename: str, lines: list[str]) -> list[lis
         if code.co_filename == filename:
             lineno = tb.tb_lineno
             text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
-            trace.append([lineno, code.co_name, text])
+            trace.append([lineno, code.co_name, text[:MAX_TRACE_LINE_CHARS]])
         tb = tb.tb_next
+    if len(trace) > 2 * TRACE_ENDS:
+        skipped = len(trace) - 2 * TRACE_ENDS
+        trace = [*trace[:TRACE_ENDS], [0, f"... {skipped} more ...", ""], *trace[-TRACE_ENDS:]]
     return trace
 
 

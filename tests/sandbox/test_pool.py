@@ -308,3 +308,32 @@ def test_the_cpu_limit_ends_a_busy_worker(tool, policy):
         with pytest.raises(SandboxTimeout, match="CPU"):
             pool.call({"loop": True})
         assert pool.call({"n": 2})["square"] == 4
+
+
+def test_deep_recursion_is_a_runtime_error_with_a_short_trace(tool, policy, limits):
+    path = tool('''
+        def down(n):
+            return down(n + 1)
+
+
+        def run(params):
+            return down(0)
+        ''')
+    with WorkerPool(path, module_name="deep_v1", policy=policy, limits=limits, size=1) as pool:
+        with pytest.raises(ToolRuntimeError, match="RecursionError") as info:
+            pool.call({})
+        assert len(info.value.details["trace"]) == 21
+        assert pool.stats["started"] == 1
+
+
+def test_output_cap_counts_bytes(tool, policy):
+    path = tool('''
+        def run(params):
+            print("\\U0001F600" * params["n"], end="")
+            return {}
+        ''')
+    limits = SandboxLimits(max_output_bytes=400)
+    with WorkerPool(path, module_name="emoji_v1", policy=policy, limits=limits, size=1) as pool:
+        assert pool.call_outcome({"n": 100}).output == "\U0001F600" * 100
+        with pytest.raises(BadResult, match="400 bytes"):
+            pool.call({"n": 101})
