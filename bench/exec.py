@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -227,13 +228,20 @@ MATCH = __import__("re").match("a", "a")
 
 
 def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="dyntools-bench-"))
+    try:
+        run_bench(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_bench(folder: Path) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args()
     warm_n = 2000 if args.quick else 10000
     cold_n = 10 if args.quick else 25
     policy = load_policy()
-    folder = Path(tempfile.mkdtemp(prefix="dyntools-bench-"))
     files = {}
     for name, source in (("trivial", TRIVIAL), ("slug", SLUG), ("levenshtein", LEVENSHTEIN),
                          ("primes", PRIMES)):
