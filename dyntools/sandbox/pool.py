@@ -66,14 +66,28 @@ class WorkerPool:
     # -- public -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start workers up to `size` now (otherwise calls start them as needed)."""
+        """Start workers up to `size` now, in parallel (otherwise calls start them as
+        needed). Raises the first start-up error, e.g. `LayerUnavailable`."""
         self._warm = True
-        while True:
-            with self._cond:
-                if self._closed or self._live >= self.size:
-                    return
-                self._live += 1
-            self._spawn_idle()
+        with self._cond:
+            missing = 0 if self._closed else max(0, self.size - self._live)
+            self._live += missing
+        errors: list[BaseException] = []
+
+        def spawn() -> None:
+            try:
+                self._spawn_idle()
+            except BaseException as exc:  # re-raised in the calling thread below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=spawn, name="dyntools-sandbox-start")
+                   for _ in range(missing)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
 
     def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
         """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`."""

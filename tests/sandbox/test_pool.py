@@ -337,3 +337,13 @@ def test_output_cap_counts_bytes(tool, policy):
         assert pool.call_outcome({"n": 100}).output == "\U0001F600" * 100
         with pytest.raises(BadResult, match="400 bytes"):
             pool.call({"n": 101})
+
+
+def test_start_prewarms_every_slot(tool, policy, limits):
+    with WorkerPool(tool(SQUARE), module_name="square_v1", policy=policy, limits=limits,
+                    size=3) as pool:
+        pool.start()
+        assert pool.stats["idle"] == 3 and pool.stats["started"] == 3
+        pool.start()  # already full: nothing more starts
+        assert pool.stats["started"] == 3
+        assert pool.layers["seccomp"]["active"]
