@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -342,6 +344,58 @@ def test_the_gate_is_deterministic(tool: str, snippet: Snippet) -> None:
     second = check_source(mutated.encode("utf-8"), POLICY)
     assert first == second
     assert first.as_dict() == second.as_dict()
+
+
+REJECT_DIR = REPO / "tests" / "gate" / "cases" / "reject"
+# Covered by the xfail test below until the gate bug is fixed; then drop this exclusion.
+KNOWN_SEED_DEPENDENT = frozenset({"contract_params_ref_cycle.py"})
+REF_LOOP = """\"\"\"d.\"\"\"
+NAME = "ref_loop"
+DESCRIPTION = "d"
+PARAMS = {"type": "object", "properties": {"p": {"$ref": "#/$defs/a"}}, "$defs": {
+    "a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/c"}, "c": {"$ref": "#/$defs/a"}}}
+def run(params):
+    return {}
+"""
+SEED_PROBE = """
+import json, sys
+from pathlib import Path
+from dyntools.gate import check_source
+paths = sys.argv[1:]
+print(json.dumps([check_source(Path(p).read_bytes(), path=p).as_dict() for p in paths]))
+"""
+
+
+def reports_under_hash_seed(paths: list[str], seed: str) -> object:
+    result = subprocess.run(
+        [sys.executable, "-c", SEED_PROBE, *paths],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": seed},
+    )
+    return json.loads(result.stdout)
+
+
+def test_reports_do_not_depend_on_the_hash_seed() -> None:
+    """Set and dict-of-set iteration order changes with PYTHONHASHSEED; messages must not."""
+    paths = [
+        str(p) for p in sorted(REJECT_DIR.glob("*.py")) if p.name not in KNOWN_SEED_DEPENDENT
+    ]
+    paths += [str(p) for p in sorted(TEMPLATES.glob("*.py"))]
+    assert reports_under_hash_seed(paths, "1") == reports_under_hash_seed(paths, "2")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gate bug reported to the lead: the PARAMS $ref-loop message joins a set",
+)
+def test_ref_loop_message_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    path = tmp_path / "ref_loop.py"
+    path.write_text(REF_LOOP, "utf-8")
+    reports = [reports_under_hash_seed([str(path)], seed) for seed in ("1", "2", "3", "5")]
+    assert all(r == reports[0] for r in reports), reports
 
 
 # ---------------------------------------------------------------------------- purity
