@@ -82,6 +82,58 @@ def test_arbitrary_text_never_crashes_the_gate(text: str) -> None:
     assert_well_formed(check_source(text, POLICY))
 
 
+# PARAMS is handed to a JSON Schema library (Rust, through pyo3): whatever schema a model
+# writes, the gate must answer with a finding, never an escaped exception or a DT902.
+JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+SCHEMA_WORDS = st.sampled_from(
+    [
+        "#", "#/", "#/$defs/a", "#/$defs/b", "#/properties/a", "#/definitions/a", "#a", "#/0",
+        "object", "string", "integer", "array", "regex", "email", "date-time", "uri",
+        "(a+)+$", "[", "\\p{L}+", "(?<=a)b", "^\\d{1,3}$", "a{2,1}",
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-04/schema#", "http://example.com/s",
+    ]
+)
+SCHEMA_KEYS = st.sampled_from(
+    [
+        "type", "properties", "items", "prefixItems", "pattern", "patternProperties", "$ref",
+        "$defs", "definitions", "a", "b", "required", "enum", "const", "minimum", "maximum",
+        "exclusiveMinimum", "multipleOf", "minLength", "maxLength", "format", "allOf", "anyOf",
+        "oneOf", "not", "if", "then", "else", "additionalProperties", "propertyNames",
+        "$schema", "$id", "id", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef",
+        "dependentSchemas", "unevaluatedProperties", "contains", "minContains", "uniqueItems",
+    ]
+)
+SCHEMAS = st.recursive(
+    JSON_SCALARS | SCHEMA_WORDS,
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(SCHEMA_KEYS | st.text(max_size=4), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(QUICK, max_examples=200)
+@given(
+    st.dictionaries(SCHEMA_KEYS, SCHEMAS, max_size=6),
+    st.dictionaries(st.sampled_from(["a", "b", "c"]), SCHEMAS, max_size=3),
+)
+def test_any_params_schema_gets_a_clean_verdict(schema: dict, params: dict) -> None:
+    schema = {"type": "object", **schema}
+    source = (
+        '"""Generated."""\nNAME = "schema_probe"\nDESCRIPTION = "d"\n'
+        f"PARAMS = {schema!r}\n"
+        f'EXAMPLES = [{{"params": {params!r}, "result": {{}}}}]\n'
+        "def run(params):\n    return {}\n"
+    )
+    assert_well_formed(check_source(source, POLICY))
+
+
 # ---------------------------------------------------------------------------- mutation
 # Tools written in this file, so the mutation test has helpers and nested blocks to aim at
 # even before the accept corpus exists.
