@@ -17,11 +17,11 @@ def main() -> None:
     """Grow the tools an agent is missing, behind a static gate and a sandbox."""
 
 
-# Command modules register themselves on `main` when imported.
-from dyntools.cli import (
-    check_cmd,  # noqa: E402,F401
-    ensure_cmd,  # noqa: E402,F401
-    mcp_cmd,  # noqa: E402,F401
-    registry_cmd,  # noqa: E402,F401
-    sandbox_cmd,  # noqa: E402,F401
+# Command modules register themselves on `main` when imported (so after it is defined).
+from dyntools.cli import (  # noqa: E402
+    check_cmd,  # noqa: F401
+    ensure_cmd,  # noqa: F401
+    mcp_cmd,  # noqa: F401
+    registry_cmd,  # noqa: F401
+    sandbox_cmd,  # noqa: F401
 )

@@ -114,7 +114,7 @@ class AnthropicGenerator:
 
     def _client_for(self, key: str) -> Any:
         if self._client is None:
-            import anthropic  # noqa: PLC0415 - the SDK is heavy; only a real call pays for it
+            import anthropic
 
             self._client = anthropic.Anthropic(
                 api_key=key,

@@ -115,7 +115,7 @@ def declared_name(source: str) -> tuple[str | None, int, int]:
 
 
 def _default_gate(generator: Generator) -> Gate:
-    from dyntools.gate import check_source  # noqa: PLC0415 - keeps the gate import lazy
+    from dyntools.gate import check_source
 
     policy = getattr(generator, "policy", None)
     return lambda source: check_source(source, policy, path=f"<{generator.id}>")

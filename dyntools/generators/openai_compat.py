@@ -114,7 +114,7 @@ class OpenAICompatGenerator:
 
     def _client_for(self, key: str) -> Any:
         if self._client is None:
-            import openai  # noqa: PLC0415 - the SDK is heavy; only a real call pays for it
+            import openai
 
             self._client = openai.OpenAI(
                 api_key=key,
