@@ -343,6 +343,13 @@ class Registry:
             return
         self._install(self._build_state(name, use_cache=True))
 
+    @contextlib.contextmanager
+    def writers_excluded(self) -> Iterator[None]:
+        """Hold the writer lock (across processes): a reader that must never see a version
+        file whose manifest entry is still being written, such as the live watch."""
+        with self._lock.held():
+            yield
+
     def forget_cached_check(self, name: str, version: int) -> None:
         """Force the next refresh to re-read and re-gate this version file in full."""
         self._check_cache.pop((name, version), None)

@@ -136,11 +136,14 @@ class RegistryWatcher:
             with self._wake:
                 dirty, self._dirty = self._dirty, set()
             try:
-                if _ALL_TOOLS in dirty:
-                    self.registry.refresh()
-                else:
-                    for name in sorted(dirty):
-                        self.registry.refresh(name)
+                # Under the writer lock: a writer between its version file and its manifest
+                # would otherwise look like a file dropped in by hand.
+                with self.registry.writers_excluded():
+                    if _ALL_TOOLS in dirty:
+                        self.registry.refresh()
+                    else:
+                        for name in sorted(dirty):
+                            self.registry.refresh(name)
                 self.refreshes += 1
             except Exception as exc:  # keep watching; one bad refresh must not end the watch
                 log.error("registry.watch_refresh_failed", error=repr(exc), tools=sorted(dirty))
