@@ -372,6 +372,7 @@ class Dyntools:
         except SandboxError as exc:  # a worker that could not start: not the version's fault
             exc.details.update(tool=spec.name, during="load", persisted=None)
             raise
+        adopted = False
         try:
             with recorder.station("verify") as verdict:
                 report = run_examples(pool.call, examples, tool=spec.name,
@@ -381,34 +382,44 @@ class Dyntools:
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
                 elif not examples:
                     verdict.reason = "no_examples"
-        finally:
-            pool.close(wait=True)
-        provenance["verification"] = {"examples": report.passed_examples,
-                                      "counts": report.counts()}
-        if not report.passed:
-            record = self._persist(spec.name, source, gated.report, provenance, recorder,
-                                   rejected=f"verification_failed: {report.summary()}")
-            raise VerificationFailed(
-                f"{spec.name} v{record.version} failed verification and was persisted as "
-                f"rejected (never current): {report.summary()}",
-                tool=spec.name, version=record.version, verification=report.as_dict(),
-            )
-        previous = self.registry.current(spec.name)
-        record = self._persist(spec.name, source, gated.report, provenance, recorder)
-        with recorder.station("activate") as activated:
-            current = self.registry.current(spec.name)
-            if current is None or current.version != record.version:
-                raise RegistryError(
-                    f"{spec.name} v{record.version} was persisted but is not current "
-                    f"(current: {current.version if current else None}); see dyntools review",
-                    tool=spec.name, version=record.version,
+            provenance["verification"] = {"examples": report.passed_examples,
+                                          "counts": report.counts()}
+            if not report.passed:
+                record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                       rejected=f"verification_failed: {report.summary()}")
+                raise VerificationFailed(
+                    f"{spec.name} v{record.version} failed verification and was persisted as "
+                    f"rejected (never current): {report.summary()}",
+                    tool=spec.name, version=record.version, verification=report.as_dict(),
                 )
-            if self._runtime is not None:
-                self._runtime.load(spec.name)  # its pool exists and is warming up
-            record = current
-            activated.detail = (f"v{previous.version} -> v{record.version}" if previous
-                                else f"v{record.version} is current")
+            previous = self.registry.current(spec.name)
+            record = self._persist(spec.name, source, gated.report, provenance, recorder)
+            with recorder.station("activate") as activated:
+                record, adopted = self._activate(record, pool if record.version == candidate
+                                                 else None)
+                activated.detail = (f"v{previous.version} -> v{record.version}" if previous
+                                    else f"v{record.version} is current")
+        finally:
+            if not adopted:
+                pool.close(wait=True)
         return EnsureResult(self._tool(record), record, True, tuple(recorder.events), report)
+
+    def _activate(self, record: VersionRecord, pool: Any) -> tuple[VersionRecord, bool]:
+        """Hand the persisted version to the runtime; True when it adopted `pool`."""
+        current = self.registry.current(record.name)
+        if current is None or current.version != record.version:
+            raise RegistryError(
+                f"{record.name} v{record.version} was persisted but is not current "
+                f"(current: {current.version if current else None}); see dyntools review",
+                tool=record.name, version=record.version,
+            )
+        # The verified worker already holds exactly these bytes: it takes the first calls,
+        # so a new tool's first call is warm. Otherwise the runtime starts a pool of its own.
+        runtime = self._get_runtime()
+        if pool is not None and runtime.adopt(current, pool):
+            return current, True
+        runtime.load(record.name)
+        return current, False
 
     def _generate_and_gate(self, spec: ToolSpec, generator: Generator,
                            recorder: _Recorder) -> GatedSource:

@@ -124,6 +124,30 @@ class Runtime:
         self._checkin(slot)
         return slot.record
 
+    def adopt(self, record: VersionRecord, pool: Pool) -> bool:
+        """Install a pool already started on `record`'s verified bytes (the pipeline's
+        verification pool) as the version's active pool. False, and the pool is left to the
+        caller, when `record` is not current or already has a pool."""
+        with self._lock:
+            current = self.registry.current(record.name)
+            active = self._active.get(record.name)
+            if (
+                self._closed
+                or current is None
+                or current.version != record.version
+                or (active is not None and active.record.version == record.version)
+            ):
+                return False
+            self._active[record.name] = _Slot(record, pool)
+            if active is not None:
+                self._retire_locked(active)
+        get_logger("runtime").info(
+            "runtime.version_loaded", tool=record.name, version=record.version,
+            previous=active.record.version if active else None, module=record.module_name,
+            adopted=True,
+        )
+        return True
+
     def _wanted(self, name: str) -> VersionRecord:
         record = self.registry.current(name)
         if record is not None:
