@@ -209,7 +209,7 @@ _MISSING = object()
 def _ref_chain_problem(schema: Any, ref: str) -> str | None:
     """Follow schemas that are nothing but a reference; a loop never reaches a schema (some
     validators, python-jsonschema among them, recurse on it until they crash)."""
-    seen = {ref}
+    chain = [ref]
     current = ref
     while True:
         target = _resolve_pointer(schema, current)
@@ -221,9 +221,9 @@ def _ref_chain_problem(schema: Any, ref: str) -> str | None:
                 and isinstance(target.get("$ref"), str)):
             return None
         current = target["$ref"]
-        if current in seen:
-            return f"references loop without reaching a schema ({' -> '.join([*seen, current])})"
-        seen.add(current)
+        if current in chain:
+            return f"references loop without reaching a schema ({' -> '.join([*chain, current])})"
+        chain.append(current)
 
 
 def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:

@@ -400,7 +400,7 @@ def test_the_gate_is_deterministic(tool: str, snippet: Snippet) -> None:
 
 REJECT_DIR = REPO / "tests" / "gate" / "cases" / "reject"
 # Covered by the xfail test below until the gate bug is fixed; then drop this exclusion.
-KNOWN_SEED_DEPENDENT = frozenset({"contract_params_ref_cycle.py"})
+KNOWN_SEED_DEPENDENT: frozenset[str] = frozenset()
 REF_LOOP = """\"\"\"d.\"\"\"
 NAME = "ref_loop"
 DESCRIPTION = "d"
@@ -439,10 +439,6 @@ def test_reports_do_not_depend_on_the_hash_seed() -> None:
     assert reports_under_hash_seed(paths, "1") == reports_under_hash_seed(paths, "2")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gate bug reported to the lead: the PARAMS $ref-loop message joins a set",
-)
 def test_ref_loop_message_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     path = tmp_path / "ref_loop.py"
     path.write_text(REF_LOOP, "utf-8")
