@@ -584,16 +584,21 @@ class GateVisitor:
         else:
             self.scope.bound.add(name)
 
-    def visit_Attribute(self, node: ast.Attribute) -> None:
+    def attribute_chain(self, node: ast.Attribute) -> tuple[list[ast.Attribute], ast.expr]:
+        """`a.b.c` -> ([.b, .c], a), innermost first, each attribute checked by the rules."""
         chain: list[ast.Attribute] = []
         current: ast.expr = node
         while type(current) is ast.Attribute:
             chain.append(current)
             current = current.value
         chain.reverse()
-        self.nodes += len(chain) - 1
         for attr_node in chain:
             self.attribute_rules(attr_node)
+        return chain, current
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        chain, current = self.attribute_chain(node)
+        self.nodes += len(chain) - 1
         if type(current) is ast.Name and type(current.ctx) is ast.Load:
             self.nodes += 1
             self.check_name(current.id, current)
@@ -748,14 +753,7 @@ class GateVisitor:
                 "are evaluated by name at run time)",
             )
         elif kind is ast.Attribute:
-            chain: list[ast.Attribute] = []
-            current: ast.expr = node
-            while type(current) is ast.Attribute:
-                chain.append(current)
-                current = current.value
-            chain.reverse()
-            for attr_node in chain:
-                self.attribute_rules(attr_node)
+            chain, current = self.attribute_chain(node)  # type: ignore[arg-type]
             if type(current) is ast.Name:
                 self.check_name(current.id, current)
                 self.scope.loads.append(Load(current.id, current, chain, True))
