@@ -528,17 +528,7 @@ class Registry:
             version = max(manifest.next_version, self._max_version_on_disk(name) + 1)
             path = folder / version_file_name(version)
             link_new(path, data)
-            entry = VersionEntry(
-                version=version,
-                sha256=gate_report.sha256,
-                size=len(data),
-                status=status,
-                reason=reason,
-                created=utc_now(),
-                policy_digest=self.policy.digest,
-                provenance=MappingProxyType(provenance),
-                gate=MappingProxyType(_verdict(gate_report)),
-            )
+            entry = self._entry(version, data, gate_report, provenance, status, reason)
             manifest = manifest.with_version(entry)
             if activate:
                 manifest = manifest.with_pointer(version, "activate")
@@ -610,6 +600,28 @@ class Registry:
         self._install(state)
         return state.records[version]
 
+    def _entry(
+        self,
+        version: int,
+        data: bytes,
+        report: GateReport,
+        provenance: Mapping[str, Any],
+        status: str,
+        reason: str | None,
+    ) -> VersionEntry:
+        """The manifest entry for bytes the gate just accepted under this policy."""
+        return VersionEntry(
+            version=version,
+            sha256=report.sha256,
+            size=len(data),
+            status=status,
+            reason=reason,
+            created=utc_now(),
+            policy_digest=self.policy.digest,
+            provenance=MappingProxyType(dict(provenance)),
+            gate=MappingProxyType(_verdict(report)),
+        )
+
     def activate(self, name: str, version: int) -> VersionRecord:
         """Point new calls at `version` (re-checked now)."""
         return self._move_pointer(name, version, "activate")
@@ -650,17 +662,7 @@ class Registry:
             os.chmod(path, 0o444, follow_symlinks=False)
             # A hand-written file and its folder entry may not be durable yet.
             sync_all([path, folder])
-            entry = VersionEntry(
-                version=version,
-                sha256=gate_report.sha256,
-                size=len(data),
-                status=APPROVED,
-                reason=None,
-                created=utc_now(),
-                policy_digest=self.policy.digest,
-                provenance=MappingProxyType(provenance),
-                gate=MappingProxyType(_verdict(gate_report)),
-            )
+            entry = self._entry(version, data, gate_report, provenance, APPROVED, None)
             manifest = manifest.with_version(entry)
             if activate:
                 manifest = manifest.with_pointer(version, "approve")
