@@ -399,8 +399,6 @@ def test_the_gate_is_deterministic(tool: str, snippet: Snippet) -> None:
 
 
 REJECT_DIR = REPO / "tests" / "gate" / "cases" / "reject"
-# Covered by the xfail test below until the gate bug is fixed; then drop this exclusion.
-KNOWN_SEED_DEPENDENT: frozenset[str] = frozenset()
 REF_LOOP = """\"\"\"d.\"\"\"
 NAME = "ref_loop"
 DESCRIPTION = "d"
@@ -432,9 +430,7 @@ def reports_under_hash_seed(paths: list[str], seed: str) -> object:
 
 def test_reports_do_not_depend_on_the_hash_seed() -> None:
     """Set and dict-of-set iteration order changes with PYTHONHASHSEED; messages must not."""
-    paths = [
-        str(p) for p in sorted(REJECT_DIR.glob("*.py")) if p.name not in KNOWN_SEED_DEPENDENT
-    ]
+    paths = [str(p) for p in sorted(REJECT_DIR.glob("*.py"))]
     paths += [str(p) for p in sorted(TEMPLATES.glob("*.py"))]
     assert reports_under_hash_seed(paths, "1") == reports_under_hash_seed(paths, "2")
 
