@@ -162,6 +162,11 @@ RULES: dict[str, Rule] = _rules(
 )
 
 
+# A file with thousands of one mistake is refused just the same; reports keep the first 50
+# findings of each code and say how many more there were.
+MAX_FINDINGS_PER_CODE = 50
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Finding:
     """One reason a file is refused. `line` and `col` are 1-based; col counts characters."""
@@ -176,6 +181,10 @@ class Finding:
     @property
     def rule(self) -> Rule:
         return RULES[self.code]
+
+    @property
+    def sort_key(self) -> tuple[int, int, str, str]:
+        return (self.line, self.col, self.code, self.message)
 
     @property
     def family(self) -> Family:

@@ -14,7 +14,7 @@ import tokenize
 import unicodedata
 import warnings
 
-from dyntools.findings import Finding, GateReport, sha256_hex
+from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.contract import check_contract
 from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.policy import Policy, PolicyError, load_policy
@@ -33,44 +33,44 @@ def check_source(
     raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else bytes(data)
     digest = sha256_hex(raw)
     active = policy if policy is not None else load_policy()
+    counts: dict[str, int] = {}
     try:
-        findings, lines = _check(raw, active)
+        findings, lines = _check(raw, active, counts)
     except Exception as exc:
         findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
         lines = []
     return GateReport(
         path=path,
         sha256=digest,
-        findings=_capped(sorted(set(findings))),
+        findings=_capped(findings, counts),
         policy_digest=active.digest,
         source_lines=tuple(lines),
     )
 
 
-MAX_FINDINGS_PER_CODE = 50
-
-
-def _capped(findings: list[Finding]) -> tuple[Finding, ...]:
-    """Keep the first 50 findings of each code and say how many more there were."""
+def _capped(findings: list[Finding], counts: dict[str, int]) -> tuple[Finding, ...]:
+    """The first MAX_FINDINGS_PER_CODE findings of each code, in file order, and one line per
+    code saying how many more there were (`counts`: totals already known, e.g. from the walk)."""
+    ordered = sorted(set(findings), key=Finding.sort_key.fget)  # type: ignore[attr-defined]
     kept: list[Finding] = []
-    counts: dict[str, int] = {}
-    for finding in findings:
-        seen = counts.get(finding.code, 0)
-        counts[finding.code] = seen + 1
-        if seen < MAX_FINDINGS_PER_CODE:
+    seen: dict[str, int] = {}
+    for finding in ordered:
+        seen[finding.code] = seen.get(finding.code, 0) + 1
+        if seen[finding.code] <= MAX_FINDINGS_PER_CODE:
             kept.append(finding)
-    for code, count in counts.items():
-        if count > MAX_FINDINGS_PER_CODE:
+    for code, count in seen.items():
+        total = max(count, counts.get(code, 0))
+        if total > MAX_FINDINGS_PER_CODE:
             last = next(f for f in reversed(kept) if f.code == code)
             kept.append(
                 Finding(
                     last.line,
                     last.col,
                     code,
-                    f"{count - MAX_FINDINGS_PER_CODE} more {code} findings not listed",
+                    f"{total - MAX_FINDINGS_PER_CODE} more {code} findings not listed",
                 )
             )
-    return tuple(sorted(kept))
+    return tuple(kept)
 
 
 def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> GateReport:
@@ -80,12 +80,16 @@ def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> Ga
     return check_source(data, policy, path=os.fspath(path))
 
 
-def _check(raw: bytes, policy: Policy) -> tuple[list[Finding], list[str]]:
+def _check(
+    raw: bytes, policy: Policy, counts: dict[str, int]
+) -> tuple[list[Finding], list[str]]:
     decoded = check_bytes(raw, policy.limits.max_bytes)
     if decoded.text is None:
         return decoded.findings, []
     text = decoded.text
-    lines = text.splitlines()
+    # Python's own line breaks only (hygiene has refused lone CRs): str.splitlines would also
+    # split at form feeds and other separators and shift every later line.
+    lines = text.replace("\r\n", "\n").split("\n")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings (invalid escapes) are not findings
@@ -108,6 +112,7 @@ def _check(raw: bytes, policy: Policy) -> tuple[list[Finding], list[str]]:
     if not any(f.code == "DT009" for f in visitor.findings):
         check_contract(tree, visitor.function_yields, visitor.report)
     findings.extend(visitor.findings)
+    counts.update(visitor.code_counts)
     return findings, lines
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from dyntools.findings import Finding
+from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.policy import Policy
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
@@ -87,34 +87,40 @@ class GateVisitor:
         self.imports: dict[str, ImportBinding] = {}
         self.function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool] = {}
         self._dispatch = _dispatch_table(HANDLED_NODES)
+        self.code_counts: dict[str, int] = {}
 
     # ----------------------------------------------------------------- reporting
+    def char_col(self, lineno: int, byte_offset: int) -> int:
+        """1-based character column of a UTF-8 byte offset (what `ast` reports)."""
+        if self.ascii_only or not 0 < lineno <= len(self.lines):
+            return byte_offset + 1
+        line = self.lines[lineno - 1]
+        if line.isascii():
+            return byte_offset + 1
+        return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace")) + 1
+
     def col(self, node: ast.AST) -> int:
-        offset: int = getattr(node, "col_offset", 0) or 0
-        if self.ascii_only:
-            return offset + 1
-        lineno: int = getattr(node, "lineno", 1) or 1
-        if 0 < lineno <= len(self.lines):
-            raw = self.lines[lineno - 1].encode("utf-8")[:offset]
-            return len(raw.decode("utf-8", errors="replace")) + 1
-        return offset + 1
+        return self.char_col(getattr(node, "lineno", 1) or 1, getattr(node, "col_offset", 0) or 0)
+
+    def admit(self, code: str) -> bool:
+        """Count every finding; keep the first few per code (positions cost time on long
+        non-ASCII lines, and a file with 40,000 of one mistake needs no 40,000 lines)."""
+        count = self.code_counts.get(code, 0) + 1
+        self.code_counts[code] = count
+        return count <= MAX_FINDINGS_PER_CODE
 
     def report(self, node: ast.AST, code: str, message: str) -> None:
-        line = getattr(node, "lineno", 1) or 1
-        self.findings.append(Finding(line, self.col(node), code, message))
+        if self.admit(code):
+            line = getattr(node, "lineno", 1) or 1
+            self.findings.append(Finding(line, self.col(node), code, message))
 
     def report_attribute(self, node: ast.Attribute, code: str, message: str) -> None:
         """Point at the attribute's own name (`x.y.__class__` reports where `__class__` is)."""
+        if not self.admit(code):
+            return
         line = node.end_lineno or node.lineno
         end = node.end_col_offset
-        if end is None:
-            self.report(node, code, message)
-            return
-        if self.ascii_only:
-            col = end - len(node.attr) + 1
-        else:
-            raw = self.lines[line - 1].encode("utf-8")[:end] if line <= len(self.lines) else b""
-            col = len(raw.decode("utf-8", errors="replace")) - len(node.attr) + 1
+        col = self.col(node) if end is None else self.char_col(line, end) - len(node.attr)
         self.findings.append(Finding(line, max(col, 1), code, message))
 
     # ----------------------------------------------------------------- walking

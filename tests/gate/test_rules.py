@@ -313,3 +313,13 @@ def test_a_member_listed_twice_is_a_policy_error() -> None:
 def test_abc_register_is_refused() -> None:
     source = tool("    Mapping.register(list)  #!\n    return {}\n", top="from typing import Mapping\n")
     assert ("DT303", _marked_line(source)) in {(f.code, f.line) for f in check_source(source).findings}
+
+
+def test_findings_are_capped_per_code_with_a_count_of_the_rest() -> None:
+    source = "x = ['é', " + ", ".join(["p._a"] * 3000) + "]\n"
+    report = check_source(source)
+    dt302 = [f for f in report.findings if f.code == "DT302"]
+    assert len(dt302) == 51
+    assert dt302[-1].message == "2950 more DT302 findings not listed"
+    first = dt302[0]
+    assert source.splitlines()[0][first.col - 1 :].startswith("_a")
