@@ -91,9 +91,13 @@ class ToolPolicy(RestrictingNodeTransformer):
 
 
 def imported_modules(tree: ast.Module) -> set[str]:
-    """Dotted names of every module the tree imports (absolute imports only)."""
+    """Dotted names of the modules the file imports (absolute imports only).
+
+    Only top-level statements are read: the gate accepts imports nowhere else, and a module
+    missing from the worker is refused by its import guard anyway.
+    """
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in tree.body:
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
