@@ -82,6 +82,9 @@ class GateVisitor:
         self.max_nodes = policy.limits.max_nodes
         self.max_depth = policy.limits.max_depth
         self.denied_call_heads = {key.split(".", 1)[0] for key in policy.denied_calls}
+        self.denied_call_keys = tuple(policy.denied_calls)
+        self.denied_attributes = policy.denied_attributes
+        self.denied_prefixes = tuple(policy.denied_attribute_prefixes)
         self.module_scope = Scope("module", None)
         self.scope = self.module_scope
         self.imports: dict[str, ImportBinding] = {}
@@ -133,6 +136,12 @@ class GateVisitor:
 
     def visit(self, node: ast.AST) -> None:
         self.nodes += 1
+        kind = type(node)
+        if kind is ast.Constant and self.nodes <= self.max_nodes:
+            return  # two thirds of all visits are constants and names: skip the dispatch
+        if kind is ast.Name and self.nodes <= self.max_nodes:
+            self.visit_Name(node)  # type: ignore[arg-type]
+            return
         if self.nodes > self.max_nodes:
             self.findings.append(
                 Finding(
@@ -227,6 +236,8 @@ class GateVisitor:
             )
 
     def denied_call(self, dotted: str) -> str | None:
+        if not dotted.startswith(self.denied_call_keys):
+            return None
         for key, reason in self.policy.denied_calls.items():
             if dotted == key or dotted.startswith(key):
                 return reason
@@ -621,7 +632,7 @@ class GateVisitor:
         attr = node.attr
         if attr.startswith("_"):
             self.report_attribute(node, "DT302", f"attribute {attr!r} starts with an underscore")
-        else:
+        elif attr in self.denied_attributes or attr.startswith(self.denied_prefixes):
             reason = self.policy.attribute_denial(attr)
             if reason is not None:
                 code = "DT304" if attr in ("format", "format_map") else "DT303"
