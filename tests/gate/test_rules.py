@@ -323,3 +323,14 @@ def test_findings_are_capped_per_code_with_a_count_of_the_rest() -> None:
     assert dt302[-1].message == "2950 more DT302 findings not listed"
     first = dt302[0]
     assert source.splitlines()[0][first.col - 1 :].startswith("_a")
+
+
+def test_every_rule_is_documented_with_its_title() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "gate.md").read_text("utf-8")
+    missing = [
+        code for code, rule in RULES.items()
+        if f"| {code} | {rule.family.value} | {rule.title} |" not in doc
+    ]
+    assert not missing, f"docs/gate.md does not list: {missing}"
