@@ -33,8 +33,8 @@ def literal_value(node: ast.expr, depth: int = 0) -> Any:
         and isinstance(node.operand, ast.Constant)
         and type(node.operand.value) in (int, float)
     ):
-        value = node.operand.value
-        return -value if isinstance(node.op, ast.USub) else value
+        number: int | float = node.operand.value  # type: ignore[assignment]
+        return -number if isinstance(node.op, ast.USub) else number
     if isinstance(node, ast.List):
         return [literal_value(e, depth + 1) for e in node.elts]
     if isinstance(node, ast.Tuple):
@@ -43,11 +43,11 @@ def literal_value(node: ast.expr, depth: int = 0) -> Any:
         return {_hashable(literal_value(e, depth + 1), e) for e in node.elts}
     if isinstance(node, ast.Dict):
         result: dict[Any, Any] = {}
-        for key, value in zip(node.keys, node.values, strict=True):
+        for key, item in zip(node.keys, node.values, strict=True):
             if key is None:  # `**spread` inside a dict display
-                raise NotLiteral(value)
+                raise NotLiteral(item)
             result[_hashable(literal_value(key, depth + 1), key)] = literal_value(
-                value, depth + 1
+                item, depth + 1
             )
         return result
     raise NotLiteral(node)

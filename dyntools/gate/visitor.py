@@ -753,11 +753,10 @@ class GateVisitor:
             self.depth -= 1
 
     def _annotation(self, node: ast.expr, literal_ok: bool = False) -> None:
-        kind = type(node)
-        if kind is ast.Name:
+        if isinstance(node, ast.Name):
             self.check_name(node.id, node)
             self.scope.loads.append(Load(node.id, node, [], True))
-        elif kind is ast.Constant:
+        elif isinstance(node, ast.Constant):
             value = node.value
             if value is None or value is Ellipsis:
                 return
@@ -769,20 +768,20 @@ class GateVisitor:
                 "string and other constant annotations are not allowed (forward references "
                 "are evaluated by name at run time)",
             )
-        elif kind is ast.Attribute:
-            chain, current = self.attribute_chain(node)  # type: ignore[arg-type]
-            if type(current) is ast.Name:
+        elif isinstance(node, ast.Attribute):
+            chain, current = self.attribute_chain(node)
+            if isinstance(current, ast.Name):
                 self.check_name(current.id, current)
                 self.scope.loads.append(Load(current.id, current, chain, True))
             else:
                 self.report(current, "DT702", "annotations may only use dotted names")
-        elif kind is ast.Subscript:
+        elif isinstance(node, ast.Subscript):
             self._annotation(node.value)
             literal_args = _is_literal_form(node.value)
-            items = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             for item in items:
                 self.annotation_item(item, literal_args)
-        elif kind is ast.BinOp and type(node.op) is ast.BitOr:
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             self.annotation(node.left)
             self.annotation(node.right)
         else:
