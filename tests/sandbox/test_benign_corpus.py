@@ -1,0 +1,59 @@
+"""Benign tools run for real: every accepted corpus file and every offline template must
+reproduce its own EXAMPLES exactly in the sandbox, with every layer on.
+
+The gate tests prove these files are accepted; this proves they also *work* once accepted.
+A failure here is either a sandbox false positive (a guard or an OS layer refusing legitimate
+code, e.g. a lazy import after lockdown) or a wrong example in the fixture.
+
+One warm pool per file; all its examples go through it, as the pipeline's verify station does
+(params are checked against PARAMS first, results compared as canonical JSON).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dyntools.gate import check_source
+from dyntools.gate.policy import Policy
+from dyntools.generators.offline import template_names, template_source
+from dyntools.sandbox import SandboxLimits, WorkerPool
+from dyntools.toolmeta import params_check, read_metadata
+from dyntools.verify import collect_examples, run_examples
+
+ACCEPT_DIR = Path(__file__).resolve().parents[1] / "gate" / "cases" / "accept"
+CORPUS = sorted(ACCEPT_DIR.glob("*.py"))
+TEMPLATES = template_names()
+
+
+def _verify(path: Path, source: str, policy: Policy, module_name: str) -> None:
+    assert check_source(source, policy, path=str(path)).accepted, f"{path.name}: gate refused it"
+    meta = read_metadata(source)
+    examples = collect_examples(meta.examples)
+    assert examples, f"{path.name} declares no EXAMPLES"
+    limits = SandboxLimits(timeout_s=5.0, memory_mb=256)
+    with WorkerPool(path, module_name=module_name, policy=policy, limits=limits, size=1,
+                    source=source) as pool:
+        report = run_examples(pool.call, examples, tool=module_name,
+                              check=params_check(meta.params, meta.name))
+    assert report.passed, f"{path.name}: {report.summary()}"
+
+
+def test_the_corpora_are_there() -> None:
+    assert len(CORPUS) >= 60
+    assert TEMPLATES
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_accepted_tool_reproduces_its_examples(path: Path, policy: Policy) -> None:
+    _verify(path, path.read_text(encoding="utf-8"), policy, f"{path.stem}_v1")
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_offline_template_reproduces_its_examples(name: str, policy: Policy,
+                                                  tmp_path: Path) -> None:
+    source = template_source(name)
+    path = tmp_path / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    _verify(path, source, policy, f"{name}_v1")
