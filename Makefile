@@ -41,6 +41,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy dyntools
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed-dev
