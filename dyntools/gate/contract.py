@@ -187,6 +187,90 @@ def _remote_reference(schema: Any) -> str | None:
         problem = _ref_chain_problem(schema, ref)
         if problem:
             return problem
+    return _expansion_problem(schema, local) if local else None
+
+
+# Subschemas PARAMS may reach once every reference is inlined. Validation costs at most
+# (inlined subschemas) x (params nodes); references that double at each step, or recurse,
+# make that exponential in a params value a few dozen levels deep, and jsonschema-rs cannot
+# be interrupted: the gate (EXAMPLES) and the host (every call's params) would hang.
+MAX_INLINED_SUBSCHEMAS = 10_000
+
+
+def _expansion_problem(schema: Any, refs: list[str]) -> str | None:
+    """Recursive references, or references that inline into a huge schema."""
+    for ref in refs:
+        if ref != "#" and not ref.startswith("#/"):
+            return (f"refers to {ref!r}; only JSON-pointer references ('#' or '#/...') are "
+                    "allowed, so the gate can see where each one leads")
+    nested_id = _nested_resource_id(schema)
+    if nested_id is not None:
+        return (f"declares a nested {nested_id}, which changes what its references resolve "
+                "to; keep one schema resource")
+    done: dict[int, int] = {}
+    active: set[int] = set()
+    raw = 0
+    stack: list[tuple[Any, bool]] = [(schema, False)]
+    while stack:
+        node, finished = stack.pop()
+        edges = _schema_edges(schema, node)
+        if finished:
+            total = 1 if isinstance(node, dict) else 0
+            raw += total
+            for _, child in edges:
+                total += done[id(child)]
+            done[id(node)] = min(total, 1 << 40)  # past any limit; keeps the sums small
+            active.discard(id(node))
+            continue
+        if id(node) in done:
+            continue
+        active.add(id(node))
+        stack.append((node, True))
+        for ref, child in edges:
+            if id(child) in active:
+                return (f"is recursive ({ref!r} leads back into itself): validating params "
+                        "against a recursive schema can take time exponential in their depth")
+            if id(child) not in done:
+                stack.append((child, False))
+    inlined = done[id(schema)]
+    if inlined > max(raw, MAX_INLINED_SUBSCHEMAS):
+        return (f"references inline into more than {max(raw, MAX_INLINED_SUBSCHEMAS)} "
+                "subschemas: validating params against it can take time exponential in the "
+                "number of references")
+    return None
+
+
+def _schema_edges(schema: Any, node: Any) -> list[tuple[str | None, Any]]:
+    """The containers a node leads to: its own values and the targets of its references."""
+    edges: list[tuple[str | None, Any]] = []
+    values = node.values() if isinstance(node, dict) else node
+    for value in values:
+        if isinstance(value, dict | list):
+            edges.append((None, value))
+    if isinstance(node, dict):
+        for key in _REF_KEYS:
+            ref = node.get(key)
+            if isinstance(ref, str):
+                target = _resolve_pointer(schema, ref)
+                if isinstance(target, dict | list):
+                    edges.append((ref, target))
+    return edges
+
+
+def _nested_resource_id(schema: Any) -> str | None:
+    """A `$id` (or draft-4 `id`) below the root: references under it resolve against it."""
+    draft4 = isinstance(schema, dict) and "draft-04" in str(schema.get("$schema", ""))
+    keys = ("$id", "id") if draft4 else ("$id",)
+    stack = [v for v in schema.values() if isinstance(v, dict | list)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in keys:
+                if isinstance(item.get(key), str):
+                    return key
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        else:
+            stack.extend(v for v in item if isinstance(v, dict | list))
     return None
 
 
