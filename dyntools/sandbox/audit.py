@@ -47,6 +47,13 @@ class AuditTripwire:
         self.inside_tool = False
 
     def install(self) -> None:
+        # `types` reads `__code__` and `tb_frame` at import time to name its classes, which
+        # raises `object.__getattr__`. `enum` imports it, so does `re`, so does every lazy
+        # import of `re` by library code during a call (`datetime.strptime` -> `_strptime`,
+        # `str.encode("idna")`): in a tool that did not import `re` itself, that ended the
+        # call as a violation. Import it while the wire is still off (0.3 ms, once).
+        import types  # noqa: F401
+
         stop_events = STOP_EVENTS
 
         def hook(event: str, args: tuple[Any, ...]) -> None:

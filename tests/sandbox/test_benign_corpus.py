@@ -57,3 +57,31 @@ def test_offline_template_reproduces_its_examples(name: str, policy: Policy,
     path = tmp_path / f"{name}.py"
     path.write_text(source, encoding="utf-8")
     _verify(path, source, policy, f"{name}_v1")
+
+
+# Library code that imports `re` lazily during a call, in tools that do not import `re`
+# themselves: `re` -> `enum` -> `types`, whose import reads `__code__` and `tb_frame` and so
+# raised the audit event `object.__getattr__`, which ended the call as a sandbox violation.
+LAZY_RE_IMPORTS = {
+    "strptime": ("from datetime import datetime",
+                 'datetime.strptime(params["text"], "%Y-%m-%d %H:%M").isoformat()',
+                 {"text": "2024-03-05 14:30"}, "2024-03-05T14:30:00"),
+    "time_strptime": ("import time",
+                      'time.strftime("%d.%m.%Y", time.strptime(params["text"], "%Y-%m-%d"))',
+                      {"text": "2024-03-05"}, "05.03.2024"),
+    "idna": ("", 'params["text"].encode("idna").decode("ascii")',
+             {"text": "bücher.example"}, "xn--bcher-kva.example"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAZY_RE_IMPORTS))
+def test_lazy_library_imports_during_a_call_are_not_violations(case: str, tool, policy,
+                                                                 limits) -> None:
+    imports, expression, params, expected = LAZY_RE_IMPORTS[case]
+    path = tool(f"def run(params):\n    return {{'value': {expression}}}\n", imports=imports,
+                name=case)
+    source = path.read_text(encoding="utf-8")
+    assert check_source(source, policy).accepted
+    with WorkerPool(path, module_name=f"{case}_v1", policy=policy, limits=limits, size=1,
+                    source=source) as pool:
+        assert pool.call(params) == {"value": expected}
