@@ -131,6 +131,20 @@ def _check_description(entry: tuple[ast.expr, Any] | None, report: Report) -> No
     node, value = entry
     if not isinstance(value, str) or not value.strip():
         report(node, "DT505", "DESCRIPTION must be a non-empty string")
+    elif _has_lone_surrogate(value):
+        report(node, "DT505", "DESCRIPTION holds a lone surrogate escape (\\ud800-\\udfff), "
+               "which is not Unicode text: no UTF-8 writer (an MCP server's tool list) accepts it")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """True when a string in `value` cannot be written as UTF-8 ('\\ud800' in a literal)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    except (TypeError, ValueError):
+        return False  # not JSON: reported by the caller's own check
+    return False
 
 
 def _refuse_retrieval(uri: str) -> Any:
@@ -226,9 +240,9 @@ def _expansion_problem(schema: Any, refs: list[str]) -> str | None:
             continue
         active.add(id(node))
         stack.append((node, True))
-        for ref, child in edges:
+        for via, child in edges:
             if id(child) in active:
-                return (f"is recursive ({ref!r} leads back into itself): validating params "
+                return (f"is recursive ({via!r} leads back into itself): validating params "
                         "against a recursive schema can take time exponential in their depth")
             if id(child) not in done:
                 stack.append((child, False))
@@ -322,6 +336,10 @@ def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
     except (TypeError, ValueError) as exc:
         report(node, "DT506", f"PARAMS is not JSON: {exc}")
         return None
+    if _has_lone_surrogate(schema):
+        report(node, "DT506", "PARAMS holds a lone surrogate escape (\\ud800-\\udfff), which is "
+               "not Unicode text")
+        return None
     problem, validator = _compile_schema(canonical)
     if problem:
         report(node, "DT506", problem)
@@ -361,6 +379,10 @@ def _check_examples(
             json.dumps(example, allow_nan=False)
         except (TypeError, ValueError) as exc:
             report(where, "DT508", f"EXAMPLES[{index}] is not JSON: {exc}")
+            continue
+        if _has_lone_surrogate(example):
+            report(where, "DT508", f"EXAMPLES[{index}] holds a lone surrogate escape "
+                   "(\\ud800-\\udfff), which is not Unicode text")
             continue
         if validator is None:
             continue
