@@ -242,6 +242,20 @@ class WorkerProcess:
         if not isinstance(reply, dict):
             self.kill()
             raise BadResult("the worker sent a reply that is not a JSON object")
+        if (b"\\ud" in payload or b"\\uD" in payload) and _has_lone_surrogate(reply):
+            # JSON escapes can spell a lone surrogate, which no UTF-8 writer accepts: passed
+            # on, one such string made the MCP server's stdout writer raise and end the
+            # whole server. A result is refused; diagnostics keep the code point as text.
+            if _has_lone_surrogate(reply.get("ok")):
+                self.kill()
+                raise BadResult("the result holds a lone surrogate (\\ud800-\\udfff), which "
+                                "is not Unicode text")
+            try:
+                reply = {key: value if key == "ok" else _scrub_surrogates(value)
+                         for key, value in reply.items()}
+            except RecursionError:
+                self.kill()
+                raise BadResult("the worker sent a reply nested too deeply") from None
         return reply
 
     def _error_from(self, reply: dict[str, Any], *, starting: bool = False) -> SandboxError:
@@ -303,3 +317,32 @@ class WorkerProcess:
 
 
 _MISSING = object()
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _scrub_surrogates(value: Any) -> Any:
+    """A copy whose strings spell lone surrogates as escapes (only for small error replies)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_scrub_surrogates(k): _scrub_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_surrogates(item) for item in value]
+    return value
