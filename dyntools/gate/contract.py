@@ -158,7 +158,14 @@ def _error_text(exc: Exception) -> str:
     return f"at {where}: {message}"
 
 
-@lru_cache(maxsize=1024)
+# Validators are cached for schemas up to this size only: a compiled validator costs up to
+# ~20x its schema's text (each pattern is a compiled regex), and 1,024 cached 240 KB schemas
+# held ~4.6 GiB in a long-running host (one service gating files from many authors); now
+# at most ~40 MiB.
+MAX_CACHED_SCHEMA_CHARS = 16384
+
+
+@lru_cache(maxsize=128)
 def _compile_schema(canonical: str) -> tuple[str | None, Any]:
     """Validate a schema (as canonical JSON) against its metaschema and build its validator.
 
@@ -340,7 +347,10 @@ def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
         report(node, "DT506", "PARAMS holds a lone surrogate escape (\\ud800-\\udfff), which is "
                "not Unicode text")
         return None
-    problem, validator = _compile_schema(canonical)
+    if len(canonical) <= MAX_CACHED_SCHEMA_CHARS:
+        problem, validator = _compile_schema(canonical)
+    else:
+        problem, validator = _compile_schema.__wrapped__(canonical)
     if problem:
         report(node, "DT506", problem)
         return None
