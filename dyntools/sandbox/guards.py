@@ -45,6 +45,7 @@ CodeType = type(_frame_type.__code__)
 BuiltinFunctionType = type(len)
 FrameType = _frame_type()
 TracebackType = _traceback_type()
+IDENTITY_HASHED = frozenset({FunctionType, BuiltinFunctionType})
 
 
 # Instances of these exact built-in types have no __dict__: their public attributes are the
@@ -138,9 +139,17 @@ class Guards:
         # escape-route identity test. Kept to set/dict lookups: this runs on every `a.b`.
         watched = frozenset(t for t in self.result_checks
                             if t not in (FunctionType, BuiltinFunctionType))
-        escape_ids = self.escape_ids
         inspect = self._inspect
         module_type = ModuleType
+        # `id()` raises the audit event `builtins.id`, i.e. a call of the tripwire's Python
+        # hook on every read (a third of the time of a loop over datetime fields). Functions
+        # and built-in methods hash and compare by identity (a built-in method by the identity
+        # of its `__self__`), so a frozenset finds them with no event and no tool code run;
+        # only values of the other types an escape route has go through `_inspect`'s `id()`.
+        by_identity = frozenset(obj for obj in self.escape_keep if type(obj) in IDENTITY_HASHED)
+        id_types = frozenset(type(obj) for obj in self.escape_keep
+                             if type(obj) not in IDENTITY_HASHED)
+        closer_look = watched | id_types
 
         # A view holds only policy-approved members: no value checks either.
         plain = PLAIN_TYPES | {ModuleView}
@@ -152,7 +161,9 @@ class Guards:
             if type(obj) in plain:
                 return getattr(obj, name)  # built-in values' methods, a view's members
             value = getattr(obj, name)
-            if type(value) in watched or id(value) in escape_ids or type(obj) is module_type:
+            kind = type(value)
+            if (kind in closer_look or type(obj) is module_type
+                    or (kind in IDENTITY_HASHED and value in by_identity)):
                 inspect(obj, value, name)
             return value
 

@@ -11,6 +11,11 @@ One warm pool per file; all its examples go through it, as the pipeline's verify
 
 from __future__ import annotations
 
+import builtins
+import functools
+import random
+import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -19,6 +24,7 @@ from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
 from dyntools.generators.offline import template_names, template_source
 from dyntools.sandbox import SandboxLimits, WorkerPool
+from dyntools.sandbox import guards as guards_module
 from dyntools.toolmeta import params_check, read_metadata
 from dyntools.verify import collect_examples, run_examples
 
@@ -85,3 +91,41 @@ def test_lazy_library_imports_during_a_call_are_not_violations(case: str, tool, 
     with WorkerPool(path, module_name=f"{case}_v1", policy=policy, limits=limits, size=1,
                     source=source) as pool:
         assert pool.call(params) == {"value": expected}
+
+
+class Stopped(Exception):
+    pass
+
+
+def _stop(reason: str, message: str) -> None:
+    raise Stopped(reason, message)
+
+
+ESCAPES = [
+    ("functools.wraps", functools.wraps),                  # a function
+    ("time.sleep", time.sleep),                            # a built-in function
+    ("random.random", random.random),                      # a bound built-in method
+    ("random.seed", random.seed),                          # a bound Python method
+    ("functools.WRAPPER_ASSIGNMENTS", functools.WRAPPER_ASSIGNMENTS),  # a plain tuple
+]
+
+
+def test_attribute_reads_on_library_values_call_no_id(monkeypatch) -> None:
+    """`id()` raises the audit event `builtins.id`: one call of the tripwire's Python hook
+    per read doubled the guard's cost on loops over datetime fields. Reads whose value
+    cannot be an escape route must not call it, and escape routes stay refused."""
+    guards = guards_module.Guards(stop=_stop, denied_attributes=[], denied_prefixes=[],
+                                  escape_objects=ESCAPES, max_output_bytes=100)
+    getattr_ = guards.getattr_guard()
+    calls: list[object] = []
+    monkeypatch.setattr(guards_module, "id", lambda obj: calls.append(obj) or builtins.id(obj),
+                        raising=False)
+    moment = datetime(2024, 1, 1, 12, 30)
+    assert [getattr_(moment, "minute"), getattr_(moment, "hour")] == [30, 12]
+    assert getattr_(moment, "weekday")() == 0
+    assert getattr_(random.Random(1), "random")() == random.Random(1).random()
+    assert calls == []
+    for _, value in ESCAPES:
+        holder = type("Holder", (), {"value": value})
+        with pytest.raises(Stopped, match="escape route"):
+            getattr_(holder, "value")
