@@ -82,12 +82,26 @@ class ToolPolicy(RestrictingNodeTransformer):
         self.check_function_argument_names(node)
         return self.node_contents_visit(node)
 
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
+        if is_future_annotations(node):
+            # A compiler directive, not an import: annotations are dropped here anyway, so
+            # it has nothing left to do at run time, where the import guard would refuse
+            # `__future__`. The gate accepts exactly this form.
+            return None
+        return super().visit_ImportFrom(node)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> Any:
         self.error(node, "Classes are not allowed in tool files.")
         return node
 
     def visit_Module(self, node: ast.Module) -> Any:
         return self.node_contents_visit(node)
+
+
+def is_future_annotations(node: ast.ImportFrom) -> bool:
+    return node.module == "__future__" and not node.level and all(
+        alias.name == "annotations" and alias.asname is None for alias in node.names
+    )
 
 
 def imported_modules(tree: ast.Module) -> set[str]:
@@ -100,7 +114,8 @@ def imported_modules(tree: ast.Module) -> set[str]:
     for node in tree.body:
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        elif (isinstance(node, ast.ImportFrom) and node.module and not node.level
+              and not is_future_annotations(node)):
             names.add(node.module)
     return names
 

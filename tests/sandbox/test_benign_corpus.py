@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from dyntools.errors import SandboxViolation
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
 from dyntools.generators.offline import template_names, template_source
@@ -38,7 +39,7 @@ def _verify(path: Path, source: str, policy: Policy, module_name: str) -> None:
     meta = read_metadata(source)
     examples = collect_examples(meta.examples)
     assert examples, f"{path.name} declares no EXAMPLES"
-    limits = SandboxLimits(timeout_s=5.0, memory_mb=256)
+    limits = SandboxLimits(timeout_s=20.0, memory_mb=256)  # generous: a loaded CI box
     with WorkerPool(path, module_name=module_name, policy=policy, limits=limits, size=1,
                     source=source) as pool:
         report = run_examples(pool.call, examples, tool=module_name,
@@ -129,3 +130,23 @@ def test_attribute_reads_on_library_values_call_no_id(monkeypatch) -> None:
         holder = type("Holder", (), {"value": value})
         with pytest.raises(Stopped, match="escape route"):
             getattr_(holder, "value")
+
+
+def test_future_annotations_is_a_directive_not_an_import(tool, policy, limits) -> None:
+    """The gate accepts `from __future__ import annotations` (modern code starts with it);
+    the import guard refused `__future__` at run time. Other futures stay refused."""
+    body = '''
+def run(params: dict[str, Any]) -> dict[str, list[int] | None]:
+    return {"doubled": [2 * n for n in params["numbers"]]}
+'''
+    path = tool(body, imports="from __future__ import annotations\nfrom typing import Any")
+    source = path.read_text(encoding="utf-8")
+    assert check_source(source, policy).accepted
+    with WorkerPool(path, module_name="future_v1", policy=policy, limits=limits, size=1,
+                    source=source) as pool:
+        assert pool.call({"numbers": [1, 2]}) == {"doubled": [2, 4]}
+
+    other = tool("def run(params):\n    return {}\n", imports="from __future__ import generator_stop")
+    with WorkerPool(other, module_name="future_v2", policy=policy, limits=limits,
+                    size=1) as pool, pytest.raises(SandboxViolation):
+        pool.call({})
