@@ -1,4 +1,6 @@
 """Finds the cheapest path between two nodes of a weighted graph with Dijkstra's algorithm."""
+from __future__ import annotations
+
 import heapq
 from typing import Any
 

@@ -1,4 +1,6 @@
 """Orders tasks so that every task comes after its dependencies (Kahn's algorithm)."""
+from __future__ import annotations
+
 from collections import deque
 
 NAME = "topological_sort"
