@@ -28,9 +28,20 @@ from RestrictedPython.transformer import RestrictingNodeTransformer
 from dyntools.errors import LoadError
 from dyntools.sandbox import astcodec
 
+# RestrictedPython reserves these for its `_print_` collector (`printed`) and for builtins it
+# keeps away from code. This policy has no collector, and the worker's builtins hold neither
+# `breakpoint` nor `builtins`, so as local names they are plain variables, as the gate treats
+# them: a tax-bracket helper's `breakpoint` parameter, a `printed` list. (Binding `print`
+# stays refused.)
+PLAIN_LOCAL_NAMES = frozenset({"printed", "builtins", "breakpoint"})
+
 
 class ToolPolicy(RestrictingNodeTransformer):
     """RestrictedPython's transformer with the differences listed in the module docstring."""
+
+    def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
+        if name not in PLAIN_LOCAL_NAMES:
+            super().check_name(node, name, allow_magic_methods)
 
     def visit_Name(self, node: ast.Name) -> Any:
         # No `_print_` collector: reading `print` gives the worker's capped print builtin.

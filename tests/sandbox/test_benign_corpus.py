@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from dyntools.errors import SandboxViolation
+from dyntools.errors import SandboxViolation, ToolRuntimeError
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
 from dyntools.generators.offline import template_names, template_source
@@ -149,4 +149,32 @@ def run(params: dict[str, Any]) -> dict[str, list[int] | None]:
     other = tool("def run(params):\n    return {}\n", imports="from __future__ import generator_stop")
     with WorkerPool(other, module_name="future_v2", policy=policy, limits=limits,
                     size=1) as pool, pytest.raises(SandboxViolation):
+        pool.call({})
+
+
+def test_names_restrictedpython_reserves_are_plain_locals(tool, policy, limits) -> None:
+    """`printed`, `breakpoint` and `builtins` mean nothing special under this policy; the gate
+    accepts them as local names, so the sandbox must not refuse the file at load. Reading
+    the real `breakpoint` still fails: it is not among the tool's builtins."""
+    body = '''
+def tax(amount: float, breakpoint: float = 1000.0) -> float:
+    return round(max(0.0, amount - breakpoint) * 0.2, 2)
+
+
+def run(params):
+    printed = [f"{amount}: {tax(amount)}" for amount in params["amounts"]]
+    builtins = len(printed)
+    return {"lines": printed, "count": builtins}
+'''
+    path = tool(body)
+    source = path.read_text(encoding="utf-8")
+    assert check_source(source, policy).accepted
+    with WorkerPool(path, module_name="reserved_v1", policy=policy, limits=limits, size=1,
+                    source=source) as pool:
+        assert pool.call({"amounts": [500, 1500]}) == {
+            "lines": ["500: 0.0", "1500: 100.0"], "count": 2}
+
+    unbound = tool("def run(params):\n    breakpoint()\n    return {}\n")
+    with WorkerPool(unbound, module_name="reserved_v2", policy=policy, limits=limits,
+                    size=1) as pool, pytest.raises(ToolRuntimeError, match="NameError"):
         pool.call({})
