@@ -175,7 +175,7 @@ def _compile_schema(canonical: str) -> tuple[str | None, Any]:
     references must stay inside the document.
     """
     schema = json.loads(canonical)
-    remote = _remote_reference(schema)
+    remote = _remote_reference(schema) or _fan_out_problem(schema)
     if remote is not None:
         return f"PARAMS {remote}", None
     try:
@@ -259,6 +259,115 @@ def _expansion_problem(schema: Any, refs: list[str]) -> str | None:
                 "subschemas: validating params against it can take time exponential in the "
                 "number of references")
     return None
+
+
+# Subschemas that may apply to one params value. The host validates every call's params in
+# its own process, holding the GIL (jsonschema-rs cannot be interrupted): an anyOf of 3,000
+# array branches against a 1.2 MB params array cost 14.7 s of stalled host per call. With at
+# most 64 subschemas per value, validation stays within ~64 evaluations per params node.
+MAX_SUBSCHEMAS_PER_VALUE = 64
+_SAME_VALUE_LISTS = ("allOf", "anyOf", "oneOf")
+_SAME_VALUE_ONE = ("not", "if", "then", "else")
+_SAME_VALUE_MAPS = ("dependentSchemas", "dependencies")
+_OBJECT_MEMBERS = ("additionalProperties", "unevaluatedProperties", "propertyNames")
+_ARRAY_ITEMS = ("contains", "additionalItems", "unevaluatedItems")
+
+
+def _fan_out_problem(schema: Any) -> str | None:
+    """More than MAX_SUBSCHEMAS_PER_VALUE subschemas may apply to one params value.
+
+    Per subschema: `here` counts the subschemas applied to the same value (itself, allOf /
+    anyOf / oneOf / not / if / then / else / dependentSchemas branches, reference targets);
+    `below` bounds those applied to any one member of an object (the worst of `properties`,
+    all `patternProperties`, `additionalProperties`, ...) and of an array (`items`,
+    `prefixItems`, `contains`, ...), summed over the same-value ones. Over-approximate by
+    design; references are already known to be acyclic here.
+    """
+    here: dict[int, int] = {}
+    below: dict[int, tuple[int, int]] = {}
+    cap = MAX_SUBSCHEMAS_PER_VALUE + 1
+
+    def worst(node: Any) -> int:
+        return max(here[id(node)], *below[id(node)])
+
+    stack: list[tuple[Any, bool]] = [(schema, False)]
+    while stack:
+        node, finished = stack.pop()
+        same, members = _applied_subschemas(schema, node)
+        if not finished:
+            if id(node) in here:
+                continue
+            stack.append((node, True))
+            nested = [c for pair in members for group in pair for c in group]
+            stack.extend((c, False) for c in (*same, *nested) if id(c) not in here)
+            continue
+        if id(node) in here:
+            continue
+        bounds = []
+        for position, (pick_one, all_of) in enumerate(members):
+            own = max((worst(c) for c in pick_one), default=0) + sum(worst(c) for c in all_of)
+            bounds.append(min(cap, own + sum(below[id(c)][position] for c in same)))
+        here[id(node)] = min(cap, 1 + sum(here[id(c)] for c in same))
+        below[id(node)] = (bounds[0], bounds[1])
+    count = worst(schema)
+    if count > MAX_SUBSCHEMAS_PER_VALUE:
+        return (f"lets more than {MAX_SUBSCHEMAS_PER_VALUE} subschemas apply to one params value "
+                "(allOf/anyOf/oneOf branches, patternProperties, references): validating large "
+                "params against it would stall the host")
+    return None
+
+
+Members = tuple[tuple[list[Any], list[Any]], tuple[list[Any], list[Any]]]
+
+
+def _applied_subschemas(schema: Any, node: Any) -> tuple[list[Any], Members]:
+    """The subschemas a subschema applies to the same value, and to an object's members and
+    an array's items (each as: at most one of these, all of these)."""
+    same: list[Any] = []
+    obj_one: list[Any] = []
+    obj_all: list[Any] = []
+    arr_one: list[Any] = []
+    arr_all: list[Any] = []
+    members: Members = ((obj_one, obj_all), (arr_one, arr_all))
+    if not isinstance(node, dict):
+        return same, members
+
+    def schemas(values: Any) -> list[Any]:
+        return [c for c in values if isinstance(c, dict | bool)]
+
+    for key in _SAME_VALUE_LISTS:
+        if isinstance(node.get(key), list):
+            same.extend(schemas(node[key]))
+    for key in _SAME_VALUE_ONE:
+        if isinstance(node.get(key), dict | bool):
+            same.append(node[key])
+    for key in _SAME_VALUE_MAPS:
+        if isinstance(node.get(key), dict):
+            same.extend(schemas(node[key].values()))
+    for key in _REF_KEYS:
+        ref = node.get(key)
+        if isinstance(ref, str):
+            target = _resolve_pointer(schema, ref)
+            if isinstance(target, dict | bool):
+                same.append(target)
+    if isinstance(node.get("properties"), dict):
+        obj_one.extend(schemas(node["properties"].values()))
+    if isinstance(node.get("patternProperties"), dict):
+        obj_all.extend(schemas(node["patternProperties"].values()))
+    for key in _OBJECT_MEMBERS:
+        if isinstance(node.get(key), dict | bool):
+            obj_all.append(node[key])
+    items = node.get("items")
+    if isinstance(items, list):
+        arr_one.extend(schemas(items))
+    elif isinstance(items, dict | bool):
+        arr_all.append(items)
+    if isinstance(node.get("prefixItems"), list):
+        arr_one.extend(schemas(node["prefixItems"]))
+    for key in _ARRAY_ITEMS:
+        if isinstance(node.get(key), dict | bool):
+            arr_all.append(node[key])
+    return same, members
 
 
 def _schema_edges(schema: Any, node: Any) -> list[tuple[str | None, Any]]:
