@@ -163,6 +163,10 @@ def _error_text(exc: Exception) -> str:
 # held ~4.6 GiB in a long-running host (one service gating files from many authors); now
 # at most ~40 MiB.
 MAX_CACHED_SCHEMA_CHARS = 16384
+# PARAMS patterns run in the host on every call's params. fancy-regex (jsonschema-rs's default)
+# backtracks up to a million steps per string: '^(a|a?)+\\1$' under anyOf cost 25 ms for each
+# 36-byte string, ~700 s of stalled host (GIL held) per MB of params.
+LINEAR_TIME_PATTERNS = jsonschema_rs.RegexOptions()
 
 
 @lru_cache(maxsize=128)
@@ -180,9 +184,15 @@ def _compile_schema(canonical: str) -> tuple[str | None, Any]:
         return f"PARAMS {remote}", None
     try:
         jsonschema_rs.meta.validate(schema)
-        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval)
+        # The linear-time engine: a pattern that needs backtracking (backreferences,
+        # lookaround) is refused here, so the host's validator never backtracks either.
+        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval,
+                                                pattern_options=LINEAR_TIME_PATTERNS)
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
-        return f"PARAMS is not a valid JSON Schema {_error_text(exc)}", None
+        text = _error_text(exc)
+        if text.endswith('is not a "regex"'):
+            text += " (patterns must run in linear time: no backreferences or lookaround)"
+        return f"PARAMS is not a valid JSON Schema {text}", None
     return None, validator
 
 
