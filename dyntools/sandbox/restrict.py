@@ -31,9 +31,9 @@ from dyntools.sandbox import astcodec
 # RestrictedPython reserves these for its `_print_` collector (`printed`) and for builtins it
 # keeps away from code. This policy has no collector, and the worker's builtins hold neither
 # `breakpoint` nor `builtins`, so as local names they are plain variables, as the gate treats
-# them: a tax-bracket helper's `breakpoint` parameter, a `printed` list. (Binding `print`
-# stays refused.)
-PLAIN_LOCAL_NAMES = frozenset({"printed", "builtins", "breakpoint"})
+# them: a tax-bracket helper's `breakpoint` parameter, a `printed` list. `print` is the
+# worker's capped capture function; a local of that name only hides it from its own scope.
+PLAIN_LOCAL_NAMES = frozenset({"printed", "builtins", "breakpoint", "print"})
 
 
 class ToolPolicy(RestrictingNodeTransformer):
@@ -44,8 +44,8 @@ class ToolPolicy(RestrictingNodeTransformer):
             super().check_name(node, name, allow_magic_methods)
 
     def visit_Name(self, node: ast.Name) -> Any:
-        # No `_print_` collector: reading `print` gives the worker's capped print builtin.
-        # Binding the name (`print = ...`) stays refused as a reserved name.
+        # No `_print_` collector: reading `print` gives the worker's capped print builtin
+        # (or the tool's own local of that name).
         if isinstance(node.ctx, ast.Load):
             self.used_names[node.id] = True
             if node.id == "print":

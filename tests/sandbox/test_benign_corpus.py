@@ -153,7 +153,7 @@ def run(params: dict[str, Any]) -> dict[str, list[int] | None]:
 
 
 def test_names_restrictedpython_reserves_are_plain_locals(tool, policy, limits) -> None:
-    """`printed`, `breakpoint` and `builtins` mean nothing special under this policy; the gate
+    """`printed`, `breakpoint`, `builtins` and `print` mean nothing special under this policy; the gate
     accepts them as local names, so the sandbox must not refuse the file at load. Reading
     the real `breakpoint` still fails: it is not among the tool's builtins."""
     body = '''
@@ -164,7 +164,8 @@ def tax(amount: float, breakpoint: float = 1000.0) -> float:
 def run(params):
     printed = [f"{amount}: {tax(amount)}" for amount in params["amounts"]]
     builtins = len(printed)
-    return {"lines": printed, "count": builtins}
+    print = "shadowed"
+    return {"lines": printed, "count": builtins, "print": print}
 '''
     path = tool(body)
     source = path.read_text(encoding="utf-8")
@@ -172,7 +173,7 @@ def run(params):
     with WorkerPool(path, module_name="reserved_v1", policy=policy, limits=limits, size=1,
                     source=source) as pool:
         assert pool.call({"amounts": [500, 1500]}) == {
-            "lines": ["500: 0.0", "1500: 100.0"], "count": 2}
+            "lines": ["500: 0.0", "1500: 100.0"], "count": 2, "print": "shadowed"}
 
     unbound = tool("def run(params):\n    breakpoint()\n    return {}\n")
     with WorkerPool(unbound, module_name="reserved_v2", policy=policy, limits=limits,
