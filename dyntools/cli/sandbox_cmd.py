@@ -10,6 +10,7 @@ Exit codes of `exec` (documented in the README):
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -56,6 +57,19 @@ def _parse_params(text: str) -> dict[str, Any]:
     return params
 
 
+# C0/C1 controls (ESC starts ANSI/OSC sequences that rewrite the screen, retitle the window or
+# write the clipboard) and bidi/invisible format characters, except newline and tab.
+_TERMINAL_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
+
+
+def _shown(text: object) -> str:
+    """Tool-controlled text (its output, its exception message) made safe for a terminal."""
+    return _TERMINAL_UNSAFE.sub(
+        lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
+
+
 def _fail(error: DyntoolsError, as_json: bool) -> None:
     code = EXIT_BY_REASON.get(error.reason, EXIT_OTHER_SANDBOX_ERROR)
     if as_json:
@@ -63,10 +77,10 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
     else:
         output = error.details.get("output")
         if output:
-            click.echo(output, err=True, nl=False)
-        click.echo(f"error: {error.station}/{error.reason}: {error.message}", err=True)
+            click.echo(_shown(output), err=True, nl=False)
+        click.echo(f"error: {error.station}/{error.reason}: {_shown(error.message)}", err=True)
         for line, function, text in error.details.get("trace", []):
-            click.echo(f"  line {line}, in {function}: {text}", err=True)
+            click.echo(f"  line {line}, in {_shown(function)}: {_shown(text)}", err=True)
     sys.exit(code)
 
 
@@ -125,7 +139,7 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
                                "layers": layers}, indent=2))
     else:
         if outcome.output:
-            click.echo(outcome.output, err=True, nl=False)
+            click.echo(_shown(outcome.output), err=True, nl=False)
         click.echo(json.dumps(outcome.result))
 
 
