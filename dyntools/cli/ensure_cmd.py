@@ -28,6 +28,7 @@ from typing import IO, Any, ClassVar
 import click
 
 from dyntools.cli import main
+from dyntools.cli.sandbox_cmd import terminal_safe
 from dyntools.errors import (
     BadResult,
     DyntoolsError,
@@ -183,14 +184,16 @@ def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
     else:
         output = error.details.get("output")
         if output:
-            click.echo(output, err=True, nl=False)
-        click.echo(f"error: {error.station}/{error.reason}: {error.message}", err=True)
+            click.echo(terminal_safe(output), err=True, nl=False)
+        click.echo(f"error: {error.station}/{error.reason}: {terminal_safe(error.message)}",
+                   err=True)
         for finding in error.details.get("findings", []) if isinstance(error, GateRejected) \
                 else []:
             click.echo(f"  {finding['line']}:{finding['col']}: {finding['code']} "
-                       f"{finding['message']}", err=True)
+                       f"{terminal_safe(finding['message'])}", err=True)
         for line, function, text in error.details.get("trace", []):
-            click.echo(f"  line {line}, in {function}: {text}", err=True)
+            click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
+                       err=True)
     sys.exit(code)
 
 

@@ -64,7 +64,7 @@ _TERMINAL_UNSAFE = re.compile(
 )
 
 
-def _shown(text: object) -> str:
+def terminal_safe(text: object) -> str:
     """Tool-controlled text (its output, its exception message) made safe for a terminal."""
     return _TERMINAL_UNSAFE.sub(
         lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
@@ -77,10 +77,12 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
     else:
         output = error.details.get("output")
         if output:
-            click.echo(_shown(output), err=True, nl=False)
-        click.echo(f"error: {error.station}/{error.reason}: {_shown(error.message)}", err=True)
+            click.echo(terminal_safe(output), err=True, nl=False)
+        click.echo(f"error: {error.station}/{error.reason}: {terminal_safe(error.message)}",
+                   err=True)
         for line, function, text in error.details.get("trace", []):
-            click.echo(f"  line {line}, in {_shown(function)}: {_shown(text)}", err=True)
+            click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
+                       err=True)
     sys.exit(code)
 
 
@@ -139,7 +141,7 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
                                "layers": layers}, indent=2))
     else:
         if outcome.output:
-            click.echo(_shown(outcome.output), err=True, nl=False)
+            click.echo(terminal_safe(outcome.output), err=True, nl=False)
         click.echo(json.dumps(outcome.result))
 
 
