@@ -317,14 +317,24 @@ def _fan_out_problem(schema: Any) -> str | None:
         for position, (pick_one, all_of) in enumerate(members):
             own = max((worst(c) for c in pick_one), default=0) + sum(worst(c) for c in all_of)
             bounds.append(min(cap, own + sum(below[id(c)][position] for c in same)))
-        here[id(node)] = min(cap, 1 + sum(here[id(c)] for c in same))
+        here[id(node)] = min(cap, 1 + _slow_enum_entries(node) + sum(here[id(c)] for c in same))
         below[id(node)] = (bounds[0], bounds[1])
     count = worst(schema)
     if count > MAX_SUBSCHEMAS_PER_VALUE:
         return (f"lets more than {MAX_SUBSCHEMAS_PER_VALUE} subschemas apply to one params value "
-                "(allOf/anyOf/oneOf branches, patternProperties, references): validating large "
-                "params against it would stall the host")
+                "(allOf/anyOf/oneOf branches, patternProperties, references, enum entries that "
+                "are floats, arrays or objects): validating large params against it would stall "
+                "the host")
     return None
+
+
+def _slow_enum_entries(node: Any) -> int:
+    """Enum entries jsonschema-rs compares one by one at ~1 us each (floats, arrays, objects):
+    each counts as a subschema. Strings, integers, booleans and null are looked up at once."""
+    if not isinstance(node, dict) or not isinstance(node.get("enum"), list):
+        return 0
+    return sum(1 for entry in node["enum"]
+               if isinstance(entry, float | list | dict))
 
 
 Members = tuple[tuple[list[Any], list[Any]], tuple[list[Any], list[Any]]]
