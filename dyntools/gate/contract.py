@@ -93,27 +93,52 @@ def _constant(
     report: Report,
 ) -> None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
-        report(stmt, "DT106", "a top-level assignment must bind exactly one UPPERCASE name")
+    pairs: list[tuple[ast.expr, ast.expr | None]]
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        pairs = [(targets[0], stmt.value)]
+    elif (
+        len(targets) == 1
+        and isinstance(targets[0], ast.Tuple | ast.List)
+        and isinstance(stmt.value, ast.Tuple | ast.List)
+        and len(targets[0].elts) == len(stmt.value.elts)
+        and all(isinstance(t, ast.Name) for t in targets[0].elts)
+    ):
+        pairs = list(zip(targets[0].elts, stmt.value.elts, strict=True))  # `LOW, HIGH = 1, 9`
+    else:
+        report(stmt, "DT106", "a top-level assignment must bind UPPERCASE names to literals, "
+               "one name per value")
         return
-    name = targets[0].id
+    for target, value in pairs:
+        assert isinstance(target, ast.Name)
+        _bind_constant(target, value, stmt, constants, claim, report)
+
+
+def _bind_constant(
+    target: ast.Name,
+    value: ast.expr | None,
+    stmt: ast.stmt,
+    constants: dict[str, tuple[ast.expr, Any]],
+    claim: Callable[[str, ast.AST], None],
+    report: Report,
+) -> None:
+    name = target.id
     if not CONSTANT_NAME.fullmatch(name):
-        report(
-            targets[0], "DT106", f"top-level name {name!r} must be an UPPERCASE constant"
-        )
+        report(target, "DT106", f"top-level name {name!r} must be an UPPERCASE constant")
         return
-    claim(name, targets[0])
-    if stmt.value is None:
+    claim(name, target)
+    if value is None:
         report(stmt, "DT107", f"{name} is declared without a value")
         return
     try:
-        constants[name] = (stmt.value, literal_value(stmt.value))
+        constants[name] = (value, literal_value(value))
     except NotLiteral as exc:
-        report(
-            exc.node,
-            "DT107",
-            f"{name} must be a literal; {type(exc.node).__name__} is evaluated at import time",
-        )
+        if isinstance(exc.node, ast.Constant):
+            kind = type(exc.node.value).__name__
+            why = (f"{kind} values are not allowed in constants (str, int, float, bool, None, "
+                   "and lists, tuples, dicts and sets of them)")
+        else:
+            why = f"{type(exc.node).__name__} is evaluated at import time"
+        report(exc.node, "DT107", f"{name} must be a literal; {why}")
 
 
 def _check_name(entry: tuple[ast.expr, Any] | None, report: Report) -> None:

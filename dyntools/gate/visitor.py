@@ -344,7 +344,7 @@ class GateVisitor:
             alias.name == "annotations" and alias.asname is None for alias in node.names
         ):
             # A compiler directive (annotations stay unevaluated strings), common in modern
-            # code; the sandbox's import guard admits exactly this one too.
+            # code; the sandbox drops it from the tree it compiles, with the annotations.
             return
         if not self.top_level():
             self.report(node, "DT205", "imports are only allowed at the top level")

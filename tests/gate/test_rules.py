@@ -53,7 +53,7 @@ CASES: list[tuple[str, str, str]] = [
      tool(top="def helper(x):\n    return x\n")),
     ("DT105", tool("    global COUNTER  #!\n    return {}\n"), tool("    counter = 0\n    return {}\n")),
     ("DT106", tool(top="counter = 0  #!\n"), tool(top="COUNTER = 0\n")),
-    ("DT106", tool(top="A, B = 1, 2  #!\n"), tool(top="A = 1\nB = 2\n")),
+    ("DT106", tool(top="A, b = 1, 2  #!\n"), tool(top="A, B = 1, 2\n")),
     ("DT107", tool(top="LIMIT = len('abc')  #!\n"), tool(top="LIMIT = 3\n")),
     ("DT108", tool(top="LIMIT = 1\nLIMIT = 2  #!\n"), tool(top="LIMIT = 2\n")),
     # imports
@@ -334,3 +334,16 @@ def test_every_rule_is_documented_with_its_title() -> None:
         if f"| {code} | {rule.family.value} | {rule.title} |" not in doc
     ]
     assert not missing, f"docs/gate.md does not list: {missing}"
+
+
+def test_tuple_of_constants_at_top_level() -> None:
+    assert check_source(tool(top="LOW, HIGH = 1, 9\n")).accepted
+    mixed = tool(top="LOW, high = 1, 9  #!\n")
+    assert ("DT106", _marked_line(mixed)) in {(f.code, f.line) for f in check_source(mixed).findings}
+    uneven = tool(top="LOW, HIGH = 1  #!\n")
+    assert ("DT106", _marked_line(uneven)) in {(f.code, f.line) for f in check_source(uneven).findings}
+
+
+def test_bytes_constant_message_names_the_type() -> None:
+    report = check_source(tool(top="MAGIC = b'x'\n"))
+    assert any(f.code == "DT107" and "bytes values are not allowed" in f.message for f in report.findings)
