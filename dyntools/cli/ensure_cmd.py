@@ -28,7 +28,6 @@ from typing import IO, Any, ClassVar
 import click
 
 from dyntools.cli import main
-from dyntools.cli.sandbox_cmd import terminal_safe
 from dyntools.errors import (
     BadResult,
     DyntoolsError,
@@ -52,6 +51,7 @@ from dyntools.errors import (
     VerificationFailed,
     WorkerCrashed,
 )
+from dyntools.terminal import terminal_safe
 
 EXIT_OK = 0
 # Most specific first: the first matching class decides.

@@ -35,6 +35,7 @@ from dyntools.registry import APPROVED, Registry, VersionRecord, resolve_registr
 from dyntools.registry.records import require_valid_name
 from dyntools.registry.review import build_review, render_review_text, to_review_sarif
 from dyntools.registry.store import read_regular
+from dyntools.terminal import terminal_safe
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 AUDIT_LOG = "audit.log"
@@ -184,7 +185,7 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     click.echo(f"# {name} v{record.version}"
                f"{' (current)' if current == record.version else ''}: {record.status}")
     if record.reason:
-        click.echo(f"# {record.reason_code or record.status}: {record.reason}")
+        click.echo(f"# {record.reason_code or record.status}: {terminal_safe(record.reason)}")
     click.echo(f"# sha256 {record.sha256}  created {record.created}")
     prov = ", ".join(f"{k}={v}" for k, v in record.provenance.items() if v is not None)
     click.echo(f"# provenance: {prov}")
@@ -212,7 +213,8 @@ def diff(registry: Registry, name: str, a: int, b: int) -> None:
         if text is None:
             raise UsageError(f"{record.path} cannot be read")
         if not record.usable:
-            click.echo(f"# note: v{record.version} is {record.status}: {record.reason}", err=True)
+            click.echo(f"# note: v{record.version} is {record.status}: "
+                       f"{terminal_safe(record.reason)}", err=True)
         texts.append(text.splitlines(keepends=True))
     click.echo("".join(difflib.unified_diff(
         texts[0], texts[1], fromfile=f"{name}/v{a}.py", tofile=f"{name}/v{b}.py")), nl=False)

@@ -10,7 +10,6 @@ Exit codes of `exec` (documented in the README):
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import Any
 
@@ -21,6 +20,7 @@ from dyntools.cli.check_cmd import policy_option, read_source
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.findings import render_text
 from dyntools.gate import check_source
+from dyntools.terminal import terminal_safe
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 EXIT_BY_REASON: dict[str, int] = {
@@ -55,19 +55,6 @@ def _parse_params(text: str) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise click.UsageError("--params must be a JSON object")
     return params
-
-
-# C0/C1 controls (ESC starts ANSI/OSC sequences that rewrite the screen, retitle the window or
-# write the clipboard) and bidi/invisible format characters, except newline and tab.
-_TERMINAL_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
-)
-
-
-def terminal_safe(text: object) -> str:
-    """Tool-controlled text (its output, its exception message) made safe for a terminal."""
-    return _TERMINAL_UNSAFE.sub(
-        lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
 def _fail(error: DyntoolsError, as_json: bool) -> None:

@@ -21,6 +21,7 @@ from dyntools.registry.core import Registry
 from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
 from dyntools.registry.records import ToolState, VersionRecord
 from dyntools.registry.store import read_regular
+from dyntools.terminal import terminal_safe
 
 
 def _imports(source: bytes) -> set[str]:
@@ -132,7 +133,9 @@ def render_review_text(review: dict[str, Any]) -> str:
         for version in tool["versions"]:
             out.extend(_render_version(version, policy["digest"], changes.get(version["version"])))
         for item in tool["unrecorded"]:
-            out.append(f"  UNRECORDED {item['path']}: {item['reason']}")
+            out.append(
+                f"  UNRECORDED {terminal_safe(item['path'])}: {terminal_safe(item['reason'])}"
+            )
         moves = [
             f"{e.get('action')} {_v(e.get('from'))} -> {_v(e.get('to'))} ({e.get('time')})"
             for e in tool["history"]
@@ -142,7 +145,7 @@ def render_review_text(review: dict[str, Any]) -> str:
     stray = [u for u in review["unrecorded"] if not any(
         u["path"] == t_u["path"] for t in review["tools"] for t_u in t["unrecorded"])]
     for item in stray:
-        out.append(f"UNRECORDED {item['path']}: {item['reason']}")
+        out.append(f"UNRECORDED {terminal_safe(item['path'])}: {terminal_safe(item['reason'])}")
     out.append("")
     out.append("needs attention" if review["needs_attention"] else "all versions check out")
     return "\n".join(out)
@@ -165,7 +168,8 @@ def _render_version(
         f"{under}"
     ]
     if status != APPROVED:
-        lines.append(f"       {version['reason_code'] or status}: {version['reason']}")
+        reason = terminal_safe(version["reason"])
+        lines.append(f"       {version['reason_code'] or status}: {reason}")
     for finding in version["findings"]:
         lines.append(
             f"       {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}"
