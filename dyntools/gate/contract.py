@@ -325,10 +325,14 @@ def _fan_out_problem(schema: Any) -> str | None:
     def worst(node: Any) -> int:
         return max(here[id(node)], *below[id(node)])
 
+    applied: dict[int, tuple[list[Any], Members]] = {}
     stack: list[tuple[Any, bool]] = [(schema, False)]
     while stack:
         node, finished = stack.pop()
-        same, members = _applied_subschemas(schema, node)
+        key = id(node)
+        if key not in applied:
+            applied[key] = _applied_subschemas(schema, node)
+        same, members = applied[key]
         if not finished:
             if id(node) in here:
                 continue
