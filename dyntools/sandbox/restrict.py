@@ -154,5 +154,7 @@ def restrict_source(source: str, filename: str) -> tuple[Any, set[str]]:
             path=filename,
             errors=list(errors),
         )
-    ast.fix_missing_locations(tree)
+    # No ast.fix_missing_locations pass (0.3 ms a file): RestrictedPython places every node it
+    # makes with copy_locations, and ours use ast.copy_location. A node without a position
+    # would fail the worker's compile, refusing the file, never running it unchecked.
     return astcodec.encode(tree), imports
