@@ -22,12 +22,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 from typing import IO, Any, ClassVar
 
 import click
 
 from dyntools.cli import main
+from dyntools.cli.options import configure_logs, echo_error, sandbox_limits
+from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import (
     BadResult,
     DyntoolsError,
@@ -150,50 +151,15 @@ def _json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
     return value
 
 
-def _layers(text: str | None) -> frozenset[str]:
-    from dyntools.sandbox.limits import parse_layer_names
-
-    if not text:
-        return frozenset()
-    try:
-        return parse_layer_names(text)
-    except ValueError as exc:
-        raise click.UsageError(f"--require-layers: {exc}") from exc
-
-
-def _limits(timeout: float | None) -> Any:
-    from dyntools.sandbox import SandboxLimits
-
-    try:
-        return SandboxLimits(timeout_s=timeout) if timeout is not None else SandboxLimits()
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from exc
-
-
-def _configure_logs(level: str, registry_root: Path, *, audit: bool) -> None:
-    from dyntools.log import configure_logging
-
-    configure_logging(level, audit_path=registry_root / "audit.log" if audit else None)
-
-
 def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
     code = exit_code_for(error)
     if as_json:
         click.echo(json.dumps({"ok": False, "error": error.as_dict(),
                                "stations": [e.as_dict() for e in stations]}, indent=2))
     else:
-        output = error.details.get("output")
-        if output:
-            click.echo(terminal_safe(output), err=True, nl=False)
-        click.echo(f"error: {error.station}/{error.reason}: {terminal_safe(error.message)}",
-                   err=True)
-        for finding in error.details.get("findings", []) if isinstance(error, GateRejected) \
-                else []:
-            click.echo(f"  {finding['line']}:{finding['col']}: {finding['code']} "
-                       f"{terminal_safe(finding['message'])}", err=True)
-        for line, function, text in error.details.get("trace", []):
-            click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
-                       err=True)
+        findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
+        echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
+                           f"{terminal_safe(f['message'])}" for f in findings))
     sys.exit(code)
 
 
@@ -274,8 +240,8 @@ def ensure(name: str, description: str, schema_text: str | None,
     if contract_change and not new_version:
         raise click.UsageError("--contract-change only applies with --new-version")
     policy = policy_option(allowlist)
-    layers = _layers(require_layers)
-    limits = _limits(timeout)
+    layers = require_layers_option(require_layers)
+    limits = sandbox_limits(timeout)
     stream = sys.stderr
     display = StationDisplay(stream, live=stream.isatty(), enabled=not as_json)
     root = resolve_registry_path(registry_path)
@@ -286,7 +252,7 @@ def ensure(name: str, description: str, schema_text: str | None,
             base_url=base_url, api_key_env=api_key_env, temperature=temperature,
             max_tokens=max_tokens, effort=effort, retries=retries, timeout=model_timeout,
         )
-        _configure_logs(log_level, root, audit=True)
+        configure_logs(log_level, root, audit=True)
         with Dyntools(root, policy=policy, generator=generator, limits=limits,
                       require_layers=layers, max_attempts=max_attempts) as dt:
             result = dt.ensure(spec, new_version=new_version, contract_change=contract_change,
@@ -344,12 +310,12 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
 
     params = _json_option(params_text, "--params")
     policy = policy_option(allowlist)
-    layers = _layers(require_layers)
-    limits = _limits(timeout)
+    layers = require_layers_option(require_layers)
+    limits = sandbox_limits(timeout)
     root = resolve_registry_path(registry_path)
     try:
         require_valid_name(name)
-        _configure_logs(log_level, root, audit=root.is_dir())
+        configure_logs(log_level, root, audit=root.is_dir())
         registry = Registry.open(root, policy, create=False)
         with Dyntools(registry, limits=limits, require_layers=layers) as dt:
             result = dt.call(name, params)

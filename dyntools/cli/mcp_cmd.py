@@ -51,7 +51,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
     from dyntools.catalog import Catalog
     from dyntools.cli.check_cmd import policy_option
-    from dyntools.cli.ensure_cmd import _configure_logs, _layers, _limits
+    from dyntools.cli.options import configure_logs, sandbox_limits
+    from dyntools.cli.options import require_layers as require_layers_option
     from dyntools.errors import DyntoolsError
     from dyntools.generators import Generator, build_generator
     from dyntools.pipeline import Dyntools
@@ -63,8 +64,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         raise click.UsageError(f"--generators: choose from {', '.join(KNOWN_GENERATORS)}"
                                + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
     policy = policy_option(allowlist)
-    layers = _layers(require_layers)
-    limits = _limits(timeout)
+    layers = require_layers_option(require_layers)
+    limits = sandbox_limits(timeout)
     root = resolve_registry_path(registry_path)
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
 
@@ -73,7 +74,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         return build_generator(name, policy=policy, **given)
 
     try:
-        _configure_logs(log_level, root, audit=True)
+        configure_logs(log_level, root, audit=True)
         dyntools = Dyntools(root, policy=policy, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch)
     except DyntoolsError as exc:

@@ -17,6 +17,8 @@ import click
 
 from dyntools.cli import main
 from dyntools.cli.check_cmd import policy_option, read_source
+from dyntools.cli.options import echo_error
+from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.findings import render_text
 from dyntools.gate import check_source
@@ -36,17 +38,6 @@ EXIT_BY_REASON: dict[str, int] = {
 EXIT_OTHER_SANDBOX_ERROR = 11
 
 
-def _layers_option(text: str | None) -> frozenset[str]:
-    from dyntools.sandbox.limits import parse_layer_names
-
-    if not text:
-        return frozenset()
-    try:
-        return parse_layer_names(text)
-    except ValueError as exc:
-        raise click.UsageError(f"--require-layers: {exc}") from exc
-
-
 def _parse_params(text: str) -> dict[str, Any]:
     try:
         params = json.loads(text)
@@ -62,14 +53,7 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"ok": False, "error": error.as_dict()}, indent=2))
     else:
-        output = error.details.get("output")
-        if output:
-            click.echo(terminal_safe(output), err=True, nl=False)
-        click.echo(f"error: {error.station}/{error.reason}: {terminal_safe(error.message)}",
-                   err=True)
-        for line, function, text in error.details.get("trace", []):
-            click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
-                       err=True)
+        echo_error(error)
     sys.exit(code)
 
 
@@ -90,7 +74,7 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
     from dyntools.sandbox.pool import run_once_outcome
 
     params = _parse_params(params_text)
-    required = _layers_option(require_layers)
+    required = require_layers_option(require_layers)
     policy = policy_option(allowlist)
     data = read_source(file, policy.limits.max_bytes)
     report = check_source(data, policy, path=file)
@@ -140,7 +124,7 @@ def doctor(as_json: bool, require_layers: str | None) -> None:
     """Probe which sandbox layers are active on this machine, and why any is not."""
     from dyntools.sandbox.doctor import doctor_report
 
-    required = _layers_option(require_layers)
+    required = require_layers_option(require_layers)
     try:
         report = doctor_report()
     except DyntoolsError as exc:

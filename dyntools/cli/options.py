@@ -1,0 +1,56 @@
+"""Option parsing and error printing shared by the commands that run tools."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from dyntools.terminal import terminal_safe
+
+if TYPE_CHECKING:
+    from dyntools.errors import DyntoolsError
+
+
+def require_layers(text: str | None) -> frozenset[str]:
+    """`--require-layers a,b` or `all`, checked against the sandbox's layer names."""
+    from dyntools.sandbox.limits import parse_layer_names
+
+    if not text:
+        return frozenset()
+    try:
+        return parse_layer_names(text)
+    except ValueError as exc:
+        raise click.UsageError(f"--require-layers: {exc}") from exc
+
+
+def sandbox_limits(timeout: float | None) -> Any:
+    from dyntools.sandbox import SandboxLimits
+
+    try:
+        return SandboxLimits(timeout_s=timeout) if timeout is not None else SandboxLimits()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def configure_logs(level: str, registry_root: Path, *, audit: bool) -> None:
+    from dyntools.log import configure_logging
+
+    configure_logging(level, audit_path=registry_root / "audit.log" if audit else None)
+
+
+def echo_error(error: DyntoolsError, extra_lines: Iterable[str] = ()) -> None:
+    """A typed error on stderr: the tool's output, the error, then details, all escaped (the
+    tool controls its output, its message and its traceback text)."""
+    output = error.details.get("output")
+    if output:
+        click.echo(terminal_safe(output), err=True, nl=False)
+    click.echo(f"error: {error.station}/{error.reason}: {terminal_safe(error.message)}",
+               err=True)
+    for line in extra_lines:
+        click.echo(line, err=True)
+    for line, function, text in error.details.get("trace", []):
+        click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
+                   err=True)
