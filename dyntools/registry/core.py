@@ -49,6 +49,7 @@ from dyntools.registry.checks import VersionCheck
 from dyntools.registry.manifest import (
     APPROVED,
     MANIFEST_NAME,
+    MAX_VERSION,
     QUARANTINED,
     REJECTED,
     Manifest,
@@ -59,6 +60,7 @@ from dyntools.registry.manifest import (
     parse_version_file_name,
     utc_now,
     version_file_name,
+    version_in_range,
 )
 from dyntools.registry.records import (
     StatKey,
@@ -526,6 +528,10 @@ class Registry:
             if new_folder:
                 folder.mkdir()
             version = max(manifest.next_version, self._max_version_on_disk(name) + 1)
+            if not version_in_range(version):
+                # A manifest with it would not parse, and the whole tool would be untrusted.
+                raise PersistError(f"tool {name!r} has used every version number up to "
+                                   f"{MAX_VERSION}", tool=name, version=version)
             path = folder / version_file_name(version)
             link_new(path, data)
             entry = self._entry(version, data, gate_report, provenance, status, reason)
@@ -643,6 +649,11 @@ class Registry:
         re-approved: an edited file stays quarantined; approve its content as a new version
         with `add_version` instead."""
         require_valid_name(name)
+        if not version_in_range(version):
+            # Recording it would write a manifest that no longer parses: the whole tool,
+            # every good version included, would become untrusted.
+            raise UsageError(f"a version number is 1..{MAX_VERSION}, got {version!r}",
+                             tool=name, version=version)
         provenance = _normal_provenance({"generator": "manual", **(provenance or {})})
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest

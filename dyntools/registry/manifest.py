@@ -41,10 +41,16 @@ STATUSES = frozenset({APPROVED, REJECTED, QUARANTINED})
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _VERSION_FILE = re.compile(r"v([1-9][0-9]{0,8})\.py")
+# The largest version number a manifest may record (and a version file name may carry).
+MAX_VERSION = 10**9 - 1
 
 
 class ManifestError(ValueError):
     """The manifest is not valid JSON or not the shape this module writes."""
+
+
+def version_in_range(version: object) -> bool:
+    return isinstance(version, int) and not isinstance(version, bool) and 0 < version <= MAX_VERSION
 
 
 def version_file_name(version: int) -> str:
@@ -169,7 +175,7 @@ def _is_int(value: Any) -> bool:
 def _parse_entry(raw: Any, where: str) -> VersionEntry:
     _require(isinstance(raw, dict), f"{where} must be an object")
     version = raw.get("version")
-    _require(_is_int(version) and 0 < version < 10**9, f"{where}.version must be a positive int")
+    _require(version_in_range(version), f"{where}.version must be an int in 1..{MAX_VERSION}")
     sha = raw.get("sha256")
     _require(isinstance(sha, str) and bool(_SHA256.fullmatch(sha)), f"{where}.sha256 is invalid")
     size = raw.get("size")
@@ -199,8 +205,10 @@ def _parse_entry(raw: Any, where: str) -> VersionEntry:
 def parse_manifest(data: bytes, expected_name: str) -> Manifest:
     try:
         raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ManifestError(f"not valid JSON: {exc}") from exc
+    except (ValueError, RecursionError) as exc:
+        # ValueError covers bad UTF-8, bad JSON and an integer past Python's digit limit;
+        # RecursionError is deep nesting. All are an untrusted manifest, never a crash.
+        raise ManifestError(f"not valid JSON: {str(exc)[:200]}") from exc
     _require(isinstance(raw, dict), "the manifest must be a JSON object")
     fmt = raw.get("format")
     _require(_is_int(fmt) and fmt == MANIFEST_FORMAT, f"unknown format {fmt!r}")

@@ -33,7 +33,11 @@ LOCK_NAME = ".lock"
 VERSION_FILE_MODE = 0o444
 MANIFEST_MODE = 0o644
 
-_OPEN_READ = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+# O_NONBLOCK: opening a FIFO planted under a version file's name must not block (it is then
+# refused as not a regular file); it changes nothing for a regular file.
+_OPEN_READ = (
+    os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+)
 _OPEN_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
 

@@ -1,0 +1,73 @@
+"""Hostile shapes on disk: a manifest built to crash the parser, a FIFO under a version file's
+name, and version numbers past what a manifest may record. Each must leave the registry
+opening and the tool's good versions serving, never crash, hang or break the tool."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dyntools.errors import PersistError, UsageError
+from dyntools.registry import QUARANTINED, Registry
+from dyntools.registry.manifest import MAX_VERSION
+
+from .helpers import tool_source
+
+
+def _one_version(registry: Registry) -> Path:
+    registry.add_version("echo_tool", tool_source(), {"generator": "test"})
+    return registry.root / "echo_tool" / "manifest.json"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"format": 1, "name": "echo_tool", "versions": [' + "[" * 100_000 + "]" * 100_000 + "]}",
+        '{"format": ' + "1" * 5000 + ', "name": "echo_tool", "versions": []}',
+    ],
+    ids=["deep_nesting", "integer_past_digit_limit"],
+)
+def test_a_manifest_that_breaks_the_json_parser_is_invalid_not_a_crash(
+    registry: Registry, body: str
+) -> None:
+    _one_version(registry).write_text(body)
+    reopened = Registry.open(registry.root, registry.policy)
+    state = reopened.tool("echo_tool")
+    assert state.error is not None and "not valid JSON" in state.error
+    assert reopened.current("echo_tool") is None
+
+
+def test_a_fifo_under_a_version_file_name_is_refused_without_blocking(
+    registry: Registry,
+) -> None:
+    _one_version(registry)
+    version_file = registry.path_of("echo_tool", 1)
+    version_file.unlink()
+    os.mkfifo(version_file)  # opening it for reading would block until a writer appears
+    reopened = Registry.open(registry.root, registry.policy)
+    record = reopened.get("echo_tool", 1)
+    assert record.status == QUARANTINED and record.reason_code == "not_a_regular_file"
+
+
+def test_approving_a_version_number_no_manifest_can_hold_is_refused(registry: Registry) -> None:
+    manifest = _one_version(registry)
+    before = manifest.read_bytes()
+    too_big = MAX_VERSION + 1
+    (manifest.parent / f"v{too_big}.py").write_bytes(tool_source(answer="big"))
+    with pytest.raises(UsageError, match="version number"):
+        registry.approve("echo_tool", too_big)
+    assert manifest.read_bytes() == before
+    assert Registry.open(registry.root, registry.policy).current("echo_tool").version == 1
+
+
+def test_a_planted_last_version_number_cannot_break_the_tool(registry: Registry) -> None:
+    manifest = _one_version(registry)
+    # An unrecorded file with the highest number makes the next version number one too many.
+    (manifest.parent / f"v{MAX_VERSION}.py").write_bytes(tool_source(answer="planted"))
+    with pytest.raises(PersistError, match="every version number"):
+        registry.add_version("echo_tool", tool_source(answer="two"), {"generator": "test"})
+    reopened = Registry.open(registry.root, registry.policy)
+    assert reopened.tool("echo_tool").error is None
+    assert reopened.current("echo_tool").version == 1
