@@ -291,6 +291,8 @@ class Dyntools:
         """
         if isinstance(spec, str):
             spec = ToolSpec(spec, description, params, tuple(examples))
+        elif not isinstance(spec, ToolSpec):
+            raise UsageError(f"ensure takes a tool name or a ToolSpec, got {type(spec).__name__}")
         elif description or params is not None or examples:
             raise ValueError("pass description/params/examples inside the ToolSpec")
         caller_examples = collect_examples(caller=spec.examples)  # bad examples fail first

@@ -80,7 +80,7 @@ def params_validator(schema: Mapping[str, Any]) -> Any:
     """A compiled validator for `schema` (cached by the schema's canonical JSON)."""
     try:
         canonical = json.dumps(schema, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: deep nesting
         raise UsageError(f"the params schema is not JSON: {exc}") from None
     return _validator(canonical)
 

@@ -56,7 +56,8 @@ class Example:
             )
         try:
             canonical(value)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
+            # RecursionError: nesting deeper than the encoder's stack, a caller's input error.
             raise UsageError(f"an example is not JSON data: {exc}") from None
         return cls(dict(value["params"]), dict(value["result"]), origin)
 
@@ -212,7 +213,7 @@ def run_examples(
 def _same(actual: Any, expected: Mapping[str, Any]) -> bool:
     try:
         return canonical(actual) == canonical(dict(expected))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
 
 

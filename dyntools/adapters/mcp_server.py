@@ -299,6 +299,11 @@ class McpToolServer:
                     on_station: StationListener | None = None) -> dict[str, Any]:
         """Run the pipeline for `arguments` (checked against ensure_tool's schema)."""
         check_params(self._ensure_schema, dict(arguments), tool=ENSURE_TOOL)
+        if arguments["name"] == ENSURE_TOOL:
+            # It would be created but never listed or callable here: this server's own tool
+            # answers to that name.
+            raise UsageError(f"{ENSURE_TOOL!r} is this server's own tool; choose another name",
+                             tool=ENSURE_TOOL)
         source = arguments.get("source")
         choice = arguments.get("generator") or ("file" if source is not None
                                                 else self.generators[0])

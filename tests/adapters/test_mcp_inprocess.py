@@ -173,3 +173,13 @@ def test_a_handshake_client_hears_changes_without_asking_first(
 
     anyio.run(scenario)
     server.close()
+
+
+def test_ensure_tool_refuses_its_own_name(catalog: Catalog) -> None:
+    """A tool named ensure_tool would be created but never reachable through this server."""
+    server = McpToolServer(catalog, generators=("offline", "file"))
+    source = '"""x."""\nNAME = "ensure_tool"\nDESCRIPTION = "x."\nPARAMS = {"type": "object"}\n'
+    with pytest.raises(UsageError, match="own tool"):
+        server.ensure_tool({"name": ENSURE_TOOL, "source": source})
+    assert ENSURE_TOOL not in catalog.dyntools.registry.names()
+    server.close()
