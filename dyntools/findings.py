@@ -212,6 +212,9 @@ class GateReport:
     findings: tuple[Finding, ...]
     policy_digest: str = ""
     source_lines: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # The string value NAME is bound to (None when unbound or not a string): lets a caller
+    # check a file's declared name without parsing it a second time.
+    declared_name: str | None = field(default=None, compare=False)
 
     @property
     def accepted(self) -> bool:

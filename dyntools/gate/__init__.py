@@ -35,16 +35,17 @@ def check_source(
     active = policy if policy is not None else load_policy()
     counts: dict[str, int] = {}
     try:
-        findings, lines = _check(raw, active, counts)
+        findings, lines, declared = _check(raw, active, counts)
     except Exception as exc:
         findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
-        lines = []
+        lines, declared = [], None
     return GateReport(
         path=path,
         sha256=digest,
         findings=_capped(findings, counts),
         policy_digest=active.digest,
         source_lines=tuple(lines),
+        declared_name=declared,
     )
 
 
@@ -82,10 +83,10 @@ def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> Ga
 
 def _check(
     raw: bytes, policy: Policy, counts: dict[str, int]
-) -> tuple[list[Finding], list[str]]:
+) -> tuple[list[Finding], list[str], str | None]:
     decoded = check_bytes(raw, policy.limits.max_bytes)
     if decoded.text is None:
-        return decoded.findings, []
+        return decoded.findings, [], None
     text = decoded.text
     # Python's own line breaks only (hygiene has refused lone CRs): str.splitlines would also
     # split at form feeds and other separators and shift every later line.
@@ -95,11 +96,11 @@ def _check(
             warnings.simplefilter("ignore")  # SyntaxWarnings (invalid escapes) are not findings
             tree = ast.parse(text, type_comments=False)
     except SyntaxError as exc:
-        return [_syntax_finding(exc)], lines
+        return [_syntax_finding(exc)], lines, None
     except (RecursionError, MemoryError):
-        return [Finding(1, 1, "DT010", "the file nests too deeply to parse")], lines
+        return [Finding(1, 1, "DT010", "the file nests too deeply to parse")], lines, None
     except ValueError as exc:  # e.g. "source code string cannot contain null bytes"
-        return [Finding(1, 1, "DT011", f"not valid Python: {exc}")], lines
+        return [Finding(1, 1, "DT011", f"not valid Python: {exc}")], lines, None
     ascii_only = text.isascii()
     findings: list[Finding] = []
     if not ascii_only:
@@ -109,11 +110,12 @@ def _check(
         visitor.run(tree)
     except RecursionError:
         visitor.findings.append(Finding(1, 1, "DT010", "the file nests too deeply to check"))
+    declared = None
     if not any(f.code == "DT009" for f in visitor.findings):
-        check_contract(tree, visitor.function_yields, visitor.report)
+        declared = check_contract(tree, visitor.function_yields, visitor.report)
     findings.extend(visitor.findings)
     counts.update(visitor.code_counts)
-    return findings, lines
+    return findings, lines, declared
 
 
 def _syntax_finding(exc: SyntaxError) -> Finding:

@@ -31,7 +31,8 @@ def check_contract(
     tree: ast.Module,
     function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool],
     report: Report,
-) -> None:
+) -> str | None:
+    """Report contract findings; return the string NAME is bound to (None if it is not)."""
     constants: dict[str, tuple[ast.expr, Any]] = {}
     seen: dict[str, int] = {}
     runs: list[ast.FunctionDef] = []
@@ -77,6 +78,8 @@ def check_contract(
     validator = _check_params(constants.get("PARAMS"), report)
     _check_examples(constants.get("EXAMPLES"), validator, report)
     _check_run(runs, function_yields, report)
+    declared = constants.get("NAME")
+    return declared[1] if declared is not None and isinstance(declared[1], str) else None
 
 
 def _describe(stmt: ast.stmt) -> str:

@@ -25,6 +25,7 @@ NOT_REGULAR = "not_a_regular_file"
 UNREADABLE = "unreadable"
 HASH_MISMATCH = "hash_mismatch"
 GATE_REJECTED = "gate_rejected"
+NAME_MISMATCH = "name_mismatch"
 RECORDED = "quarantined_by_reviewer"
 MANIFEST_INVALID = "manifest_invalid"
 
@@ -68,6 +69,15 @@ def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) ->
             GATE_REJECTED,
             f"{path.name} fails today's gate ({codes}); the allow-list may have tightened",
             tuple(f.as_dict() for f in report.findings),
+        )
+    # The write path refuses a source whose NAME is not its tool's name; a manifest and file
+    # forged together (the manifest is unsigned) must not get past the open rule either.
+    declared, folder_name = report.declared_name, path.parent.name
+    if declared != folder_name:
+        return VersionCheck(
+            False,
+            NAME_MISMATCH,
+            f"{path.name} declares NAME = {declared!r}, not its tool's name {folder_name!r}",
         )
     return VersionCheck.passed()
 

@@ -247,6 +247,16 @@ class Registry:
         self, name: str, *, use_cache: bool, manifest: Manifest | None = None
     ) -> ToolState:
         folder = self.root / name
+        if os.path.lexists(folder) and not is_real_dir(folder):
+            # `open` never enters a symlinked tool folder; a refresh of one name (watch, the
+            # pipeline's lookup) must not either, or a swapped-in symlink would be served.
+            self._state_source.pop(name, None)
+            return ToolState(
+                name=name,
+                error="the tool folder is not a real folder (a symlink?); nothing in it is "
+                      "trusted",
+                unrecorded=(Unrecorded(name, folder, None, "tool folder is not a real folder"),),
+            )
         if manifest is None:
             try:
                 manifest, data = self._read_manifest(name)
@@ -284,8 +294,6 @@ class Registry:
             Unrecorded(name, p, None, "not a version file")
             for p in sorted(self._other_files(name))
         ]
-        if not is_real_dir(folder):
-            unrecorded.append(Unrecorded(name, folder, None, "tool folder is not a real folder"))
         return ToolState(
             name=name,
             records=MappingProxyType(records),

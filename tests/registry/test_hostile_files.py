@@ -4,7 +4,10 @@ opening and the tool's good versions serving, never crash, hang or break the too
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -71,3 +74,38 @@ def test_a_planted_last_version_number_cannot_break_the_tool(registry: Registry)
     reopened = Registry.open(registry.root, registry.policy)
     assert reopened.tool("echo_tool").error is None
     assert reopened.current("echo_tool").version == 1
+
+
+def test_a_forged_manifest_cannot_serve_a_file_that_names_another_tool(
+    registry: Registry,
+) -> None:
+    """The manifest is unsigned: a file and its hash can be forged together. The file must
+    still declare its folder's tool name, as the write path requires."""
+    manifest = _one_version(registry)
+    other = tool_source("other_tool")
+    version_file = registry.path_of("echo_tool", 1)
+    version_file.chmod(0o644)
+    version_file.write_bytes(other)
+    raw = json.loads(manifest.read_text())
+    raw["versions"][0]["sha256"] = hashlib.sha256(other).hexdigest()
+    manifest.write_text(json.dumps(raw))
+    reopened = Registry.open(registry.root, registry.policy)
+    record = reopened.get("echo_tool", 1)
+    assert record.status == QUARANTINED and record.reason_code == "name_mismatch"
+    assert reopened.current("echo_tool") is None
+
+
+def test_a_tool_folder_swapped_for_a_symlink_is_not_served_after_a_refresh(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Open skips a symlinked tool folder; refreshing one name (watch, the pipeline's
+    lookup) must not follow it either."""
+    folder = _one_version(registry).parent
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(folder, elsewhere)
+    shutil.rmtree(folder)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    registry.refresh("echo_tool")
+    assert registry.current("echo_tool") is None
+    assert registry.tool("echo_tool").error is not None
+    assert Registry.open(registry.root, registry.policy).current("echo_tool") is None
