@@ -14,6 +14,9 @@ from dyntools.errors import GenerationError
 from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
 
 STDIN = "-"
+# Far above any gate's size limit: only there so that /dev/zero or an endless pipe fails
+# fast instead of filling memory (the gate then refuses anything over its own limit).
+MAX_READ_BYTES = 16 << 20
 
 
 class FileGenerator:
@@ -49,15 +52,21 @@ class FileGenerator:
     def _read(self) -> bytes:
         if self.path == STDIN:
             stream = self._stdin if self._stdin is not None else sys.stdin.buffer
-            return stream.read()
-        try:
-            return Path(self.path).read_bytes()
-        except OSError as exc:
-            raise GenerationError(
-                f"cannot read {self.path}: {exc.strerror or exc}",
-                generator=self.id,
-                path=self.path,
-            ) from exc
+            data = stream.read(MAX_READ_BYTES + 1)
+        else:
+            try:
+                with open(self.path, "rb") as handle:
+                    data = handle.read(MAX_READ_BYTES + 1)
+            except OSError as exc:
+                raise GenerationError(
+                    f"cannot read {self.path}: {exc.strerror or exc}",
+                    generator=self.id,
+                    path=self.path,
+                ) from exc
+        if len(data) > MAX_READ_BYTES:
+            raise GenerationError(f"{self._label()} is larger than {MAX_READ_BYTES} bytes",
+                                  generator=self.id, path=self.path)
+        return data
 
     def _label(self) -> str:
         return "stdin" if self.path == STDIN else self.path

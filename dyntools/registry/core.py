@@ -735,7 +735,9 @@ def _normal_provenance(provenance: Mapping[str, Any]) -> dict[str, Any]:
     if normal["time"] is None:
         normal["time"] = utc_now()
     try:
-        json.dumps(normal)
-    except (TypeError, ValueError) as exc:
+        # allow_nan=False: NaN and Infinity are not JSON; a manifest holding them is refused
+        # by strict readers (jq, other languages), though Python's own parser accepts it.
+        json.dumps(normal, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
         raise UsageError(f"provenance must be JSON-serialisable: {exc}") from exc
     return normal

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dyntools.errors import UsageError
+from dyntools.errors import GenerationError, UsageError
+from dyntools.generators import file as file_generator
+from dyntools.generators.base import ToolSpec
+from dyntools.generators.file import FileGenerator
 from dyntools.pipeline import Dyntools
 from dyntools.toolmeta import params_validator
 from dyntools.verify import collect_examples
@@ -38,3 +42,11 @@ def test_ensure_refuses_a_spec_that_is_neither_a_name_nor_a_toolspec(
 ) -> None:
     with Dyntools(tmp_path / "registry") as dyntools, pytest.raises(UsageError, match="ToolSpec"):
         dyntools.ensure(spec)
+
+
+def test_the_file_generator_stops_reading_past_its_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(file_generator, "MAX_READ_BYTES", 1000)
+    endless = io.BytesIO(b"#" * 5000)
+    with pytest.raises(GenerationError, match="larger than 1000 bytes"):
+        FileGenerator(stdin=endless).generate(ToolSpec("echo_tool", "", None, ()))
+    assert endless.tell() == 1001

@@ -11,7 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from dyntools.cli import main
 from dyntools.errors import PersistError, UsageError
 from dyntools.registry import QUARANTINED, Registry
 from dyntools.registry.manifest import MAX_VERSION
@@ -109,3 +111,20 @@ def test_a_tool_folder_swapped_for_a_symlink_is_not_served_after_a_refresh(
     assert registry.current("echo_tool") is None
     assert registry.tool("echo_tool").error is not None
     assert Registry.open(registry.root, registry.policy).current("echo_tool") is None
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_provenance_that_is_not_strict_json_is_refused(registry: Registry, value: float) -> None:
+    with pytest.raises(UsageError, match="JSON"):
+        registry.add_version("echo_tool", tool_source(), {"generator": "test", "score": value})
+    assert not (registry.root / "echo_tool").exists()
+
+
+def test_approve_file_reads_no_more_than_the_gate_allows(registry: Registry) -> None:
+    """/dev/zero (or an endless pipe) is refused by the gate's size limit, not read forever."""
+    result = CliRunner().invoke(
+        main, ["approve", "echo_tool", "--file", "/dev/zero", "--registry", str(registry.root)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 1
+    assert "DT008" in result.output
