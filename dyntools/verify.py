@@ -156,18 +156,37 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+# A caller's examples are run in the sandbox and, once passed, kept in the manifest as the
+# contract every later version must pass: unbounded, one ensure could write a manifest of
+# any size that every open then parses. A tool's own EXAMPLES are bounded by the gate's
+# file size limit; these bounds are several times that.
+MAX_CALLER_EXAMPLES = 256
+MAX_CALLER_EXAMPLE_BYTES = 1 << 20
+
+
 def collect_examples(
     own: Iterable[Any] = (),
     caller: Iterable[Any] = (),
     contract: Iterable[Any] = (),
 ) -> tuple[Example, ...]:
-    """Own EXAMPLES, then the caller's, then the contract's; duplicates run once."""
+    """Own EXAMPLES, then the caller's, then the contract's; duplicates run once.
+    Raises UsageError when the caller's examples exceed MAX_CALLER_EXAMPLES or, together,
+    MAX_CALLER_EXAMPLE_BYTES of JSON."""
     seen: set[str] = set()
     examples: list[Example] = []
+    caller_count = caller_bytes = 0
     for origin, values in ((TOOL, own), (CALLER, caller), (CONTRACT, contract)):
         for value in values:
             example = value if isinstance(value, Example) else Example.parse(value, origin)
             key = canonical(example.as_dict())
+            if origin == CALLER:
+                caller_count += 1
+                caller_bytes += len(key)
+                if caller_count > MAX_CALLER_EXAMPLES:
+                    raise UsageError(f"at most {MAX_CALLER_EXAMPLES} examples may be given")
+                if caller_bytes > MAX_CALLER_EXAMPLE_BYTES:
+                    raise UsageError(f"the examples given are over {MAX_CALLER_EXAMPLE_BYTES} "
+                                     "bytes of JSON together")
             if key not in seen:
                 seen.add(key)
                 examples.append(example)

@@ -14,7 +14,7 @@ from dyntools.generators.base import ToolSpec
 from dyntools.generators.file import FileGenerator
 from dyntools.pipeline import Dyntools
 from dyntools.toolmeta import params_validator
-from dyntools.verify import collect_examples
+from dyntools.verify import MAX_CALLER_EXAMPLE_BYTES, MAX_CALLER_EXAMPLES, collect_examples
 
 
 def _nested(depth: int) -> dict[str, Any]:
@@ -50,3 +50,14 @@ def test_the_file_generator_stops_reading_past_its_cap(monkeypatch: pytest.Monke
     with pytest.raises(GenerationError, match="larger than 1000 bytes"):
         FileGenerator(stdin=endless).generate(ToolSpec("echo_tool", "", None, ()))
     assert endless.tell() == 1001
+
+
+def test_caller_examples_are_bounded_in_count_and_size() -> None:
+    """They end up in the manifest as the contract: unbounded, one call could bloat it."""
+    many = [{"params": {"n": n}, "result": {}} for n in range(MAX_CALLER_EXAMPLES + 1)]
+    with pytest.raises(UsageError, match="at most"):
+        collect_examples(caller=many)
+    big = [{"params": {"t": "x" * (MAX_CALLER_EXAMPLE_BYTES // 2)}, "result": {}}] * 3
+    with pytest.raises(UsageError, match="bytes of JSON"):
+        collect_examples(caller=big)
+    assert len(collect_examples(caller=many[:MAX_CALLER_EXAMPLES])) == MAX_CALLER_EXAMPLES
