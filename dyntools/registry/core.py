@@ -431,7 +431,7 @@ class Registry:
                 version=version, reason_code=record.reason_code,
             )
         try:
-            data = read_regular(record.path)
+            data = read_regular(record.path, limit=record.size)
         except OSError as exc:
             self.refresh(name)
             raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,

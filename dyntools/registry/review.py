@@ -40,7 +40,7 @@ def _imports(source: bytes) -> set[str]:
 
 def _read(record: VersionRecord) -> bytes | None:
     try:
-        return read_regular(record.path)
+        return read_regular(record.path, limit=record.size)  # a planted huge file: not whole
     except OSError:
         return None
 

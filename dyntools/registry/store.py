@@ -128,8 +128,9 @@ def link_new(target: Path, data: bytes, *, mode: int = VERSION_FILE_MODE) -> Non
             os.unlink(temp)
 
 
-def read_regular(path: Path) -> bytes:
-    """Read a regular file without following a symlink at its last component."""
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """Read a regular file without following a symlink at its last component; with `limit`,
+    at most `limit + 1` bytes (enough to see that the file is longer than expected)."""
     try:
         fd = os.open(path, _OPEN_READ)
     except OSError as exc:
@@ -141,8 +142,14 @@ def read_regular(path: Path) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise NotARegularFile(0, "not a regular file", str(path))
         chunks: list[bytes] = []
-        while chunk := os.read(fd, 1 << 20):
+        left = limit + 1 if limit is not None else None
+        while left is None or left > 0:
+            chunk = os.read(fd, 1 << 20 if left is None else min(1 << 20, left))
+            if not chunk:
+                break
             chunks.append(chunk)
+            if left is not None:
+                left -= len(chunk)
         return b"".join(chunks)
     finally:
         os.close(fd)

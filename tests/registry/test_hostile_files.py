@@ -128,3 +128,29 @@ def test_approve_file_reads_no_more_than_the_gate_allows(registry: Registry) -> 
     )
     assert result.exit_code == 1
     assert "DT008" in result.output
+
+
+def test_a_huge_file_planted_under_a_version_name_is_not_read_whole(
+    registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _one_version(registry)
+    version_file = registry.path_of("echo_tool", 1)
+    recorded_size = version_file.stat().st_size
+    version_file.chmod(0o644)
+    with open(version_file, "r+b") as handle:
+        handle.truncate(1 << 30)  # sparse: a gigabyte on paper, nothing on disk
+    read_sizes: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, size: int) -> bytes:
+        chunk = real_read(fd, size)
+        read_sizes.append(len(chunk))
+        return chunk
+
+    monkeypatch.setattr(os, "read", counting_read)
+    reopened = Registry.open(registry.root, registry.policy)
+    monkeypatch.undo()
+    record = reopened.get("echo_tool", 1)
+    assert record.status == QUARANTINED and record.reason_code == "hash_mismatch"
+    assert sum(read_sizes) < 1 << 16
+    assert sum(read_sizes) >= recorded_size + 1
