@@ -521,6 +521,9 @@ def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
     return validator
 
 
+MAX_EXAMPLES = 64
+
+
 def _check_examples(
     entry: tuple[ast.expr, Any] | None, validator: Any, report: Report
 ) -> None:
@@ -529,6 +532,12 @@ def _check_examples(
     node, examples = entry
     if not isinstance(examples, list):
         report(node, "DT508", 'EXAMPLES must be a list of {"params": ..., "result": ...}')
+        return
+    if len(examples) > MAX_EXAMPLES:
+        # Every example runs in the sandbox before a version is activated, each up to the
+        # call timeout: thousands of them would hold verification for hours.
+        report(node, "DT508", f"EXAMPLES has {len(examples)} entries; at most {MAX_EXAMPLES} "
+               "are run at verification")
         return
     element_nodes = node.elts if isinstance(node, ast.List) else []
     for index, example in enumerate(examples):

@@ -347,3 +347,11 @@ def test_tuple_of_constants_at_top_level() -> None:
 def test_bytes_constant_message_names_the_type() -> None:
     report = check_source(tool(top="MAGIC = b'x'\n"))
     assert any(f.code == "DT107" and "bytes values are not allowed" in f.message for f in report.findings)
+
+
+def test_examples_are_capped_so_verification_stays_bounded() -> None:
+    many = "[" + ", ".join(['{"params": {"text": "a"}, "result": {"ok": True}}'] * 65) + "]"
+    report = check_source(tool(top=f"EXAMPLES = {many}\n"))
+    assert any(f.code == "DT508" and "at most 64" in f.message for f in report.findings)
+    enough = "[" + ", ".join(['{"params": {"text": "a"}, "result": {"ok": True}}'] * 64) + "]"
+    assert check_source(tool(top=f"EXAMPLES = {enough}\n")).accepted
