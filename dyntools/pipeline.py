@@ -295,6 +295,9 @@ class Dyntools:
             raise UsageError(f"ensure takes a tool name or a ToolSpec, got {type(spec).__name__}")
         elif description or params is not None or examples:
             raise ValueError("pass description/params/examples inside the ToolSpec")
+        if contract_change and not new_version:
+            raise UsageError("contract_change only applies to a new version: pass "
+                             "new_version=True as well")
         caller_examples = collect_examples(caller=spec.examples)  # bad examples fail first
         if spec.params is not None:
             params_validator(spec.params)

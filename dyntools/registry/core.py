@@ -582,6 +582,8 @@ class Registry:
 
     def _move_pointer(self, name: str, version: int, action: str) -> VersionRecord:
         require_valid_name(name)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise UsageError(f"a version is a whole number, got {version!r}")
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             entry = manifest.versions.get(version)

@@ -261,3 +261,18 @@ def test_the_verified_worker_takes_the_first_calls(dt: Dyntools) -> None:
     # Active before any call: the verification pool was adopted, not closed.
     assert runtime.describe()["active"]["echo_text"]["version"] == 1
     assert dt.call("echo_text", {"text": "warm"}) == {"echo": "warm"}
+
+
+def test_contract_change_needs_new_version(dt: Dyntools) -> None:
+    from dyntools.errors import UsageError
+
+    with pytest.raises(UsageError, match="new_version"):
+        dt.ensure("echo_text", contract_change=True)
+
+
+def test_a_version_is_a_whole_number_not_a_bool(dt: Dyntools) -> None:
+    from dyntools.errors import UsageError
+
+    dt.ensure("echo_text")
+    with pytest.raises(UsageError, match="whole number"):
+        dt.registry.activate("echo_text", True)
