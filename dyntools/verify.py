@@ -19,6 +19,7 @@ spending a time limit on each.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,7 +92,7 @@ class ExampleOutcome:
                 f"{self.error.get('reason')}: {self.error.get('message')}"
             )
         if self.status == NOT_RUN:
-            return f"{head}: not run (an earlier example cost its worker)"
+            return f"{head}: not run (an earlier example cost its worker or the time budget)"
         return f"{head}: passed"
 
     def as_dict(self) -> dict[str, Any]:
@@ -193,23 +194,38 @@ def collect_examples(
     return tuple(examples)
 
 
+# All examples of one verification together, however many there are and however close to
+# the call timeout each one runs: a version that needs longer is not activated.
+VERIFY_BUDGET_S = 120.0
+
+
 def run_examples(
     call: ToolCall,
     examples: Sequence[Example],
     *,
     tool: str,
     check: ParamsCheck | None = None,
+    budget_s: float = VERIFY_BUDGET_S,
 ) -> VerificationReport:
     """Run every example through `call` (a sandboxed call) and compare results exactly.
 
     `check` validates an example's params first (against the tool's PARAMS), as a real
-    call would: an example the tool's schema refuses is a failure, not a silent pass.
+    call would: an example the tool's schema refuses is a failure, not a silent pass. Once
+    `budget_s` seconds have gone, the next example fails with `verification_timeout` and the
+    rest are not run.
     """
     outcomes: list[ExampleOutcome] = []
     stopped = False
+    deadline = time.monotonic() + budget_s
     for index, example in enumerate(examples):
         if stopped:
             outcomes.append(ExampleOutcome(index, example, NOT_RUN))
+            continue
+        if time.monotonic() > deadline:
+            outcomes.append(ExampleOutcome(index, example, ERROR, error={
+                "station": "verify", "reason": "verification_timeout",
+                "message": f"the examples ran past the {budget_s:g} s verification budget"}))
+            stopped = True
             continue
         try:
             if check is not None:

@@ -111,3 +111,13 @@ def test_the_summary_names_the_failing_example_with_expected_and_actual() -> Non
 def test_no_examples_pass_vacuously_and_say_so() -> None:
     report = run_examples(answer({}), (), tool="t")
     assert report.passed and report.summary() == "no examples to run"
+
+
+def test_examples_past_the_budget_fail_verification() -> None:
+    from dyntools.verify import Example, run_examples
+
+    examples = [Example({"n": i}, {"n": i}, "tool") for i in range(3)]
+    report = run_examples(dict, examples, tool="t", budget_s=0.0)
+    assert not report.passed
+    assert report.outcomes[0].error["reason"] == "verification_timeout"
+    assert [o.status for o in report.outcomes[1:]] == ["not_run", "not_run"]
