@@ -12,18 +12,13 @@ retries after a gate rejection are the loop's (`generate_gated`). Every failure 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from dyntools.errors import GenerationError, GenerationNoKey, GenerationRefused, GenerationTruncated
-from dyntools.gate.policy import Policy, load_policy
-from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
-from dyntools.generators.extract import extract_code
-from dyntools.generators.prompt import Prompt, build_prompt
-from dyntools.generators.sdk_errors import map_sdk_error
-from dyntools.log import get_logger
+from dyntools.generators.base import ToolSpec
+from dyntools.generators.model import Answer, ModelGenerator
+from dyntools.generators.prompt import Prompt
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
@@ -42,62 +37,35 @@ class AnthropicConfig:
     api_key_env: str = "ANTHROPIC_API_KEY"
 
 
-class AnthropicGenerator:
+class AnthropicGenerator(ModelGenerator):
     id = "anthropic"
-    accepts_feedback = True
+    config_type = AnthropicConfig
+    config: AnthropicConfig
 
-    def __init__(
-        self,
-        config: AnthropicConfig | None = None,
-        *,
-        policy: Policy | None = None,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self.config = config or AnthropicConfig()
-        self.policy = policy or load_policy()
-        self._environ = environ if environ is not None else os.environ
-        self._client: Any = None
+    def _request_log(self, spec: ToolSpec) -> dict[str, Any]:
+        return {"retry": spec.feedback is not None}
 
-    @property
-    def model(self) -> str:
-        return self.config.model
-
-    def generate(self, spec: ToolSpec) -> GeneratedSource:
-        key = self._api_key()
-        prompt = build_prompt(spec, self.policy)
-        log = get_logger("generate", generator=self.id, model=self.model, tool=spec.name)
-        log.info("model_request", prompt_sha256=prompt.sha256, retry=spec.feedback is not None)
-        try:
-            message = self._client_for(key).messages.create(**self._request(prompt))
-            text, stop_reason, model = _read_message(message)
-        except Exception as exc:  # every SDK failure leaves through the one mapping
-            error = map_sdk_error(exc, generator=self.id, model=self.model)
-            log.warning("model_failed", reason=error.reason, error=error.message)
-            raise error from exc
-        log.info("model_answer", stop_reason=stop_reason, chars=len(text))
+    def _ask(self, client: Any, prompt: Prompt, spec: ToolSpec) -> Answer:
+        message = client.messages.create(**self._request(prompt))
+        text, stop_reason, model = _read_message(message)
+        problem: GenerationError | None = None
         if stop_reason == "refusal":
             details = _refusal_details(message)
-            raise GenerationRefused(
+            problem = GenerationRefused(
                 f"{self.id}: the model declined to write {spec.name!r}"
                 + (f" ({details['explanation']})" if details.get("explanation") else ""),
                 generator=self.id,
                 model=model,
                 **details,
             )
-        if stop_reason in ("max_tokens", "model_context_window_exceeded"):
-            raise GenerationTruncated(
+        elif stop_reason in ("max_tokens", "model_context_window_exceeded"):
+            problem = GenerationTruncated(
                 f"{self.id}: the answer was cut off at max_tokens={self.config.max_tokens}; "
                 "raise max_tokens or ask for a smaller tool",
                 generator=self.id,
                 model=model,
             )
-        return GeneratedSource(
-            source=extract_code(text),
-            generator=self.id,
-            model=model,
-            prompt_sha256=prompt.sha256,
-            raw_excerpt=excerpt(text),
-        )
+        return Answer(text, model, {"stop_reason": stop_reason}, problem)
 
     def _api_key(self) -> str:
         key = self._environ.get(self.config.api_key_env, "").strip()

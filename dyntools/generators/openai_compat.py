@@ -10,19 +10,14 @@ the key from `OPENAI_API_KEY` or the variable named in the config, checked befor
 from __future__ import annotations
 
 import ipaddress
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from dyntools.errors import GenerationError, GenerationNoKey, GenerationRefused, GenerationTruncated
-from dyntools.gate.policy import Policy, load_policy
-from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
-from dyntools.generators.extract import extract_code
-from dyntools.generators.prompt import Prompt, build_prompt
-from dyntools.generators.sdk_errors import map_sdk_error
-from dyntools.log import get_logger
+from dyntools.generators.base import ToolSpec
+from dyntools.generators.model import Answer, ModelGenerator
+from dyntools.generators.prompt import Prompt
 
 DEFAULT_MODEL = "gpt-4o-mini"
 LOCAL_KEY_PLACEHOLDER = "not-needed"
@@ -39,64 +34,37 @@ class OpenAICompatConfig:
     timeout: float = 120.0
 
 
-class OpenAICompatGenerator:
+class OpenAICompatGenerator(ModelGenerator):
     id = "openai"
-    accepts_feedback = True
-
-    def __init__(
-        self,
-        config: OpenAICompatConfig | None = None,
-        *,
-        policy: Policy | None = None,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self.config = config or OpenAICompatConfig()
-        self.policy = policy or load_policy()
-        self._environ = environ if environ is not None else os.environ
-        self._client: Any = None
-
-    @property
-    def model(self) -> str:
-        return self.config.model
+    config_type = OpenAICompatConfig
+    config: OpenAICompatConfig
 
     @property
     def base_url(self) -> str | None:
         return self.config.base_url or self._environ.get("OPENAI_BASE_URL") or None
 
-    def generate(self, spec: ToolSpec) -> GeneratedSource:
-        key = self._api_key()
-        prompt = build_prompt(spec, self.policy)
-        log = get_logger("generate", generator=self.id, model=self.model, tool=spec.name)
-        log.info("model_request", prompt_sha256=prompt.sha256, base_url=self.base_url)
-        try:
-            completion = self._client_for(key).chat.completions.create(**self._request(prompt))
-            text, finish_reason, refusal, model = _read_completion(completion)
-        except Exception as exc:  # every SDK failure leaves through the one mapping
-            error = map_sdk_error(exc, generator=self.id, model=self.model)
-            log.warning("model_failed", reason=error.reason, error=error.message)
-            raise error from exc
-        log.info("model_answer", finish_reason=finish_reason, chars=len(text))
+    def _request_log(self, spec: ToolSpec) -> dict[str, Any]:
+        return {"base_url": self.base_url}
+
+    def _ask(self, client: Any, prompt: Prompt, spec: ToolSpec) -> Answer:
+        completion = client.chat.completions.create(**self._request(prompt))
+        text, finish_reason, refusal, model = _read_completion(completion)
+        problem: GenerationError | None = None
         if refusal or finish_reason == "content_filter":
-            raise GenerationRefused(
+            problem = GenerationRefused(
                 f"{self.id}: the model declined to write {spec.name!r}"
                 + (f" ({refusal})" if refusal else " (content filter)"),
                 generator=self.id,
                 model=model,
                 explanation=refusal,
             )
-        if finish_reason == "length":
-            raise GenerationTruncated(
+        elif finish_reason == "length":
+            problem = GenerationTruncated(
                 f"{self.id}: the answer was cut off at the token limit; raise max_tokens",
                 generator=self.id,
                 model=model,
             )
-        return GeneratedSource(
-            source=extract_code(text),
-            generator=self.id,
-            model=model,
-            prompt_sha256=prompt.sha256,
-            raw_excerpt=excerpt(text),
-        )
+        return Answer(text, model, {"finish_reason": finish_reason}, problem)
 
     def _api_key(self) -> str:
         key = self._environ.get(self.config.api_key_env, "").strip()
