@@ -76,9 +76,10 @@ def _capped(findings: list[Finding], counts: dict[str, int]) -> tuple[Finding, .
 
 def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> GateReport:
     """Gate a file on disk. Raises OSError when it cannot be read (a usage problem)."""
+    active = policy if policy is not None else load_policy()
     with open(path, "rb") as handle:
-        data = handle.read((policy or load_policy()).limits.max_bytes + 1)
-    return check_source(data, policy, path=os.fspath(path))
+        data = handle.read(active.limits.max_bytes + 1)
+    return check_source(data, active, path=os.fspath(path))
 
 
 def _check(
