@@ -2,9 +2,14 @@
 
     catalog = Catalog(Dyntools("generated_tools"))
 
+    @catalog.tool                       # bare: the schema comes from the annotations
+    def multiply(a: float, b: float) -> float:
+        "Multiplies two numbers."
+        return a * b                    # a non-object result is returned as {"result": ...}
+
     @catalog.tool(params={"type": "object", "properties": {"a": {"type": "number"},
                   "b": {"type": "number"}}, "required": ["a", "b"]})
-    def add_numbers(params):
+    def add_numbers(params):            # one params dict, with an explicit schema
         "Adds two numbers."
         return {"sum": params["a"] + params["b"]}
 
@@ -31,15 +36,16 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
-from dyntools.errors import BadResult, ToolRuntimeError, UnknownTool, UsageError
+from dyntools.errors import BadResult, InvalidParams, ToolRuntimeError, UnknownTool, UsageError
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.pipeline import Dyntools, EnsureResult, StationListener
 from dyntools.registry.records import require_valid_name
+from dyntools.signature import CallShape, call_shape
 from dyntools.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, params_check
 
-ToolFunction = Callable[[dict[str, Any]], Mapping[str, Any]]
+ToolFunction = Callable[..., Any]
 F = TypeVar("F", bound=ToolFunction)
 ChangeListener = Callable[[str], None]
 
@@ -49,6 +55,7 @@ class _HandWritten:
     tool: Tool
     func: ToolFunction
     check: Callable[[Any], None]
+    shape: CallShape
 
 
 class Catalog:
@@ -78,36 +85,69 @@ class Catalog:
         description: str | None = None,
         params: Mapping[str, Any] | None = None,
     ) -> Tool:
-        """Register `func(params) -> dict` under `name` with a JSON Schema for its params.
+        """Register `func` under `name`: `func(params) -> dict` with a JSON Schema for its
+        params, or a function with typed parameters (the schema comes from the annotations,
+        through pydantic, and the function is called with keyword arguments).
 
-        The description defaults to the function's docstring, the schema to an object with
-        no declared properties. A catalog name shadows a registry tool of the same name.
+        The description defaults to the function's docstring, a dict-style schema to an
+        object with no declared properties. A catalog name shadows a registry tool of the
+        same name. Anything that cannot be called this way is refused now, not at the first
+        call (`dyntools.signature`).
         """
         require_valid_name(name)
         if not callable(func):
-            raise UsageError(f"the catalog tool {name!r} is not callable")
-        schema = dict(params) if params is not None else dict(EMPTY_PARAMS)
+            raise UsageError(f"the catalog tool {name!r} is not callable", tool=name)
+        shape = call_shape(name, func, explicit_params=params is not None)
+        if params is not None:
+            schema = dict(params)
+        else:
+            schema = dict(shape.schema) if shape.schema is not None else dict(EMPTY_PARAMS)
         check = params_check(schema, name)
         if schema.get("type") != "object":
             raise UsageError(f'the params schema of {name!r} must declare "type": "object"')
         text = description if description is not None else inspect.getdoc(func) or ""
         tool = Tool(name, text.strip(), schema, CATALOG, None)
         with self._lock:
-            self._tools[name] = _HandWritten(tool, func, check)
+            self._tools[name] = _HandWritten(tool, func, check, shape)
         self._changed(name)
         return tool
 
+    @overload
+    def tool(self, name: F, /) -> F: ...
+
+    @overload
     def tool(
         self,
         name: str | None = None,
         *,
         description: str | None = None,
         params: Mapping[str, Any] | None = None,
-    ) -> Callable[[F], F]:
-        """Decorator form of `add`; the name defaults to the function's name."""
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Any = None,
+        *,
+        description: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """Decorator form of `add`, bare (`@catalog.tool`) or called (`@catalog.tool("name",
+        description=..., params=...)`); the name defaults to the function's name. The
+        function is returned unchanged."""
+        if callable(name) and not isinstance(name, str):
+            func = name
+            self.add(_function_name(func), func)
+            return func
+        if name is not None and not isinstance(name, str):
+            raise UsageError(f"@catalog.tool takes a tool name (a string) or a function, not "
+                             f"{type(name).__name__}")
 
         def register(func: F) -> F:
-            self.add(name or func.__name__, func, description=description, params=params)
+            if not callable(func):
+                raise UsageError(f"@catalog.tool decorates a function, not "
+                                 f"{type(func).__name__}")
+            self.add(name or _function_name(func), func, description=description,
+                     params=params)
             return func
 
         return register
@@ -187,7 +227,9 @@ class Catalog:
             return self.dyntools.call(name, params, timeout=timeout)
         entry.check(params)
         try:
-            result = entry.func(params)
+            result = entry.shape.invoke(entry.func, params)
+        except InvalidParams:
+            raise
         except Exception as exc:  # the operator's code: reported like a generated tool's
             raise ToolRuntimeError(f"{name} raised {type(exc).__name__}: {exc}",
                                    tool=name) from exc
@@ -241,3 +283,11 @@ class Catalog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _function_name(func: Callable[..., Any]) -> str:
+    name = getattr(func, "__name__", None)
+    if not isinstance(name, str):
+        raise UsageError(f"{type(func).__name__} object has no __name__: give the tool a name, "
+                         "@catalog.tool(\"name\")")
+    return name

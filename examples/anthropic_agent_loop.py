@@ -25,9 +25,10 @@ from typing import Any
 from dyntools.adapters import dispatch_tool_uses, tools_for_anthropic
 from dyntools.catalog import Catalog
 from dyntools.generators import Generator, ToolSpec, build_generator
+from dyntools.generators.models import DEFAULT_MODELS
 from dyntools.pipeline import Dyntools
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = DEFAULT_MODELS["anthropic"]
 MAX_TURNS = 8
 
 WANTED = (

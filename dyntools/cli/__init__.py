@@ -15,6 +15,14 @@ from dyntools import __version__
 @click.version_option(__version__, prog_name="dyntools")
 def main() -> None:
     """Grow the tools an agent is missing, behind a static gate and a sandbox."""
+    import warnings
+
+    from dyntools.generators.models import SDK_DEPRECATION_MESSAGE
+
+    # The model SDKs' multi-line DeprecationWarning: the CLI says the same in one line
+    # (`echo_model_notice`), so this process does not print it again as a warning dump.
+    warnings.filterwarnings("ignore", message=SDK_DEPRECATION_MESSAGE,
+                            category=DeprecationWarning)
 
 
 # Command modules register themselves on `main` when imported (so after it is defined).

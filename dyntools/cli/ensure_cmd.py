@@ -27,7 +27,7 @@ from typing import IO, Any, ClassVar
 import click
 
 from dyntools.cli import main
-from dyntools.cli.options import configure_logs, echo_error, sandbox_limits
+from dyntools.cli.options import configure_logs, echo_error, echo_model_notice, sandbox_limits
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import (
     BadResult,
@@ -252,6 +252,7 @@ def ensure(name: str, description: str, schema_text: str | None,
             base_url=base_url, api_key_env=api_key_env, temperature=temperature,
             max_tokens=max_tokens, effort=effort, retries=retries, timeout=model_timeout,
         )
+        echo_model_notice(generator)
         configure_logs(log_level, root, audit=True)
         with Dyntools(root, policy=policy, generator=generator, limits=limits,
                       require_layers=layers, max_attempts=max_attempts) as dt:

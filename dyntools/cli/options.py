@@ -41,6 +41,13 @@ def configure_logs(level: str, registry_root: Path, *, audit: bool) -> None:
     configure_logging(level, audit_path=registry_root / "audit.log" if audit else None)
 
 
+def echo_model_notice(generator: Any) -> None:
+    """`warning: <one line>` on stderr when the installed SDK marks the model deprecated."""
+    notice = getattr(generator, "notice", None)
+    if isinstance(notice, str) and notice:
+        click.echo(f"warning: {terminal_safe(notice)}", err=True)
+
+
 def echo_error(error: DyntoolsError, extra_lines: Iterable[str] = ()) -> None:
     """A typed error on stderr: the tool's output, the error, then details, all escaped (the
     tool controls its output, its message and its traceback text)."""

@@ -18,9 +18,10 @@ from typing import Any
 from dyntools.errors import GenerationError, GenerationNoKey, GenerationRefused, GenerationTruncated
 from dyntools.generators.base import ToolSpec
 from dyntools.generators.model import Answer, ModelGenerator
+from dyntools.generators.models import DEFAULT_MODELS
 from dyntools.generators.prompt import Prompt
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = DEFAULT_MODELS["anthropic"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Build a generator from the options a CLI or a config file names.
 
-    build_generator("anthropic", model="claude-sonnet-4-5", timeout=60)
+    build_generator("anthropic", model="claude-sonnet-5-5", timeout=60)
     build_generator("openai", base_url="http://localhost:11434/v1", model="qwen2.5-coder")
     build_generator("file", source_path="tool.py")      # "-" reads stdin
     build_generator("offline")

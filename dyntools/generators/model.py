@@ -16,6 +16,7 @@ from dyntools.errors import GenerationError
 from dyntools.gate.policy import Policy, load_policy
 from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
 from dyntools.generators.extract import extract_code
+from dyntools.generators.models import model_notice
 from dyntools.generators.prompt import Prompt, build_prompt
 from dyntools.generators.sdk_errors import map_sdk_error
 from dyntools.log import get_logger
@@ -48,16 +49,26 @@ class ModelGenerator:
         self.policy = policy or load_policy()
         self._environ = environ if environ is not None else os.environ
         self._client: Any = None
+        self._noticed = False
 
     @property
     def model(self) -> str:
         model: str = self.config.model
         return model
 
+    @property
+    def notice(self) -> str | None:
+        """One line when the installed SDK marks this model deprecated or retired."""
+        return model_notice(self.id, self.model)
+
     def generate(self, spec: ToolSpec) -> GeneratedSource:
         key = self._api_key()
         prompt = build_prompt(spec, self.policy)
         log = get_logger("generate", generator=self.id, model=self.model, tool=spec.name)
+        notice = self.notice
+        if notice is not None and not self._noticed:
+            self._noticed = True
+            log.warning("model_deprecated", notice=notice)
         log.info("model_request", prompt_sha256=prompt.sha256, **self._request_log(spec))
         try:
             answer = self._ask(self._client_for(key), prompt, spec)

@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 from dyntools.errors import GenerationError, GenerationNoKey, GenerationRefused, GenerationTruncated
 from dyntools.generators.base import ToolSpec
 from dyntools.generators.model import Answer, ModelGenerator
+from dyntools.generators.models import DEFAULT_MODELS
 from dyntools.generators.prompt import Prompt
 
-DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_MODEL = DEFAULT_MODELS["openai"]
 LOCAL_KEY_PLACEHOLDER = "not-needed"
 
 
@@ -42,6 +43,14 @@ class OpenAICompatGenerator(ModelGenerator):
     @property
     def base_url(self) -> str | None:
         return self.config.base_url or self._environ.get("OPENAI_BASE_URL") or None
+
+    @property
+    def notice(self) -> str | None:
+        """Only OpenAI's own model ids have lifecycle data; another endpoint's do not."""
+        host = urlsplit(self.base_url).hostname if self.base_url else None
+        if host is not None and host != "api.openai.com":
+            return None
+        return super().notice
 
     def _request_log(self, spec: ToolSpec) -> dict[str, Any]:
         return {"base_url": self.base_url}
