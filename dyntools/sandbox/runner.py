@@ -164,8 +164,12 @@ class WorkerProcess:
             raise WorkerCrashed("this worker was discarded")
         if not isinstance(params, dict):
             raise UsageError(f"params must be a dict, got {type(params).__name__}")
+        check_plain_data(params)
+        # An id the worker cannot predict: a frame sent ahead of time, or a second reply,
+        # never passes for the answer to a later call.
+        call_id = int.from_bytes(os.urandom(7), "big")
         try:
-            payload = marshal.dumps(params)
+            payload = marshal.dumps((call_id, params))
         except ValueError as exc:
             raise UsageError(f"params are not plain data: {exc}") from exc
         if len(payload) > self.spec.limits.max_params_bytes:
@@ -179,6 +183,11 @@ class WorkerProcess:
         self.broken = True
         self._send(payload)
         reply = self._receive(deadline)
+        if reply.get("id") != call_id or self._buffer:
+            self.kill()
+            raise SandboxViolation(
+                "the worker sent a frame that is not the one reply to this call; it was "
+                "discarded", expected_id=call_id)
         self.broken = False
         ok = reply.get("ok", _MISSING)
         if ok is not _MISSING:
@@ -317,6 +326,27 @@ class WorkerProcess:
 
 
 _MISSING = object()
+_SCALARS = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def check_plain_data(params: dict[str, Any]) -> None:
+    """Params must be JSON-shaped data (dict, list, tuple, str, int, float, bool, None,
+    bytes): marshal would also carry code objects, and the worker's guards rely on params
+    holding nothing else."""
+    stack: list[Any] = [params]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            for key in value:
+                if type(key) not in _SCALARS:
+                    raise UsageError(f"params keys must be strings or numbers, not "
+                                     f"{type(key).__name__}")
+            stack.extend(value.values())
+        elif kind is list or kind is tuple:
+            stack.extend(value)
+        elif kind not in _SCALARS:
+            raise UsageError(f"params may hold only JSON data, not {kind.__name__}")
 
 
 def _has_lone_surrogate(value: Any) -> bool:

@@ -21,6 +21,7 @@ is slow to import: its start-up is the cold-call budget.
 from __future__ import annotations
 
 import _json
+import _thread
 import marshal
 import posix
 import sys
@@ -37,6 +38,7 @@ MAX_TRACE_LINE_CHARS = 200
 TRACE_ENDS = 10
 
 _encode_str = _json.encode_basestring_ascii
+_thread_count = _thread._count
 
 
 def _refuse_default(value: Any) -> Any:
@@ -49,9 +51,19 @@ _encode_json = _json.make_encoder(
 
 
 class Channel:
+    """The protocol pipes. Every frame sent while a call is open starts with that call's id
+    (`{"id":N,...}`), so the host can tell a reply to this call from any other frame."""
+
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
+        self.opening = "{"  # '{"id":N,' while call N is open
+
+    def open_call(self, call_id: int) -> None:
+        self.opening = '{"id":' + str(call_id) + ","
+
+    def close_call(self) -> None:
+        self.opening = "{"
 
     def send_text(self, text: str) -> None:
         data = protocol.frame(text.encode("ascii"))
@@ -79,7 +91,7 @@ class Channel:
     def send_error(self, reason: str, message: str, *, fatal: bool = False,
                    trace: list[list[Any]] | None = None, output: str = "") -> None:
         parts = [
-            '{"error":', _encode_str(reason),
+            self.opening, '"error":', _encode_str(reason),
             ',"message":', _encode_str(message[:MAX_MESSAGE_CHARS]),
             ',"fatal":', "true" if fatal else "false",
             ',"out":', _encode_str(output),
@@ -217,51 +229,65 @@ class Worker:
 
     def serve(self, run: Any) -> None:
         channel = self.channel
-        guards = self.guards
-        encode = _encode_json
-        limit = self.max_result_bytes
-        tripwire = self.tripwire
         rearm_cpu = self._cpu_rearm()
         while True:
             try:
                 message = channel.receive(self.max_params_bytes)
             except EOFError:
                 return
-            if message is None:
-                return
+            if type(message) is not tuple or len(message) != 2 or type(message[0]) is not int:
+                return  # not a call frame: the host never sends one, so end
+            channel.open_call(message[0])
             rearm_cpu()
-            if tripwire is not None:
-                tripwire.inside_tool = True
-            try:
-                result = run(message)
-            except BaseException as exc:  # the tool's failure is data for the host
-                if tripwire is not None:
-                    tripwire.inside_tool = False
-                if self.reply_exception(exc, during="during the call"):
-                    return
-                continue
+            keep_going = self.answer(run, message[1])
+            channel.close_call()
+            if not keep_going:
+                return
+
+    def answer(self, run: Any, params: Any) -> bool:
+        """Run one call and send its one reply; False when the worker must end."""
+        channel = self.channel
+        guards = self.guards
+        tripwire = self.tripwire
+        if tripwire is not None:
+            tripwire.inside_tool = True
+        try:
+            result = run(params)
+        except BaseException as exc:  # the tool's failure is data for the host
             if tripwire is not None:
                 tripwire.inside_tool = False
-            try:
-                if not isinstance(result, dict):
-                    raise TypeError(f"run() returned {type(result).__name__}, not a dict")
-                text = "".join(encode(result, 0))
-            except MemoryError:
-                channel.send_error("memory_limit", "out of memory encoding the result",
-                                   fatal=True, output=guards.take_output())
-                return
-            except (TypeError, ValueError, RecursionError) as exc:
-                channel.send_error("bad_result", f"the result is not JSON: {exc}",
-                                   output=guards.take_output())
-                continue
-            if len(text) > limit:
-                channel.send_error("bad_result",
-                                   f"the result is {len(text)} bytes, over the cap of {limit}",
-                                   output=guards.take_output())
-                continue
-            out = guards.take_output()
-            channel.send_text('{"ok":' + text + ',"out":' + _encode_str(out) + "}"
-                              if out else '{"ok":' + text + "}")
+            self.check_threads()
+            return not self.reply_exception(exc, during="during the call")
+        if tripwire is not None:
+            tripwire.inside_tool = False
+        self.check_threads()
+        try:
+            if not isinstance(result, dict):
+                raise TypeError(f"run() returned {type(result).__name__}, not a dict")
+            text = "".join(_encode_json(result, 0))
+        except MemoryError:
+            channel.send_error("memory_limit", "out of memory encoding the result",
+                               fatal=True, output=guards.take_output())
+            return False
+        except (TypeError, ValueError, RecursionError) as exc:
+            channel.send_error("bad_result", f"the result is not JSON: {exc}",
+                               output=guards.take_output())
+            return True
+        if len(text) > self.max_result_bytes:
+            channel.send_error("bad_result", f"the result is {len(text)} bytes, over the cap "
+                               f"of {self.max_result_bytes}", output=guards.take_output())
+            return True
+        out = guards.take_output()
+        channel.send_text(channel.opening + '"ok":' + text + ',"out":' + _encode_str(out) + "}"
+                          if out else channel.opening + '"ok":' + text + "}")
+        return True
+
+    def check_threads(self) -> None:
+        """No thread may outlive a call. Nothing a tool may use starts one (and seccomp kills
+        clone outright): a thread that exists was started by code that got past the guards."""
+        if _thread_count():
+            self.stop("sandbox_violation", "a thread outlived the call")
+
 
     def _cpu_rearm(self) -> Any:
         """Give each call a fresh CPU allowance under the lifetime hard limit."""
