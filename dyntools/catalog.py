@@ -42,12 +42,15 @@ from dyntools.errors import BadResult, InvalidParams, ToolRuntimeError, UnknownT
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.pipeline import Dyntools, EnsureResult, StationListener
 from dyntools.registry.records import require_valid_name
+from dyntools.search import SearchHit, ToolIndex, params_compatible
 from dyntools.signature import CallShape, call_shape
 from dyntools.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, params_check
 
 ToolFunction = Callable[..., Any]
 F = TypeVar("F", bound=ToolFunction)
 ChangeListener = Callable[[str], None]
+# `similar`: the score (0..1) above which an existing tool is taken to do the same job.
+SIMILAR_THRESHOLD = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,7 @@ class Catalog:
         self._lock = threading.Lock()
         self._tools: dict[str, _HandWritten] = {}
         self._listeners: list[ChangeListener] = []
+        self._index: ToolIndex | None = None
         self._visible: dict[str, tuple[str, int | None]] = {
             tool.name: (tool.origin, tool.version) for tool in self.dyntools.tools()
         }
@@ -215,6 +219,34 @@ class Catalog:
             tools.setdefault(tool.name, tool)
         return [tools[name] for name in sorted(tools)]
 
+    # ----------------------------------------------------------------------------- search
+
+    def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
+        """Catalog tools and current registry versions matching `query` (plain words, never
+        query syntax), best first by BM25 over name, description and PARAMS properties."""
+        return self._synced_index().search(query, limit=limit)
+
+    def similar(self, spec: ToolSpec, *, threshold: float = SIMILAR_THRESHOLD,
+                limit: int = 3) -> list[SearchHit]:
+        """Tools other than `spec.name` that already do the job `spec` describes: a 0..1
+        similarity of name and description at or above `threshold`, and PARAMS compatible
+        with the spec's schema and examples. Empty without a description."""
+        if not spec.description.strip():
+            return []
+        hits = self._synced_index().similar(spec.name, spec.description, limit=limit * 4,
+                                            exclude=spec.name)
+        found = [hit for hit in hits if hit.score >= threshold
+                 and params_compatible(hit.tool, spec.params, spec.examples)]
+        return found[:limit]
+
+    def _synced_index(self) -> ToolIndex:
+        with self._lock:
+            if self._index is None:
+                self._index = ToolIndex()
+            index = self._index
+        index.sync(self.list_tools())
+        return index
+
     # ------------------------------------------------------------------------------ calls
 
     def call(self, name: str, params: dict[str, Any], *,
@@ -276,6 +308,10 @@ class Catalog:
             listener(name)
 
     def close(self) -> None:
+        with self._lock:
+            index, self._index = self._index, None
+        if index is not None:
+            index.close()
         self.dyntools.close()
 
     def __enter__(self) -> Catalog:

@@ -1,4 +1,4 @@
-"""Registry commands: list, show, diff, review, approve, rollback, watch.
+"""Registry commands: list, search, show, diff, review, approve, rollback, watch.
 
 Every command takes `--registry PATH` (else DYNTOOLS_REGISTRY, else ./generated_tools) and
 `--allowlist PATH`. Exit codes: 0 success, 1 a registry problem (quarantined version, unusable
@@ -145,6 +145,38 @@ def list_tools(registry: Registry, as_json: bool) -> None:
     for r in rows:
         current = f"v{r['current']}" if r["current"] is not None else "-"
         click.echo(f"{r['name']:<{width}}  {current:<7}  {r['versions']:<8}  {r['status']}")
+
+
+@main.command("search")
+@click.argument("query")
+@registry_options
+@click.option("--limit", type=click.IntRange(min=1, max=100), default=10, show_default=True,
+              help="At most this many tools.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+def search_tools(registry: Registry, query: str, limit: int, as_json: bool) -> None:
+    """Find current tools whose name, description or PARAMS match QUERY (BM25, best first).
+
+    QUERY is plain words: quotes, `*`, `NEAR` or `col:` are never search syntax.
+    """
+    from dyntools.catalog import Catalog
+    from dyntools.pipeline import Dyntools
+
+    with Catalog(Dyntools(registry), generate=False) as catalog:
+        hits = catalog.search(query, limit=limit)
+    if as_json:
+        _echo_json({"registry": str(registry.root), "query": query,
+                    "hits": [hit.as_dict() for hit in hits]})
+        return
+    if not hits:
+        click.echo(f"no tool matches {terminal_safe(query)!s} in {registry.root}")
+        return
+    width = max(len("NAME"), *(len(hit.name) for hit in hits))
+    click.echo(f"{'NAME':<{width}}  {'SCORE':>7}  DESCRIPTION")
+    for hit in hits:
+        description = terminal_safe(" ".join(hit.tool.description.split()))
+        if len(description) > 100:
+            description = description[:100] + "..."
+        click.echo(f"{hit.name:<{width}}  {hit.score:>7.2f}  {description}")
 
 
 def _pick(registry: Registry, name: str, version: int | None) -> VersionRecord:
