@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import errno
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ GATE_REJECTED = "gate_rejected"
 NAME_MISMATCH = "name_mismatch"
 RECORDED = "quarantined_by_reviewer"
 MANIFEST_INVALID = "manifest_invalid"
+HARD_LINKED = "hard_linked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +90,21 @@ def check_version(path: Path, entry: VersionEntry, policy: Policy) -> VersionChe
         # A file longer than recorded fails the hash anyway: never read a planted huge one
         # whole into memory.
         data = read_regular(path, limit=entry.size)
+        links = os.lstat(path).st_nlink
     except OSError as exc:
         return _read_failure(path, exc)
+    if links > 1:
+        # A second name for the file lets it be edited where no watch looks: inotify reports
+        # changes made through the registry's own path only, so an edit through the other
+        # name would never be seen live. The registry never links a version file itself
+        # once it is published.
+        return VersionCheck(
+            False,
+            HARD_LINKED,
+            f"{path.name} has {links} hard links: a version file must have exactly one "
+            "name (an edit made through another name is invisible to watch); it is trusted "
+            "again once the other names are removed and its hash still matches",
+        )
     return check_bytes(data, entry, policy, path)
 
 

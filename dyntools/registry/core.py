@@ -679,6 +679,9 @@ class Registry:
             except FileNotFoundError as exc:
                 raise UnknownVersion(f"there is no file {path} to approve", tool=name,
                                      version=version) from exc
+            if os.lstat(path).st_nlink > 1:
+                raise UsageError(f"{path} has other hard links; a version file must have one "
+                                 "name (copy it instead)", tool=name, version=version)
             gate_report = self._gate(name, data, None)
             os.chmod(path, 0o444, follow_symlinks=False)
             # A hand-written file and its folder entry may not be durable yet.

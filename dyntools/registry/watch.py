@@ -8,6 +8,13 @@ a deleted one is reported, and a file dropped in by hand stays untrusted until a
 watchdog 7 reports an atomic save (temp file, then rename) as a moved event: the file that
 now exists is `dest_path`, so both paths of a move are considered. Open and close-without-write
 events are ignored: the registry's own reads would otherwise wake it up forever.
+
+inotify reports only what is done through a path inside the watched folders: a hard link
+made from elsewhere, and every write through it, produce no event here. So the watcher also
+sweeps the version files' metadata (inode, size, times, link count) every `sweep_seconds`
+(one `lstat` per version file; ~1 ms per 1,000 versions) and re-checks any tool whose files
+changed: a version file with a second name is quarantined (`hard_linked`), an edit through
+one fails its hash.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -24,7 +32,7 @@ from watchdog.observers import Observer
 
 from dyntools.log import get_logger
 from dyntools.registry.manifest import parse_version_file_name
-from dyntools.registry.store import LOCK_NAME, TEMP_PREFIX
+from dyntools.registry.store import LOCK_NAME, TEMP_PREFIX, is_real_dir
 from dyntools.toolname import tool_name_problem
 
 if TYPE_CHECKING:
@@ -49,10 +57,13 @@ class _Handler(FileSystemEventHandler):
 class RegistryWatcher:
     """Start with `start()` (or use as a context manager); `stop()` ends both threads."""
 
-    def __init__(self, registry: Registry, *, coalesce_seconds: float = 0.02) -> None:
+    def __init__(self, registry: Registry, *, coalesce_seconds: float = 0.02,
+                 sweep_seconds: float = 1.0) -> None:
         self.registry = registry
         self._root = registry.root.resolve()
         self._coalesce = coalesce_seconds
+        self._sweep_every = sweep_seconds
+        self._files: dict[tuple[str, int], tuple[int, ...]] = {}
         self._dirty: set[str] = set()
         self._wake = threading.Condition()
         self._stopping = False
@@ -63,6 +74,7 @@ class RegistryWatcher:
         self.refreshes = 0
 
     def start(self) -> RegistryWatcher:
+        self._files = self._version_files()
         self._observer.start()
         self._worker.start()
         # Anything that changed between open and the observer starting is caught here.
@@ -123,14 +135,52 @@ class RegistryWatcher:
             self._dirty.add(name)
             self._wake.notify_all()
 
+    def _version_files(self) -> dict[tuple[str, int], tuple[int, ...]]:
+        """(tool, version) -> what lstat says of its file, for every version file on disk."""
+        found: dict[tuple[str, int], tuple[int, ...]] = {}
+        with contextlib.suppress(OSError):
+            for tool in os.scandir(self._root):
+                if tool_name_problem(tool.name) is not None or not is_real_dir(Path(tool.path)):
+                    continue
+                with contextlib.suppress(OSError):
+                    for entry in os.scandir(tool.path):
+                        version = parse_version_file_name(entry.name)
+                        if version is None:
+                            continue
+                        with contextlib.suppress(OSError):
+                            st = entry.stat(follow_symlinks=False)
+                            found[(tool.name, version)] = (
+                                st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                st.st_nlink)
+        return found
+
+    def _sweep(self) -> None:
+        """Mark the tools whose version files changed in ways no event reported."""
+        now = self._version_files()
+        for key in now.keys() | self._files.keys():
+            if now.get(key) != self._files.get(key):
+                self.registry.forget_cached_check(*key)
+                self._mark(key[0])
+        self._files = now
+
     def _run(self) -> None:
         log = get_logger("registry")
+        next_sweep = time.monotonic() + self._sweep_every
         while True:
             with self._wake:
                 while not self._dirty and not self._stopping:
-                    self._wake.wait()
+                    left = next_sweep - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._wake.wait(left)
                 if self._stopping:
                     return
+            if time.monotonic() >= next_sweep:
+                self._sweep()
+                next_sweep = time.monotonic() + self._sweep_every
+                with self._wake:
+                    if not self._dirty:
+                        continue
             # Let the rest of a burst (temp file, write, rename, fsync) arrive first.
             threading.Event().wait(self._coalesce)
             with self._wake:
