@@ -4,9 +4,20 @@
     anyio.run(serve_stdio, McpToolServer(catalog))
 
 It lists the catalog's tools (hand-written, then the registry's current versions) with their
-PARAMS JSON Schemas, calls them (generated tools in the sandbox), and adds one tool of its
-own, `ensure_tool`, which runs the pipeline for a missing tool: generate, gate, load, verify,
-persist, activate.
+PARAMS JSON Schemas, calls them (generated tools in the sandbox), and adds three tools of its
+own, listed first:
+- `find_tools(query, limit)`: the catalog's search (FTS5 BM25 over name, description and
+  PARAMS), with each hit's schema;
+- `call_tool(name, params)`: call any tool by name, listed or not;
+- `ensure_tool(name, description, params_schema, examples, new_version, contract_change,
+  generator, reuse_similar[, source])`: run the pipeline for a missing tool (generate, gate,
+  load, verify, persist, activate), or make a new version.
+With the first two, a client that never refreshes its tool list (several do not act on
+`list_changed`) can still find and call every tool, including one grown a minute ago.
+`tools="compact"` lists only these three, for registries too large to list; `tools/list` is
+paginated (`page_size` per page, an opaque cursor that stays valid while the list changes).
+The tool-file contract and the allow-list are in `ensure_tool`'s description (a summary)
+and in the resource `dyntools://tool-contract` (in full).
 
 Errors are results, never protocol errors: every failure (an unknown tool, invalid params, a
 gate rejection, a timeout, a bug) comes back as `CallToolResult(is_error=True)` whose text
@@ -28,6 +39,7 @@ fd 1 at stderr so a stray print cannot corrupt the wire.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import threading
@@ -43,6 +55,7 @@ from mcp.server.context import CallNext, HandlerResult
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from dyntools import __version__
@@ -57,19 +70,85 @@ from dyntools.toolmeta import check_params
 from dyntools.toolname import MAX_TOOL_NAME
 
 ENSURE_TOOL = "ensure_tool"
+FIND_TOOLS = "find_tools"
+CALL_TOOL = "call_tool"
+META_TOOLS = (FIND_TOOLS, CALL_TOOL, ENSURE_TOOL)
+TOOLS_MODES = ("full", "compact")
+PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+MAX_QUERY_CHARS = 1000
+MAX_FIND_LIMIT = 50
+MAX_DESCRIPTION_CHARS = 4000
+MAX_SCHEMA_CHARS = 65536
+CONTRACT_URI = "dyntools://tool-contract"
 DEFAULT_GENERATORS = ("offline", "anthropic", "openai")
 # "file" takes the tool's source from the caller; it is offered only when the operator asks.
 KNOWN_GENERATORS = ("offline", "anthropic", "openai", "file")
 COALESCE_SECONDS = 0.05
+MAX_LEGACY_SESSIONS = 256
 SERVER_NAME = "dyntools"
 INSTRUCTIONS = (
-    "Tools here can grow at run time. If the tool you need is missing, call ensure_tool with "
-    "its snake_case name, what it should do and examples; the new tool is gated, verified in a "
-    "sandbox and then listed (the server notifies you that the tool list changed). Errors come "
-    'back as results: {"error": {"station", "reason", "message", "details"}}.'
+    "Tools here can grow at run time. To find one, call find_tools with what you need done; "
+    "call any tool by name with call_tool (this works even if your tool list is out of date). "
+    "If the tool you need is missing, call ensure_tool with its snake_case name, what it should "
+    "do and examples; the new tool is gated, verified in a sandbox and then callable (the "
+    "server also notifies you that the tool list changed). Errors come back as results: "
+    '{"error": {"station", "reason", "message", "details"}}.'
 )
 
 GeneratorFactory = Callable[[str], Generator]
+
+
+FIND_TOOLS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "maxLength": MAX_QUERY_CHARS,
+                  "description": "What the tool should do, in plain words."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FIND_LIMIT, "default": 10,
+                  "description": "At most this many tools."},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+CALL_TOOL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "maxLength": MAX_TOOL_NAME,
+                 "description": "The tool's name (from find_tools or the tool list)."},
+        "params": {"type": "object",
+                   "description": "The tool's params: an object matching its schema."},
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+FIND_TOOLS_DESCRIPTION = (
+    "Search the tools this server can call (including ones created during this session) by "
+    "what they do: name, description and parameter names. Returns the best matches with "
+    "their descriptions and params schemas; call one with call_tool."
+)
+CALL_TOOL_DESCRIPTION = (
+    "Call any tool by name with its params, whether or not it is in your tool list (use it "
+    "for tools found with find_tools or just created with ensure_tool)."
+)
+
+
+def ensure_tool_description(policy: Any) -> str:
+    """What ensure_tool does, the tool-file contract and a summary of the allow-list."""
+    from dyntools.generators.prompt import CONTRACT, allowlist_summary
+
+    return (
+        "Create a missing tool, or a new version of one: generate it, check it with the static "
+        "gate, verify its examples in the sandbox, then activate it (callable at once with "
+        "call_tool). Returns the tool's name, description, params schema and version, and "
+        "`similar`: existing tools that already do the job (reuse_similar serves the best one "
+        "instead of generating). Ensuring a name that exists is a lookup unless new_version "
+        "is set.\n\nEvery tool is one Python file under this contract (a source you send "
+        "with the file generator must follow it):\n" + CONTRACT + "\n\n"
+        + allowlist_summary(policy) + f" The full contract, with every allowed member, "
+        f"builtin and the common refusals, is the resource {CONTRACT_URI}."
+    )
 
 
 def ensure_tool_schema(generators: Sequence[str]) -> dict[str, Any]:
@@ -80,10 +159,31 @@ def ensure_tool_schema(generators: Sequence[str]) -> dict[str, Any]:
             "description": f"The tool's name: a snake_case identifier of at most "
                            f"{MAX_TOOL_NAME} characters.",
         },
-        "description": {"type": "string", "description": "What the tool should do."},
-        "params": {
+        "description": {"type": "string", "maxLength": MAX_DESCRIPTION_CHARS,
+                        "description": "What the tool should do."},
+        "params_schema": {
             "type": "object",
             "description": "Optional JSON Schema (type object) for the tool's params.",
+        },
+        "params": {
+            "type": "object",
+            "description": "Deprecated name of params_schema.",
+        },
+        "new_version": {
+            "type": "boolean",
+            "description": "Generate a new version even if the tool exists; it must pass the "
+                           "examples the current version passed.",
+        },
+        "contract_change": {
+            "type": "boolean",
+            "description": "With new_version: let the new version drop the examples the "
+                           "current version passed.",
+        },
+        "reuse_similar": {
+            "type": "boolean",
+            "description": "If the tool is missing and an existing tool does the same job "
+                           "(similar description, compatible params), return that one "
+                           "instead of generating.",
         },
         "examples": {
             "type": "array",
@@ -125,20 +225,29 @@ class ToolListNotifier:
         self._token: Any = None
         self._loop_thread: int | None = None
         self._wake = anyio.Event()
-        self._legacy_session: ServerSession | None = None
+        # Handshake-era connections to notify (one on stdio, any number over HTTP), each with
+        # its latest session (the SDK makes one per request). One that fails a notification
+        # is dropped; past MAX_LEGACY_SESSIONS the oldest goes.
+        self._legacy_sessions: dict[Any, ServerSession] = {}
         self._lock = threading.Lock()
 
     def remember(self, session: ServerSession) -> None:
-        """The handshake-era connection to notify (stdio serves one connection)."""
+        """A handshake-era connection to notify from now on."""
         if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            # The connection behind the per-request session (the SDK's `_connection`; the
+            # session itself if a later SDK drops it).
+            connection = getattr(session, "_connection", session)
             with self._lock:
-                self._legacy_session = session
+                self._legacy_sessions.pop(connection, None)
+                self._legacy_sessions[connection] = session
+                while len(self._legacy_sessions) > MAX_LEGACY_SESSIONS:
+                    del self._legacy_sessions[next(iter(self._legacy_sessions))]
 
     @property
     def has_legacy_client(self) -> bool:
         """Whether a handshake-era connection has been seen (and will be notified)."""
         with self._lock:
-            return self._legacy_session is not None
+            return len(self._legacy_sessions) > 0
 
     def poke(self, _name: str | None = None) -> None:
         """Thread-safe: note a change; the loop sends one notification for a burst."""
@@ -163,13 +272,15 @@ class ToolListNotifier:
             self._wake = anyio.Event()
             await self._bus.publish(ToolsListChanged())
             with self._lock:
-                session = self._legacy_session
-            if session is not None:
+                sessions = list(self._legacy_sessions.items())
+            for connection, session in sessions:
                 try:
                     await session.send_tool_list_changed()
                 except Exception as exc:  # a closed connection must not end the server
                     log.warning("mcp.notify_failed", error=repr(exc))
-            log.info("mcp.tools_list_changed", legacy=session is not None)
+                    with self._lock:
+                        self._legacy_sessions.pop(connection, None)
+            log.info("mcp.tools_list_changed", legacy=len(sessions))
 
 
 class _RememberSession:
@@ -186,12 +297,29 @@ class _RememberSession:
         return result
 
 
+class _ToolsChangedServer(Server[Any]):
+    """The SDK's low-level server, advertising `tools.listChanged` whichever transport asks
+    for the initialization options (the HTTP session manager asks without any)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities, extensions)
+
+
 class McpToolServer:
     """The dyntools MCP server over one `Catalog`.
 
     `generators` are the names `ensure_tool` offers (a subset of `KNOWN_GENERATORS`; "file"
     lets a client send the tool's source); `generator_factory(name)` builds one (the CLI
-    passes model options through it). `timeout` bounds each sandboxed call.
+    passes model options through it). `timeout` bounds each sandboxed call. `tools` is
+    "full" (every tool after the three meta-tools) or "compact" (the meta-tools only);
+    `page_size` bounds one `tools/list` page.
     """
 
     def __init__(
@@ -202,28 +330,41 @@ class McpToolServer:
         generator_factory: GeneratorFactory | None = None,
         timeout: float | None = None,
         coalesce_seconds: float = COALESCE_SECONDS,
+        tools: str = "full",
+        page_size: int = PAGE_SIZE,
     ) -> None:
         unknown = sorted(set(generators) - set(KNOWN_GENERATORS))
         if unknown or not generators:
             raise UsageError(f"ensure_tool generators must be some of "
                              f"{', '.join(KNOWN_GENERATORS)}; got {', '.join(generators)}")
+        if tools not in TOOLS_MODES:
+            raise UsageError(f"tools must be one of {', '.join(TOOLS_MODES)}, not {tools!r}")
+        if isinstance(page_size, bool) or not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise UsageError(f"page_size must be 1..{MAX_PAGE_SIZE}, not {page_size!r}")
         self.catalog = catalog
         self.generators = tuple(dict.fromkeys(generators))
+        self.tools_mode = tools
+        self.page_size = page_size
         self._factory = generator_factory or _default_factory(catalog)
         self._timeout = timeout
         self._ensure_schema = ensure_tool_schema(self.generators)
+        self._ensure_description = ensure_tool_description(catalog.dyntools.policy)
         self.bus = InMemorySubscriptionBus()
         self.notifier = ToolListNotifier(self.bus, coalesce_seconds=coalesce_seconds)
-        self._unsubscribe = catalog.subscribe(self.notifier.poke)
+        # A compact list never changes; clients still reach new tools through the meta-tools.
+        self._unsubscribe = (catalog.subscribe(self.notifier.poke) if tools == "full"
+                             else (lambda: None))
         self.server = self._build()
 
     def _build(self) -> Server[Any]:
-        server: Server[Any] = Server(
+        server: Server[Any] = _ToolsChangedServer(
             SERVER_NAME,
             version=__version__,
             instructions=INSTRUCTIONS,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
+            on_list_resources=self._on_list_resources,
+            on_read_resource=self._on_read_resource,
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         server.middleware.append(_RememberSession(self.notifier))
@@ -234,20 +375,26 @@ class McpToolServer:
             NotificationOptions(tools_changed=True)
         )
 
-    # --------------------------------------------------------------------------- handlers
+    # --------------------------------------------------------------------------- listing
+
+    def meta_tools(self) -> list[types.Tool]:
+        return [
+            types.Tool(name=FIND_TOOLS, description=FIND_TOOLS_DESCRIPTION,
+                       input_schema=FIND_TOOLS_SCHEMA,
+                       annotations=types.ToolAnnotations(read_only_hint=True)),
+            types.Tool(name=CALL_TOOL, description=CALL_TOOL_DESCRIPTION,
+                       input_schema=CALL_TOOL_SCHEMA),
+            types.Tool(name=ENSURE_TOOL, description=self._ensure_description,
+                       input_schema=self._ensure_schema),
+        ]
 
     def tools(self) -> list[types.Tool]:
-        listed = [
-            types.Tool(
-                name=ENSURE_TOOL,
-                description="Create a missing tool: generate it, check it with the static "
-                            "gate, verify its examples in the sandbox, then list it. Returns "
-                            "the new tool's name, description, params schema and version.",
-                input_schema=self._ensure_schema,
-            )
-        ]
+        """Every listed tool, in order: the meta-tools, then (full) the catalog's tools."""
+        listed = self.meta_tools()
+        if self.tools_mode == "compact":
+            return listed
         for tool in self.catalog.list_tools():
-            if tool.name == ENSURE_TOOL:
+            if tool.name in META_TOOLS:
                 get_logger("adapter.mcp").warning("mcp.tool_shadowed", tool=tool.name,
                                                   reason="the name is this server's own tool")
                 continue
@@ -255,16 +402,57 @@ class McpToolServer:
                                      input_schema=dict(tool.params)))
         return listed
 
+    def page(self, cursor: str | None) -> types.ListToolsResult:
+        """One page of `tools()` after `cursor` (None: the first page).
+
+        The cursor names the last tool of the previous page, so it stays valid when tools
+        are added or removed between pages: nothing is skipped that existed on both reads.
+        """
+        after = _decode_cursor(cursor) if cursor is not None else None
+        try:
+            listed = self.tools()
+        except Exception as exc:  # a listing must still answer: at least the meta-tools
+            get_logger("adapter.mcp").error("mcp.list_failed", error=repr(exc))
+            listed = self.meta_tools()
+        keys = [_sort_key(tool.name) for tool in listed]
+        start = 0 if after is None else next(
+            (i for i, key in enumerate(keys) if key > after), len(keys))
+        chunk = listed[start:start + self.page_size]
+        more = start + self.page_size < len(listed)
+        return types.ListToolsResult(
+            tools=chunk, next_cursor=_encode_cursor(keys[start + len(chunk) - 1])
+            if more and chunk else None)
+
     async def _on_list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        try:
-            tools = await anyio.to_thread.run_sync(self.tools)
-        except Exception as exc:  # a listing must still answer: at least ensure_tool
-            get_logger("adapter.mcp").error("mcp.list_failed", error=repr(exc))
-            tools = [types.Tool(name=ENSURE_TOOL, description="Create a missing tool.",
-                                input_schema=self._ensure_schema)]
-        return types.ListToolsResult(tools=tools)
+        cursor = params.cursor if params is not None else None
+        return await anyio.to_thread.run_sync(self.page, cursor)
+
+    # ------------------------------------------------------------------------- resources
+
+    async def _on_list_resources(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[types.Resource(
+            uri=CONTRACT_URI, name="tool-contract", title="The dyntools tool-file contract",
+            description="How to write a tool file: the contract, an accepted example, every "
+                        "allowed module member and builtin, and the common refusals.",
+            mime_type="text/markdown")])
+
+    async def _on_read_resource(
+        self, ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        if str(params.uri) != CONTRACT_URI:
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource; this server has "
+                                                 f"{CONTRACT_URI}")
+        from dyntools.generators.prompt import contract_document
+
+        text = contract_document(self.catalog.dyntools.policy)
+        return types.ReadResourceResult(contents=[types.TextResourceContents(
+            uri=CONTRACT_URI, mime_type="text/markdown", text=text)])
+
+    # ----------------------------------------------------------------------------- calls
 
     async def _on_call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -277,6 +465,10 @@ class McpToolServer:
                 progress = _progress_reporter(ctx)
                 value = await anyio.to_thread.run_sync(
                     lambda: self.ensure_tool(arguments, on_station=progress))
+            elif name == FIND_TOOLS:
+                value = await anyio.to_thread.run_sync(self.find_tools, arguments)
+            elif name == CALL_TOOL:
+                value = await anyio.to_thread.run_sync(self.call_tool, arguments)
             else:
                 value = await anyio.to_thread.run_sync(self._call, name, arguments)
         except Exception as exc:  # every failure is a result the client can read
@@ -284,7 +476,8 @@ class McpToolServer:
             if isinstance(exc, UnknownTool):
                 body = payload["error"]
                 body["details"] = {**body["details"], "hint": (
-                    f"call {ENSURE_TOOL} with this name (and a description) to create it")}
+                    f"find a tool that does the job with {FIND_TOOLS}, or call {ENSURE_TOOL} "
+                    "with this name (and a description) to create it")}
             if isinstance(exc, DyntoolsError):
                 log.info("mcp.call_failed", station=exc.station, reason=exc.reason)
             else:
@@ -295,39 +488,124 @@ class McpToolServer:
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.catalog.call(name, arguments, timeout=self._timeout)
 
+    def find_tools(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """`find_tools`: the catalog's search; each hit with what call_tool needs."""
+        check_params(FIND_TOOLS_SCHEMA, dict(arguments), tool=FIND_TOOLS)
+        limit = int(arguments.get("limit", 10))
+        hits = [hit for hit in self.catalog.search(arguments["query"], limit=limit + 3)
+                if hit.name not in META_TOOLS][:limit]
+        return {
+            "tools": [{"name": hit.name, "description": hit.tool.description,
+                       "params_schema": dict(hit.tool.params), "score": hit.score}
+                      for hit in hits],
+            "hint": (f"call one with {CALL_TOOL}(name, params)" if hits else
+                     f"nothing matches; {ENSURE_TOOL} can create the tool you need"),
+        }
+
+    def call_tool(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """`call_tool`: call the tool named in `arguments` with its params."""
+        check_params(CALL_TOOL_SCHEMA, dict(arguments), tool=CALL_TOOL)
+        name = arguments["name"]
+        if name in META_TOOLS:
+            raise UsageError(f"{name!r} is this server's own tool; call it directly",
+                             tool=CALL_TOOL)
+        return self._call(name, dict(arguments.get("params") or {}))
+
     def ensure_tool(self, arguments: Mapping[str, Any], *,
                     on_station: StationListener | None = None) -> dict[str, Any]:
         """Run the pipeline for `arguments` (checked against ensure_tool's schema)."""
         check_params(self._ensure_schema, dict(arguments), tool=ENSURE_TOOL)
-        if arguments["name"] == ENSURE_TOOL:
+        name = arguments["name"]
+        if name in META_TOOLS:
             # It would be created but never listed or callable here: this server's own tool
             # answers to that name.
-            raise UsageError(f"{ENSURE_TOOL!r} is this server's own tool; choose another name",
+            raise UsageError(f"{name!r} is this server's own tool; choose another name",
                              tool=ENSURE_TOOL)
+        if "params" in arguments and "params_schema" in arguments:
+            raise UsageError('give "params_schema" (or its old name "params"), not both',
+                             tool=ENSURE_TOOL)
+        schema = arguments.get("params_schema", arguments.get("params"))
+        if schema is not None:
+            _check_schema(schema)
         source = arguments.get("source")
         choice = arguments.get("generator") or ("file" if source is not None
                                                 else self.generators[0])
         if (source is not None) != (choice == "file"):
             raise UsageError('"source" goes with generator "file", and only with it',
                              tool=ENSURE_TOOL)
+        new_version = bool(arguments.get("new_version", False))
+        spec = ToolSpec(name, arguments.get("description", ""), schema,
+                        tuple(arguments.get("examples", ())))
+        similar: list[Any] = []
+        if not new_version and spec.description.strip() and self.catalog.get(name) is None:
+            similar = self.catalog.similar(spec)
+        found = [{"name": hit.name, "score": hit.score} for hit in similar]
+        if similar and arguments.get("reuse_similar"):
+            hit = similar[0]
+            get_logger("adapter.mcp").info("mcp.reused_similar", tool=name, reused=hit.name,
+                                           score=hit.score)
+            return {"tool": hit.tool.as_dict(), "version": hit.tool.version, "created": False,
+                    "reused": hit.name, "similar": found}
         if choice == "file":
             generator: Generator = FileGenerator(
                 stdin=io.BytesIO(str(source).encode("utf-8")))
         else:
             generator = self._factory(choice)
-        spec = ToolSpec(
-            arguments["name"],
-            arguments.get("description", ""),
-            arguments.get("params"),
-            tuple(arguments.get("examples", ())),
-        )
-        result = self.catalog.ensure(spec, generator=generator, on_station=on_station)
+        result = self.catalog.ensure(
+            spec, generator=generator, on_station=on_station, new_version=new_version,
+            contract_change=bool(arguments.get("contract_change", False)))
         get_logger("adapter.mcp").info("mcp.ensured", tool=spec.name, version=result.version,
                                        created=result.created, generator=choice)
-        return result.as_dict()
+        return {**result.as_dict(), "reused": None, "similar": found}
 
     def close(self) -> None:
         self._unsubscribe()
+
+
+def _check_schema(schema: Any) -> None:
+    """A caller's params_schema is compiled in this process: hold it to the gate's PARAMS
+    rules (linear-time patterns, bounded fan-out, no remote references) and a size."""
+    import json
+
+    from dyntools.gate.contract import params_schema_problem
+
+    try:
+        size = len(json.dumps(schema))
+    except (TypeError, ValueError, RecursionError):
+        raise UsageError("params_schema is not JSON", tool=ENSURE_TOOL) from None
+    if size > MAX_SCHEMA_CHARS:
+        raise UsageError(f"params_schema is {size} characters of JSON; at most "
+                         f"{MAX_SCHEMA_CHARS}", tool=ENSURE_TOOL)
+    problem = params_schema_problem(schema)
+    if problem is not None:
+        raise UsageError(problem.replace("PARAMS", "params_schema", 1), tool=ENSURE_TOOL)
+
+
+def _sort_key(name: str) -> tuple[int, int, str]:
+    """Listing order: the meta-tools (in their order), then every other tool by name."""
+    if name in META_TOOLS:
+        return (0, META_TOOLS.index(name), "")
+    return (1, 0, name)
+
+
+def _encode_cursor(key: tuple[int, int, str]) -> str:
+    text = f"{key[0]}:{key[1]}:{key[2]}"
+    return base64.urlsafe_b64encode(text.encode("ascii")).decode("ascii")
+
+
+def _decode_cursor(cursor: str) -> tuple[int, int, str]:
+    """The key a cursor names; a cursor this server did not make is an INVALID_PARAMS error."""
+    try:
+        if len(cursor) > 4 * MAX_TOOL_NAME:
+            raise ValueError("too long")
+        group, index, name = base64.urlsafe_b64decode(cursor.encode("ascii")).decode(
+            "ascii").split(":", 2)
+        key = (int(group), int(index), name)
+        if key[0] not in (0, 1) or not 0 <= key[1] < len(META_TOOLS) or len(name) > MAX_TOOL_NAME:
+            raise ValueError("out of range")
+    except (ValueError, UnicodeError) as exc:
+        raise MCPError(types.INVALID_PARAMS, f"invalid cursor ({exc})") from None
+    return key
 
 
 def _result(value: Mapping[str, Any], *, is_error: bool) -> types.CallToolResult:

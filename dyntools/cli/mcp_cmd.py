@@ -1,10 +1,15 @@
-"""`dyntools serve-mcp`: the registry's tools (and `ensure_tool`) as an MCP server on stdio.
+"""`dyntools serve-mcp`: the registry's tools (and `find_tools`, `call_tool`, `ensure_tool`) as
+an MCP server, on stdio or on streamable HTTP with a bearer token.
 
-stdout carries the protocol and nothing else: logs go to stderr and to `<registry>/audit.log`.
-Exits 0 when the client disconnects, 2 on a usage error (before serving starts).
+stdio: stdout carries the protocol and nothing else; logs go to stderr and to
+`<registry>/audit.log`. Exits 0 when the client disconnects, 2 on a usage error (before
+serving starts: a bad option, a non-loopback --host without --allow-remote, a bad token file),
+130 on SIGINT and 143 on SIGTERM while serving HTTP.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -37,21 +42,41 @@ GENERATOR_OPTIONS_HELP = (
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="warning", show_default=True,
               help="Log level on stderr (the registry's audit.log always gets info).")
+@click.option("--tools", "tools_mode", type=click.Choice(["full", "compact"]), default="full",
+              show_default=True,
+              help="full: every tool plus find_tools, call_tool, ensure_tool; compact: only "
+                   "those three (for large registries).")
+@click.option("--page-size", type=click.IntRange(min=1, max=1000), default=100,
+              show_default=True, help="Tools per tools/list page.")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
+              show_default=True, help="stdio, or the SDK's streamable HTTP (bearer token).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="http: the address to listen on (loopback unless --allow-remote).")
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765,
+              show_default=True, help="http: the port (0 picks a free one).")
+@click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="http: a file holding the bearer token clients must send; without it a "
+                   "token is generated and printed once to stderr.")
+@click.option("--allow-remote", is_flag=True,
+              help="http: allow a --host that is not a loopback address.")
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
-              require_layers: str | None, log_level: str) -> None:
-    """Serve the registry's tools over MCP (stdio), with ensure_tool to create missing ones.
+              require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
+              transport: str, host: str, port: int, token_file: str | None,
+              allow_remote: bool) -> None:
+    """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
-    another process writing to the registry), in both protocol eras.
+    another process writing to the registry), in both protocol eras; clients that never
+    refresh their list find and call every tool through find_tools and call_tool.
     """
     import anyio
 
     from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
     from dyntools.catalog import Catalog
     from dyntools.cli.check_cmd import policy_option
-    from dyntools.cli.options import configure_logs, sandbox_limits
+    from dyntools.cli.options import configure_logs, echo_model_notice, sandbox_limits
     from dyntools.cli.options import require_layers as require_layers_option
     from dyntools.errors import DyntoolsError
     from dyntools.generators import Generator, build_generator
@@ -74,17 +99,61 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         return build_generator(name, policy=policy, **given)
 
     try:
+        for name in names:
+            if name in ("anthropic", "openai"):
+                echo_model_notice(factory(name))
+        token, sock = (_http_setup(token_file, host, port, allow_remote)
+                       if transport == "http" else (None, None))
+        if transport != "http" and (token_file or allow_remote):
+            raise click.UsageError("--token-file and --allow-remote apply to --transport http")
         configure_logs(log_level, root, audit=True)
         dyntools = Dyntools(root, policy=policy, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch)
     except DyntoolsError as exc:
         raise click.UsageError(f"{exc.station}/{exc.reason}: {exc.message}") from exc
+    if transport == "http" and not token_file:
+        # Shown once, here, and never logged or stored: copy it into the client's config.
+        click.echo(f"bearer token (shown once): {token}", err=True)
     with Catalog(dyntools, generate=False) as catalog:
         server = McpToolServer(catalog, generators=names, generator_factory=factory,
-                               timeout=timeout)
+                               timeout=timeout, tools=tools_mode, page_size=page_size)
         try:
-            anyio.run(serve_stdio, server)
+            if transport == "http":
+                _serve_http(server, str(token), host, sock)
+            else:
+                anyio.run(serve_stdio, server)
         except KeyboardInterrupt:
-            pass
+            if transport == "http":
+                raise SystemExit(130) from None
         finally:
             server.close()
+
+
+def _serve_http(server: Any, token: str, host: str, sock: Any) -> None:
+    import anyio
+
+    from dyntools.adapters.mcp_http import serve_http
+
+    def ready(url: str) -> None:
+        click.echo(f"serving MCP on {url}", err=True)
+
+    anyio.run(lambda: serve_http(server, token=token, host=host, sock=sock, ready=ready))
+
+
+def _http_setup(token_file: str | None, host: str, port: int,
+                allow_remote: bool) -> tuple[str, Any]:
+    """The bearer token (read, or generated) and the bound socket, before anything serves."""
+    from dyntools.adapters.mcp_http import bind, check_token, new_token
+
+    token = check_token(_read_token(token_file) if token_file else new_token())
+    return token, bind(host, port, allow_remote=allow_remote)
+
+
+def _read_token(path: str) -> str:
+    from dyntools.errors import UsageError
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(8192)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--token-file {path}: cannot read it ({exc})") from None

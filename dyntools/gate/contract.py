@@ -521,6 +521,17 @@ def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
     return validator
 
 
+def params_schema_problem(schema: Any) -> str | None:
+    """Why `schema` could not be a tool's PARAMS under the gate's rules (DT506/DT507: a JSON
+    Schema object of type object, linear-time patterns, no remote references, bounded
+    fan-out), or None. For schemas that arrive from callers (an MCP client's params_schema)
+    and are compiled in the host."""
+    problems: list[str] = []
+    _check_params((ast.Constant(None), schema),
+                  lambda node, code, message: problems.append(message))
+    return problems[0] if problems else None
+
+
 MAX_EXAMPLES = 64
 
 

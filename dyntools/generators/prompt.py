@@ -135,6 +135,35 @@ def system_text(policy: Policy) -> str:
     )
 
 
+def contract_document(policy: Policy) -> str:
+    """The tool-file contract for whoever writes a tool file by hand (a person, an MCP client
+    using the file generator): the same rules, example and lists a model is given."""
+    return "\n\n".join(
+        [
+            "# Writing a dyntools tool file\n\nEvery tool file is checked by a static gate "
+            "that enforces the rules below exactly, then its EXAMPLES run in a sandbox with no "
+            "file system, network or environment before it is activated.",
+            "## The tool-file contract\n" + CONTRACT,
+            "## Example of an accepted tool\n```python\n" + example_tool(policy) + "```",
+            "## Allowed modules and members (nothing else may be imported or reached)\n"
+            + modules_text(policy),
+            "## Allowed builtins (nothing else may be called or named)\n"
+            + builtins_text(policy),
+            "## Frequently refused, with the reason\n" + refusals_text(policy),
+            f"## Size\nAt most {policy.limits.max_bytes} bytes.",
+        ]
+    )
+
+
+def allowlist_summary(policy: Policy) -> str:
+    """One paragraph: the allowed modules by name (members and builtins are in the full
+    contract document)."""
+    modules = ", ".join(sorted(policy.modules)) or "(none)"
+    return (f"Allowed modules (only listed members of each): {modules}. "
+            f"{len(policy.builtins)} builtins are allowed; eval, exec, open, getattr, "
+            "__import__ and the like are not.")
+
+
 def example_tool(policy: Policy) -> str:
     for module, member in _EXAMPLE_NEEDS.items():
         allowed = policy.module(module)

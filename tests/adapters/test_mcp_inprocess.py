@@ -14,6 +14,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 
 from dyntools.adapters.mcp_server import (
     ENSURE_TOOL,
+    META_TOOLS,
     McpToolServer,
     ToolListNotifier,
     ensure_tool_schema,
@@ -72,7 +73,7 @@ def test_a_failing_listing_still_offers_ensure_tool(
 
     async def scenario() -> None:
         async with Client(server.server, mode="legacy") as client:
-            assert [t.name for t in (await client.list_tools()).tools] == [ENSURE_TOOL]
+            assert [t.name for t in (await client.list_tools()).tools] == list(META_TOOLS)
 
     anyio.run(scenario)
     server.close()
@@ -81,7 +82,7 @@ def test_a_failing_listing_still_offers_ensure_tool(
 def test_catalog_tools_are_listed_with_their_schemas(catalog: Catalog) -> None:
     server = McpToolServer(catalog)
     tools = {tool.name: tool for tool in server.tools()}
-    assert list(tools) == [ENSURE_TOOL, "add_numbers"]
+    assert list(tools) == [*META_TOOLS, "add_numbers"]
     assert tools["add_numbers"].input_schema == catalog.get("add_numbers").params  # type: ignore[union-attr]
     assert tools["add_numbers"].description == "Adds two numbers."
     server.close()

@@ -26,6 +26,7 @@ from mcp.client.subscriptions import ToolsListChanged
 from dyntools.generators.offline import template_source
 from dyntools.registry import Registry
 
+META = ["find_tools", "call_tool", "ensure_tool"]
 WAIT = 15.0  # generous: a loaded CI machine; the tests never assert speed
 SANDBOX_TIMEOUT = "1"
 
@@ -134,8 +135,8 @@ def test_handshake_era(tmp_path: Path) -> None:
             assert caps is not None and caps.tools is not None and caps.tools.list_changed
 
             listed = (await client.list_tools()).tools
-            assert [t.name for t in listed] == ["ensure_tool"]
-            ensure_schema = listed[0].input_schema
+            assert [t.name for t in listed] == META
+            ensure_schema = listed[2].input_schema
             assert ensure_schema["required"] == ["name"]
             assert ensure_schema["properties"]["generator"]["enum"] == ["offline", "file"]
 
@@ -159,10 +160,15 @@ def test_handshake_era(tmp_path: Path) -> None:
                 == "activate"
             await changes.after(seen)
             listed = (await client.list_tools()).tools
-            assert [t.name for t in listed] == ["ensure_tool", "slugify_text"]
-            assert listed[1].input_schema["required"] == ["text"]
+            assert [t.name for t in listed] == [*META, "slugify_text"]
+            assert listed[3].input_schema["required"] == ["text"]
             assert ok(await client.call_tool("slugify_text", {"text": "Hello World"})) == {
                 "slug": "hello-world"}
+            # The meta-tools reach it too (for clients that never refresh their list).
+            assert ok(await client.call_tool("find_tools", {"query": "url slug"}))["tools"][0][
+                "name"] == "slugify_text"
+            assert ok(await client.call_tool("call_tool", {
+                "name": "slugify_text", "params": {"text": "A B"}})) == {"slug": "a-b"}
 
             # Ensuring it again is a lookup, not a new version.
             again = ok(await client.call_tool("ensure_tool", {"name": "slugify_text"}))
@@ -231,13 +237,13 @@ def test_current_era_subscription_stream(tmp_path: Path) -> None:
         async with connect(registry, "auto", wire.handler) as client:
             assert client.session.protocol_version == "2026-07-28"
             async with client.listen(tools_list_changed=True) as events:
-                assert await names(client) == ["ensure_tool"]
+                assert await names(client) == META
 
                 made = ok(await client.call_tool("ensure_tool", {"name": "roman_numeral"}))
                 assert made["tool"]["name"] == "roman_numeral"
                 with anyio.fail_after(WAIT):
                     assert isinstance(await anext(events), ToolsListChanged)
-                assert await names(client) == ["ensure_tool", "roman_numeral"]
+                assert await names(client) == [*META, "roman_numeral"]
                 assert ok(await client.call_tool("roman_numeral", {"number": 1994})) == {
                     "roman": "MCMXCIV", "number": 1994}
 
