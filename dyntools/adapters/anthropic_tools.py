@@ -15,8 +15,22 @@ any station is an `is_error` result whose text is `{"error": {"station", "reason
 "message", "details"}}`, which the model can read and act on. Nothing here raises for a
 tool's failure, a missing tool or malformed input: the agent loop keeps going.
 
-The `anthropic` package is not imported here: blocks are read by attribute or key, so this
-works with any SDK version and with plain dicts.
+Tool search (`defer_loading=True`): with hundreds of tools, sending every definition costs
+tokens on every turn. Then each catalog tool is sent with `"defer_loading": true` (the API
+loads it only when a search returns a `tool_reference` to it) next to one search tool:
+- `tool_search="dyntools"` (the default): a tool named `find_tools` that this dispatcher
+  answers with the catalog's own search (the same FTS5 BM25 as `dyntools search` and the MCP
+  server), as a `tool_result` whose content is `tool_reference` blocks;
+- `tool_search="bm25"` or `"regex"`: the API's server-side tool search tool
+  (`tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119`), which the API runs
+  itself; its `server_tool_use` and `tool_search_tool_result` blocks need nothing from here.
+`wanted` specs that do not exist yet stay loaded (there are few, and search cannot find
+them). The installed SDK's types are checked for these fields before any is used.
+
+The `anthropic` package is not imported for dispatch: blocks are read by attribute or key, so
+this works with any SDK version and with plain dicts. OpenAI-shaped input (a chat completion,
+its `tool_calls`, a Responses `function_call`) is refused with a `UsageError` naming
+`dispatch_openai_tool_calls`, rather than silently answering nothing.
 """
 
 from __future__ import annotations
@@ -25,9 +39,10 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from dyntools.adapters.core import field, run_tool, tool_entries
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.catalog import Catalog
-from dyntools.errors import DyntoolsError, UsageError
+from dyntools.errors import UsageError
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.log import get_logger
 
@@ -35,22 +50,85 @@ __all__ = ["dispatch_tool_uses", "tool_result", "tool_use_blocks", "tools_for_an
 
 TOOL_USE = "tool_use"
 TOOL_RESULT = "tool_result"
-SAMPLE_CHARS = 500
+FIND_TOOLS = "find_tools"
+TOOL_SEARCH_CHOICES = ("dyntools", "bm25", "regex")
+FIND_LIMIT = 5
+MAX_FIND_LIMIT = 20
+# The API's server-side search tools: (type, name) as the installed SDK's types spell them.
+_SERVER_SEARCH = {
+    "bm25": ("ToolSearchToolBm25_20251119Param", "tool_search_tool_bm25_20251119",
+             "tool_search_tool_bm25"),
+    "regex": ("ToolSearchToolRegex20251119Param", "tool_search_tool_regex_20251119",
+              "tool_search_tool_regex"),
+}
+FIND_TOOLS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "maxLength": 1000,
+                  "description": "What the tool should do, in plain words."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_FIND_LIMIT},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+# Shapes of other APIs' tool calls: refused with a pointer instead of answered with nothing.
+_OPENAI_FIELDS = ("choices", "tool_calls")
+_OPENAI_TYPES = ("function", "function_call")
 
 
 def tools_for_anthropic(
-    catalog: Catalog, *, wanted: Iterable[ToolSpec] = ()
+    catalog: Catalog,
+    *,
+    wanted: Iterable[ToolSpec] = (),
+    defer_loading: bool = False,
+    tool_search: str = "dyntools",
 ) -> list[dict[str, Any]]:
     """The `tools` parameter: every catalog and registry tool, then `wanted` specs that do
-    not exist yet (a model may call those; dispatch generates them when allowed)."""
-    tools = [_definition(tool.name, tool.description, tool.params)
-             for tool in catalog.list_tools()]
-    known = {tool["name"] for tool in tools}
-    for spec in wanted:
-        if spec.name not in known:
-            known.add(spec.name)
-            tools.append(_definition(spec.name, spec.description, spec.params))
-    return tools
+    not exist yet (a model may call those; dispatch generates them when allowed).
+
+    With `defer_loading`, catalog tools are marked for the API's tool search and a search
+    tool is added first (see the module docstring)."""
+    if tool_search not in TOOL_SEARCH_CHOICES:
+        raise UsageError(f"tool_search must be one of {', '.join(TOOL_SEARCH_CHOICES)}, "
+                         f"not {tool_search!r}")
+    wanted = tuple(wanted)
+    exclude = (FIND_TOOLS,) if defer_loading and tool_search == "dyntools" else ()
+    if exclude and catalog.get(FIND_TOOLS) is not None:
+        get_logger("adapter.anthropic").warning("anthropic.tool_shadowed", tool=FIND_TOOLS)
+    existing = {tool.name for tool in catalog.list_tools()}
+    tools = []
+    for entry in tool_entries(catalog, wanted, exclude=exclude):
+        definition = _definition(entry.name, entry.description, entry.params)
+        if defer_loading and entry.name in existing:
+            definition["defer_loading"] = True
+        tools.append(definition)
+    if not defer_loading:
+        return tools
+    _require_sdk_support(tool_search)
+    if tool_search == "dyntools":
+        search: dict[str, Any] = _definition(
+            FIND_TOOLS, "Search the available tools by what they do (name, description and "
+            "parameters); the matching tools become callable.", FIND_TOOLS_SCHEMA)
+    else:
+        _, kind, name = _SERVER_SEARCH[tool_search]
+        search = {"type": kind, "name": name}
+    return [search, *tools]
+
+
+def _require_sdk_support(tool_search: str) -> None:
+    """The installed anthropic SDK must know `defer_loading` (and the server search tool)."""
+    try:
+        from anthropic import types
+    except ImportError as exc:
+        raise UsageError("defer_loading needs the anthropic package") from exc
+    hints = getattr(types.ToolParam, "__annotations__", {})
+    if "defer_loading" not in hints:
+        raise UsageError("the installed anthropic SDK has no defer_loading on tools; "
+                         "upgrade anthropic or pass defer_loading=False")
+    if tool_search in _SERVER_SEARCH and not hasattr(types, _SERVER_SEARCH[tool_search][0]):
+        raise UsageError(f"the installed anthropic SDK has no {tool_search} tool search tool")
+    if tool_search == "dyntools" and not hasattr(types, "ToolReferenceBlockParam"):
+        raise UsageError("the installed anthropic SDK has no tool_reference blocks")
 
 
 def _definition(name: str, description: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -63,12 +141,32 @@ def _definition(name: str, description: str, params: Mapping[str, Any] | None) -
 
 
 def tool_use_blocks(message_or_content_blocks: Any) -> list[Any]:
-    """The `tool_use` blocks of a response, or of a list of content blocks."""
-    content = _field(message_or_content_blocks, "content", None)
+    """The `tool_use` blocks of a response, or of a list of content blocks.
+
+    Server-side blocks (`server_tool_use`, `tool_search_tool_result`, ...) are the API's own
+    and are skipped; OpenAI-shaped input is a `UsageError`."""
+    _refuse_openai_shape(message_or_content_blocks)
+    content = field(message_or_content_blocks, "content", None)
     blocks = content if content is not None else message_or_content_blocks
     if isinstance(blocks, (str, bytes)) or not isinstance(blocks, Iterable):
         raise UsageError("expected a Messages API response or a list of content blocks")
-    return [block for block in blocks if _field(block, "type", None) == TOOL_USE]
+    blocks = list(blocks)
+    for block in blocks:
+        _refuse_openai_shape(block)
+    return [block for block in blocks if field(block, "type", None) == TOOL_USE]
+
+
+def _refuse_openai_shape(value: Any) -> None:
+    if isinstance(value, (str, bytes)):
+        return
+    looks_openai = (any(field(value, key, None) is not None for key in _OPENAI_FIELDS)
+                    or field(value, "type", None) in _OPENAI_TYPES
+                    or (field(value, "object", None) == "response"
+                        and field(value, "output", None) is not None))
+    if looks_openai:
+        raise UsageError("these look like OpenAI tool calls (a chat completion, tool_calls or "
+                         "function_call items), not Anthropic tool_use blocks: use "
+                         "dyntools.adapters.openai_tools.dispatch_openai_tool_calls")
 
 
 def dispatch_tool_uses(
@@ -87,7 +185,8 @@ def dispatch_tool_uses(
     generated (with `generator`, else the pipeline's default), using the matching `wanted`
     spec's description, params schema and examples when there is one. `timeout` bounds each
     sandboxed call. `max_workers` > 1 runs the blocks of one response concurrently (hand-written
-    tools then run on several threads at once).
+    tools then run on several threads at once). A `find_tools` block (tool search with
+    `defer_loading`) is answered with `tool_reference` blocks from the catalog's search.
     """
     blocks = tool_use_blocks(message_or_content_blocks)
     specs = {spec.name: spec for spec in wanted}
@@ -121,42 +220,30 @@ def _dispatch_one(
     specs: Mapping[str, ToolSpec],
     timeout: float | None,
 ) -> dict[str, Any]:
-    tool_use_id = str(_field(block, "id", ""))
-    name = _field(block, "name", None)
-    params = _field(block, "input", None)
-    log = get_logger("adapter.anthropic", tool=name, tool_use_id=tool_use_id)
+    tool_use_id = str(field(block, "id", ""))
+    name = field(block, "name", None)
+    params = field(block, "input", None)
+    if name == FIND_TOOLS and catalog.get(FIND_TOOLS) is None:
+        return _find_tools(catalog, tool_use_id, params)
+    outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
+                       generator=generator, specs=specs, timeout=timeout, adapter="anthropic")
+    return tool_result(tool_use_id, outcome.value, is_error=outcome.is_error)
+
+
+def _find_tools(catalog: Catalog, tool_use_id: str, params: Any) -> dict[str, Any]:
+    """The catalog's search as `tool_reference` blocks (the API then loads those tools)."""
     try:
-        if not isinstance(name, str):
-            raise UsageError("the tool_use block has no tool name")
-        if not isinstance(params, Mapping):
-            raise UsageError(f"the input for {name!r} must be a JSON object, "
-                             f"got {type(params).__name__}", tool=name)
-        if allow_generation and catalog.get(name) is None:
-            spec = specs.get(name) or _spec_from_call(name, params)
-            catalog.resolve(name, description=spec.description, params=spec.params,
-                            examples=spec.examples, generator=generator, generate=True)
-            log.info("adapter.generated", generator=generator.id if generator else None)
-        result = catalog.call(name, dict(params), timeout=timeout)
-    except Exception as exc:  # every failure becomes a result the model reads
-        payload = error_payload(exc)
-        if isinstance(exc, DyntoolsError):
-            log.info("adapter.tool_error", station=exc.station, reason=exc.reason)
-        else:
-            log.error("adapter.internal_error", error=repr(exc), exc_info=True)
-        return tool_result(tool_use_id, payload, is_error=True)
-    return tool_result(tool_use_id, result, is_error=False)
-
-
-def _spec_from_call(name: str, params: Mapping[str, Any]) -> ToolSpec:
-    """What a model generator learns about a tool nobody declared: its name and one input."""
-    sample = to_json_text(dict(params))
-    if len(sample) > SAMPLE_CHARS:
-        sample = sample[:SAMPLE_CHARS] + "..."
-    return ToolSpec(name, f"A tool an agent called as {name} with params such as {sample}.")
-
-
-def _field(block: Any, key: str, default: Any) -> Any:
-    if isinstance(block, Mapping):
-        return block.get(key, default)
-    return getattr(block, key, default)
-
+        if not isinstance(params, Mapping) or not isinstance(params.get("query"), str):
+            raise UsageError('find_tools takes {"query": "..."}', tool=FIND_TOOLS)
+        limit = params.get("limit", FIND_LIMIT)
+        if isinstance(limit, bool) or not isinstance(limit, int):
+            raise UsageError("find_tools: limit must be an integer", tool=FIND_TOOLS)
+        hits = catalog.search(params["query"][:1000],
+                              limit=max(1, min(limit, MAX_FIND_LIMIT)))
+    except Exception as exc:  # a failing search is a result the model reads
+        return tool_result(tool_use_id, error_payload(exc), is_error=True)
+    if not hits:
+        return {"type": TOOL_RESULT, "tool_use_id": tool_use_id, "is_error": False,
+                "content": "no tool matches; try other words"}
+    return {"type": TOOL_RESULT, "tool_use_id": tool_use_id, "is_error": False,
+            "content": [{"type": "tool_reference", "tool_name": hit.name} for hit in hits]}

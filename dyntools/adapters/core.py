@@ -1,0 +1,141 @@
+"""What every framework adapter shares: the tools to list, and one call resolved and run.
+
+    entries = tool_entries(catalog, wanted)          # [ToolEntry(name, description, params)]
+    outcome = run_tool(catalog, name, params, allow_generation=True, specs=..., timeout=...)
+    outcome.value, outcome.is_error                  # the result, or {"error": {...}}
+
+Each adapter (Anthropic, OpenAI, OpenAI Agents, LangChain, smolagents, pydantic-ai) is one
+function that lists `tool_entries` in its framework's shape and one that dispatches its calls
+through `run_tool`, so they all resolve names the same way (hand-written, then the registry,
+then, only when the caller allows it, a newly generated tool), run generated tools in the
+sandbox, and turn every failure into the same `{"error": {"station", "reason", "message",
+"details"}}` value, never an exception through the framework's loop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dyntools.adapters.results import error_payload, to_json_text
+from dyntools.catalog import Catalog
+from dyntools.errors import DyntoolsError, UsageError
+from dyntools.generators.base import Generator, ToolSpec
+from dyntools.log import get_logger
+
+SAMPLE_CHARS = 500
+# A model's arguments string (OpenAI-style JSON text) is parsed in the host: bound it.
+MAX_ARGUMENT_CHARS = 1 << 20
+EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolEntry:
+    """A tool as every framework needs it: name, description, params JSON Schema."""
+
+    name: str
+    description: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A call's result (a JSON object) or its error payload, and which one it is."""
+
+    value: dict[str, Any]
+    is_error: bool
+
+    @property
+    def text(self) -> str:
+        """The value as JSON text: what goes into a framework's tool message."""
+        return to_json_text(self.value)
+
+
+def tool_entries(catalog: Catalog, wanted: Iterable[ToolSpec] = (),
+                 *, exclude: Iterable[str] = ()) -> list[ToolEntry]:
+    """Every catalog and registry tool, then the `wanted` specs that do not exist yet."""
+    skip = set(exclude)
+    entries = [ToolEntry(tool.name, tool.description, dict(tool.params))
+               for tool in catalog.list_tools() if tool.name not in skip]
+    known = {entry.name for entry in entries} | skip
+    for spec in wanted:
+        if spec.name not in known:
+            known.add(spec.name)
+            entries.append(ToolEntry(spec.name, spec.description,
+                                     dict(spec.params) if spec.params is not None
+                                     else dict(EMPTY_SCHEMA)))
+    return entries
+
+
+def run_tool(
+    catalog: Catalog,
+    name: Any,
+    params: Any,
+    *,
+    allow_generation: bool = False,
+    generator: Generator | None = None,
+    specs: Mapping[str, ToolSpec] | None = None,
+    timeout: float | None = None,
+    adapter: str = "adapter",
+) -> Outcome:
+    """Resolve `name` (generating it only when allowed), call it with `params`; never raises
+    for a tool's failure, a missing tool or malformed input."""
+    log = get_logger(f"adapter.{adapter}", tool=name if isinstance(name, str) else None)
+    try:
+        if not isinstance(name, str):
+            raise UsageError("the tool call has no tool name")
+        if not isinstance(params, Mapping):
+            raise UsageError(f"the input for {name!r} must be a JSON object, "
+                             f"got {type(params).__name__}", tool=name)
+        if allow_generation and catalog.get(name) is None:
+            spec = (specs or {}).get(name) or spec_from_call(name, params)
+            catalog.resolve(name, description=spec.description, params=spec.params,
+                            examples=spec.examples, generator=generator, generate=True)
+            log.info("adapter.generated", generator=generator.id if generator else None)
+        return Outcome(catalog.call(name, dict(params), timeout=timeout), False)
+    except Exception as exc:  # every failure becomes a value the model reads
+        if isinstance(exc, DyntoolsError):
+            log.info("adapter.tool_error", station=exc.station, reason=exc.reason)
+        else:
+            log.error("adapter.internal_error", error=repr(exc), exc_info=True)
+        return Outcome(error_payload(exc), True)
+
+
+def parse_arguments(text: Any, name: str | None = None) -> dict[str, Any]:
+    """A model's JSON arguments string (or an already-parsed object) as a dict; UsageError if
+    it is not one JSON object (bounded in size, nesting errors included)."""
+    if isinstance(text, Mapping):
+        return dict(text)
+    if text is None or text == "":
+        return {}
+    if not isinstance(text, str):
+        raise UsageError(f"tool arguments must be JSON text, got {type(text).__name__}",
+                         tool=name)
+    if len(text) > MAX_ARGUMENT_CHARS:
+        raise UsageError(f"tool arguments are {len(text)} characters; at most "
+                         f"{MAX_ARGUMENT_CHARS}", tool=name)
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"tool arguments are not valid JSON: {exc}", tool=name) from None
+    if not isinstance(value, dict):
+        raise UsageError(f"tool arguments must be a JSON object, got {type(value).__name__}",
+                         tool=name)
+    return value
+
+
+def spec_from_call(name: str, params: Mapping[str, Any]) -> ToolSpec:
+    """What a model generator learns about a tool nobody declared: its name and one input."""
+    sample = to_json_text(dict(params))
+    if len(sample) > SAMPLE_CHARS:
+        sample = sample[:SAMPLE_CHARS] + "..."
+    return ToolSpec(name, f"A tool an agent called as {name} with params such as {sample}.")
+
+
+def field(block: Any, key: str, default: Any = None) -> Any:
+    """A field of an SDK object or of a dict, read the same way."""
+    if isinstance(block, Mapping):
+        return block.get(key, default)
+    return getattr(block, key, default)

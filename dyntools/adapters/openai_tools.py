@@ -1,0 +1,149 @@
+"""OpenAI function calling: a catalog as `tools`, and dispatch of the model's tool calls.
+
+    tools = tools_for_openai(catalog)                       # Chat Completions
+    completion = client.chat.completions.create(model=..., messages=messages, tools=tools)
+    message = completion.choices[0].message
+    messages.append(message)
+    messages += dispatch_openai_tool_calls(catalog, completion, allow_generation=True)
+
+    tools = tools_for_openai(catalog, api="responses")      # Responses
+    response = client.responses.create(model=..., input=items, tools=tools)
+    items += response.output
+    items += dispatch_openai_tool_calls(catalog, response)
+
+`dispatch_openai_tool_calls` takes a chat completion, its message, its `tool_calls`, a
+Responses `Response` or its `output` items (SDK objects or dicts) and returns, in order, one
+`{"role": "tool", "tool_call_id", "content"}` message per chat tool call, or one
+`{"type": "function_call_output", "call_id", "output"}` item per Responses function call.
+The content is the tool's JSON result, or `{"error": {"station", "reason", "message",
+"details"}}` (OpenAI has no error flag on tool messages: the text says it). Arguments arrive
+as JSON text and are parsed here, bounded (1 MiB, nesting errors caught); malformed
+arguments, a missing tool, a gate rejection or a timeout are all results, never exceptions.
+Anthropic-shaped input is a `UsageError` pointing to `dispatch_tool_uses`.
+
+The `openai` package is not imported: calls are read by attribute or key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from dyntools.adapters.core import Outcome, field, parse_arguments, run_tool, tool_entries
+from dyntools.adapters.results import error_payload
+from dyntools.catalog import Catalog
+from dyntools.errors import UsageError
+from dyntools.generators.base import Generator, ToolSpec
+
+__all__ = ["dispatch_openai_tool_calls", "tools_for_openai"]
+
+CHAT, RESPONSES = "chat", "responses"
+
+
+def tools_for_openai(
+    catalog: Catalog,
+    *,
+    api: str = CHAT,
+    wanted: Iterable[ToolSpec] = (),
+) -> list[dict[str, Any]]:
+    """The `tools` parameter for Chat Completions (`api="chat"`) or Responses
+    (`api="responses"`): every catalog and registry tool, then the `wanted` specs that do not
+    exist yet. Schemas are the tools' PARAMS as they are (`strict` is off: PARAMS need not
+    meet strict mode's rules)."""
+    if api not in (CHAT, RESPONSES):
+        raise UsageError(f"api must be {CHAT!r} or {RESPONSES!r}, not {api!r}")
+    tools: list[dict[str, Any]] = []
+    for entry in tool_entries(catalog, wanted):
+        if api == CHAT:
+            function: dict[str, Any] = {"name": entry.name, "parameters": entry.params}
+            if entry.description:
+                function["description"] = entry.description
+            tools.append({"type": "function", "function": function})
+        else:
+            tools.append({"type": "function", "name": entry.name,
+                          "description": entry.description, "parameters": entry.params,
+                          "strict": False})
+    return tools
+
+
+def dispatch_openai_tool_calls(
+    catalog: Catalog,
+    response_or_calls: Any,
+    *,
+    allow_generation: bool = False,
+    generator: Generator | None = None,
+    wanted: Iterable[ToolSpec] = (),
+    timeout: float | None = None,
+    max_workers: int = 1,
+) -> list[dict[str, Any]]:
+    """Run every tool call and return its tool message or `function_call_output` (in order).
+
+    `allow_generation` lets a name that is neither in the catalog nor in the registry be
+    generated (with `generator`, else the pipeline's default), from the matching `wanted`
+    spec when there is one. `timeout` bounds each sandboxed call; `max_workers` > 1 runs one
+    response's calls concurrently."""
+    calls = openai_tool_calls(response_or_calls)
+    specs = {spec.name: spec for spec in wanted}
+
+    def one(call: tuple[str, Any]) -> dict[str, Any]:
+        kind, item = call
+        if kind == CHAT:
+            function = field(item, "function", None)
+            name = field(function, "name", None)
+            raw = field(function, "arguments", None)
+            call_id = str(field(item, "id", ""))
+        else:
+            name = field(item, "name", None)
+            raw = field(item, "arguments", None)
+            call_id = str(field(item, "call_id", ""))
+        try:
+            params: Any = parse_arguments(raw, name if isinstance(name, str) else None)
+        except UsageError as exc:
+            outcome = Outcome(error_payload(exc), True)
+        else:
+            outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
+                               generator=generator, specs=specs, timeout=timeout,
+                               adapter="openai")
+        if kind == CHAT:
+            return {"role": "tool", "tool_call_id": call_id, "content": outcome.text}
+        return {"type": "function_call_output", "call_id": call_id, "output": outcome.text}
+
+    if max_workers <= 1 or len(calls) <= 1:
+        return [one(call) for call in calls]
+    with ThreadPoolExecutor(max_workers=min(max_workers, len(calls)),
+                            thread_name_prefix="dyntools-openai") as pool:
+        return list(pool.map(one, calls))
+
+
+def openai_tool_calls(value: Any) -> list[tuple[str, Any]]:
+    """`(api, call)` for each function call in a completion, a message, a Response, or a
+    list of tool calls or output items."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise UsageError("expected a chat completion, a message, tool_calls, a Response or "
+                         "its output items")
+    choices = field(value, "choices", None)
+    if choices is not None:
+        if not choices:
+            return []
+        value = field(choices[0], "message", None)
+    tool_calls = field(value, "tool_calls", None)
+    if tool_calls is not None or (field(value, "role", None) == "assistant"):
+        return [(CHAT, call) for call in (tool_calls or [])
+                if field(call, "type", "function") == "function"]
+    output = field(value, "output", None)
+    items = output if isinstance(output, list) else value
+    if isinstance(items, Mapping) or not isinstance(items, Iterable):
+        raise UsageError("expected a chat completion, a message, tool_calls, a Response or "
+                         "its output items")
+    found: list[tuple[str, Any]] = []
+    for item in items:
+        kind = field(item, "type", None)
+        if kind == "tool_use":
+            raise UsageError("these are Anthropic tool_use blocks: use "
+                             "dyntools.adapters.dispatch_tool_uses")
+        if kind == "function_call":
+            found.append((RESPONSES, item))
+        elif kind == "function" or field(item, "function", None) is not None:
+            found.append((CHAT, item))
+    return found
