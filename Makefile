@@ -16,8 +16,10 @@ $(VENV)/.installed: $(VENV)/bin/python pyproject.toml
 	$(PY) -m pip install --quiet -e .
 	@touch $@
 
+# The dev install includes every framework adapter's extra: their tests run in `make test`,
+# and there (DYNTOOLS_REQUIRE_EXTRAS=1) a missing framework is an error, never a skip.
 $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,adapters]'
 	@touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed
@@ -42,7 +44,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy dyntools
-	$(PY) -m pytest -q
+	DYNTOOLS_REQUIRE_EXTRAS=1 $(PY) -m pytest -q
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
