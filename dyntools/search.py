@@ -112,6 +112,13 @@ def params_text(params: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _same(indexed: Tool, tool: Tool) -> bool:
+    """Cheap identity check: a registry tool's metadata is cached, so an unchanged version
+    hands back the very same PARAMS object."""
+    return (indexed.params is tool.params and indexed.description == tool.description
+            and indexed.origin == tool.origin and indexed.version == tool.version)
+
+
 def _fingerprint(tool: Tool) -> tuple[Any, ...]:
     try:
         schema = json.dumps(tool.params, sort_keys=True, default=str)
@@ -152,8 +159,10 @@ class ToolIndex:
                 self._frequency.subtract(self._terms.pop(name, frozenset()))
                 self._all_terms.pop(name, None)
             for name, tool in wanted.items():
-                fingerprint = _fingerprint(tool)
                 known = self._rows.get(name)
+                if known is not None and _same(known[2], tool):
+                    continue  # the same schema object: nothing to serialise or compare
+                fingerprint = _fingerprint(tool)
                 if known is not None and known[1] == fingerprint:
                     if known[2] is not tool:
                         self._rows[name] = (known[0], fingerprint, tool)

@@ -14,6 +14,7 @@ sandbox, and turn every failure into the same `{"error": {"station", "reason", "
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -57,15 +58,17 @@ def tool_entries(catalog: Catalog, wanted: Iterable[ToolSpec] = (),
                  *, exclude: Iterable[str] = ()) -> list[ToolEntry]:
     """Every catalog and registry tool, then the `wanted` specs that do not exist yet."""
     skip = set(exclude)
-    entries = [ToolEntry(tool.name, tool.description, dict(tool.params))
+    # Deep copies: a framework may edit a schema in place (strict-mode rewrites, titles);
+    # the catalog's and the registry's cached PARAMS must never change under it.
+    entries = [ToolEntry(tool.name, tool.description, copy.deepcopy(dict(tool.params)))
                for tool in catalog.list_tools() if tool.name not in skip]
     known = {entry.name for entry in entries} | skip
     for spec in wanted:
         if spec.name not in known:
             known.add(spec.name)
             entries.append(ToolEntry(spec.name, spec.description,
-                                     dict(spec.params) if spec.params is not None
-                                     else dict(EMPTY_SCHEMA)))
+                                     copy.deepcopy(dict(spec.params))
+                                     if spec.params is not None else dict(EMPTY_SCHEMA)))
     return entries
 
 

@@ -3,9 +3,11 @@ a missing framework fails loudly instead of skipping."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
+from typing import Any
 
 import pytest
 
@@ -48,3 +50,13 @@ def test_frameworks_are_extras_not_dependencies() -> None:
     assert {"openai-agents", "langchain", "smolagents", "pydantic-ai", "adapters"} <= set(extras)
     assert all(">=" in pin for key in ("openai-agents", "langchain", "smolagents", "pydantic-ai")
                for pin in extras[key])
+
+
+def test_a_framework_editing_a_schema_cannot_change_the_catalog(catalog: Any) -> None:
+    from dyntools.adapters.core import tool_entries
+
+    before = json.dumps(catalog.get("add_numbers").params, sort_keys=True)
+    for entry in tool_entries(catalog):
+        entry.params["properties"]["a"]["type"] = "string"  # what a careless framework does
+        entry.params["additionalProperties"] = False
+    assert json.dumps(catalog.get("add_numbers").params, sort_keys=True) == before
