@@ -222,7 +222,8 @@ class ToolIndex:
         """Tools whose name and description do the job `name`/`description` describe, with a
         0..1 score, best first (every candidate that shares a word; the caller applies its
         threshold)."""
-        request_text = f"{name.replace('_', ' ')} {description}"
+        # The request is caller text (a CLI flag, a model's ensure_tool): bounded like a query.
+        request_text = f"{name.replace('_', ' ')} {description}"[:MAX_QUERY_CHARS]
         candidates = self.search(request_text, limit=MAX_LIMIT)
         if not candidates:
             return []

@@ -176,7 +176,7 @@ def test_every_route_needs_the_token(tmp_path: Path) -> None:
                 **accept, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"})
             assert rebound.status_code in (403, 421)
         process.send_signal(signal.SIGINT)
-        process.wait(timeout=10)
+        assert process.wait(timeout=10) == 130  # interrupted: the documented exit code
         assert process.stderr is not None
         assert TOKEN not in "".join(process.lines) + process.stderr.read()  # type: ignore[attr-defined]
 
