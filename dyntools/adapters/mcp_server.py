@@ -61,7 +61,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from dyntools import __version__
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.catalog import Catalog
-from dyntools.errors import DyntoolsError, UnknownTool, UsageError
+from dyntools.errors import DyntoolsError, UnknownTool, UsageError, VerificationFailed
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.file import FileGenerator
 from dyntools.log import get_logger
@@ -478,6 +478,14 @@ class McpToolServer:
                 body["details"] = {**body["details"], "hint": (
                     f"find a tool that does the job with {FIND_TOOLS}, or call {ENSURE_TOOL} "
                     "with this name (and a description) to create it")}
+            elif isinstance(exc, VerificationFailed) and name == ENSURE_TOOL and \
+                    not arguments.get("new_version"):
+                # The pipeline's message names the CLI flag; here it is an argument.
+                body = payload["error"]
+                body["details"] = {**body["details"], "hint": (
+                    f"the current version does not pass these examples: call {ENSURE_TOOL} "
+                    "again with new_version: true to generate one that does (and "
+                    "contract_change: true if it may drop what the current version passed)")}
             if isinstance(exc, DyntoolsError):
                 log.info("mcp.call_failed", station=exc.station, reason=exc.reason)
             else:

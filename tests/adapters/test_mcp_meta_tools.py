@@ -96,6 +96,11 @@ def test_ensure_tool_new_version_contract_change_and_similar(catalog: Catalog,
         broken = error(await client.call_tool("ensure_tool", {
             "name": "word_count", "new_version": True, "source": changed}))
         assert broken["reason"] == "verification_failed"
+        stale = error(await client.call_tool("ensure_tool", {
+            "name": "word_count", "examples": [{"params": {"text": "a"},
+                                                "result": {"words": 7}}]}))
+        assert stale["reason"] == "verification_failed"
+        assert "new_version: true" in stale["details"]["hint"]
         orphan = error(await client.call_tool("ensure_tool", {
             "name": "word_count", "contract_change": True}))
         assert orphan["station"] == "usage"

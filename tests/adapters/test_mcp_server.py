@@ -292,3 +292,25 @@ def test_generators_option_is_checked(tmp_path: Path, value: str) -> None:
                                        "--generators", value])
     assert result.exit_code == 2
     assert "--generators" in result.output
+
+
+def test_compact_over_stdio_with_the_contract_resource(tmp_path: Path) -> None:
+    """A compact server lists only the meta-tools; a tool created through them is callable
+    at once, and the contract is readable as a resource."""
+    registry = tmp_path / "registry"
+
+    async def scenario() -> None:
+        params = server_params(registry, "--tools", "compact", "--page-size", "2")
+        async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+            first = await client.list_tools()
+            assert [t.name for t in first.tools] == META[:2] and first.next_cursor
+            rest = await client.list_tools(cursor=first.next_cursor)
+            assert [t.name for t in rest.tools] == META[2:] and rest.next_cursor is None
+            ok(await client.call_tool("ensure_tool", {"name": "word_count"}))
+            assert ok(await client.call_tool("call_tool", {
+                "name": "word_count", "params": {"text": "a b"}}))["words"] == 2
+            contract = await client.read_resource("dyntools://tool-contract")
+            text = contract.contents[0]
+            assert isinstance(text, types.TextResourceContents) and "EXAMPLES" in text.text
+
+    anyio.run(scenario)
