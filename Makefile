@@ -16,10 +16,11 @@ $(VENV)/.installed: $(VENV)/bin/python pyproject.toml
 	$(PY) -m pip install --quiet -e .
 	@touch $@
 
-# The dev install includes every framework adapter's extra: their tests run in `make test`,
-# and there (DYNTOOLS_REQUIRE_EXTRAS=1) a missing framework is an error, never a skip.
+# The dev install includes every framework adapter's extra and the ray executor's: their tests
+# run in `make test`, and there (DYNTOOLS_REQUIRE_EXTRAS=1) a missing framework or a missing
+# Ray is an error, never a skip (the Ray tests start their own local cluster on 127.0.0.1).
 $(VENV)/.installed-dev: $(VENV)/bin/python pyproject.toml
-	$(PY) -m pip install --quiet -e '.[dev,adapters]'
+	$(PY) -m pip install --quiet -e '.[dev,adapters,ray]'
 	@touch $@ $(VENV)/.installed
 
 demo: $(VENV)/.installed

@@ -35,7 +35,10 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
         ├── BadResult                 reason "bad_result" (not a JSON object, too large, ...)
         ├── SandboxViolation          reason "sandbox_violation" (a guard or an OS layer refused)
         ├── WorkerCrashed             reason "worker_crashed"
-        └── LayerUnavailable          reason "layer_unavailable" (--require-layers)
+        ├── LayerUnavailable          reason "layer_unavailable" (--require-layers)
+        ├── Overloaded                reason "overloaded" (every executor queue is full)
+        ├── ExecutorUnavailable       reason "executor_unavailable" (no cluster, no live node)
+        └── SourceRefused             reason "source_refused" (a node's hash or gate check)
 """
 
 from __future__ import annotations
@@ -201,3 +204,22 @@ class WorkerCrashed(SandboxError):
 
 class LayerUnavailable(SandboxError):
     reason = "layer_unavailable"
+
+
+class Overloaded(SandboxError):
+    """Every executor actor's bounded queue is full: retry later or add nodes."""
+
+    reason = "overloaded"
+
+
+class ExecutorUnavailable(SandboxError):
+    """The executor cannot run calls: Ray missing, no cluster, or no live node."""
+
+    reason = "executor_unavailable"
+
+
+class SourceRefused(SandboxError):
+    """A node refused the bytes it was sent: their sha256 differs from the registry's record,
+    or its own gate rejects them. Nothing was compiled or run."""
+
+    reason = "source_refused"

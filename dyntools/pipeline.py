@@ -56,6 +56,7 @@ from dyntools.errors import (
     VerificationFailed,
     VersionUnusable,
 )
+from dyntools.executors import Executor, build_executor
 from dyntools.findings import GateReport
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
@@ -215,6 +216,10 @@ class Dyntools:
     `generator` is the default source of new code (the offline templates unless given);
     `limits` and `require_layers` apply to verification and to calls. The runtime (one warm
     worker pool per tool version) is created on the first call unless one is passed in.
+    `executor` says where calls run: "local" (warm pools on this machine) or "ray" (the
+    SandboxHost actors of the Ray cluster at `ray_address`); unset, DYNTOOLS_EXECUTOR and
+    DYNTOOLS_RAY_ADDRESS decide. Generation, the gate, verification and the registry stay
+    in this process whatever the executor.
     """
 
     def __init__(
@@ -228,7 +233,12 @@ class Dyntools:
         require_layers: frozenset[str] = frozenset(),
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         watch: bool = False,
+        executor: Executor | str | None = None,
+        ray_address: str | None = None,
     ) -> None:
+        # Checked first: a wrong executor name fails before anything is opened.
+        self.executor: Executor = build_executor(executor, ray_address_=ray_address)
+        self._owns_executor = executor is None or isinstance(executor, str)
         if isinstance(registry, Registry):
             if policy is not None and policy.digest != registry.policy.digest:
                 raise ValueError("policy differs from the registry's policy")
@@ -603,7 +613,8 @@ class Dyntools:
         with self._lock:
             if self._runtime is None:
                 self._runtime = Runtime(self.registry, limits=self.limits,
-                                        require_layers=self.require_layers, watch=self._watch)
+                                        require_layers=self.require_layers, watch=self._watch,
+                                        executor=self.executor)
             return self._runtime
 
     # ---------------------------------------------------------------------------- lifecycle
@@ -613,6 +624,8 @@ class Dyntools:
             runtime, self._runtime = self._runtime, None
         if runtime is not None:
             runtime.close()
+        if self._owns_executor:
+            self.executor.close()
 
     def __enter__(self) -> Dyntools:
         return self

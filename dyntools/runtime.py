@@ -12,6 +12,10 @@ between the check and the load cannot run.
 
 The registry tells the runtime when a tool changes (a new version from this process, a watch
 event, a quarantine), so the swap and the new pool's warm-up happen before the next call.
+
+Where a version's workers live is the executor's business (`dyntools.executors`): `local`
+warm pools on this machine (the default) or `ray` actors on a cluster. The hot-load logic
+above is the same for both.
 """
 
 from __future__ import annotations
@@ -20,20 +24,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any
 
 from dyntools.errors import UnknownTool, VersionUnusable
+from dyntools.executors import Executor, Pool, PoolSettings, build_executor
 from dyntools.log import get_logger
 from dyntools.registry import Registry, VersionRecord
 from dyntools.registry.watch import RegistryWatcher
-from dyntools.sandbox import SandboxLimits, WorkerPool
+from dyntools.sandbox import SandboxLimits
 
-
-class Pool(Protocol):
-    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]: ...
-
-    def close(self, wait: bool = True) -> None: ...
-
+__all__ = ["Pool", "PoolFactory", "Runtime"]
 
 PoolFactory = Callable[[VersionRecord, str], Pool]
 
@@ -60,12 +60,16 @@ class Runtime:
         pool_factory: PoolFactory | None = None,
         watch: bool = False,
         prewarm: bool = True,
+        executor: Executor | str | None = None,
     ) -> None:
         self.registry = registry
         self._limits = limits
         self._pool_size = pool_size
         self._max_calls = max_calls_per_worker
         self._require_layers = require_layers
+        # An executor passed as an object belongs to the caller; one built here is closed here.
+        self._owns_executor = executor is None or isinstance(executor, str)
+        self.executor: Executor = build_executor(executor)
         self._factory = pool_factory or self._worker_pool
         self._prewarm = prewarm
         self._lock = threading.Lock()
@@ -75,17 +79,19 @@ class Runtime:
         registry.subscribe(self._on_registry_change)
         self._watcher: RegistryWatcher | None = registry.watch() if watch else None
 
-    def _worker_pool(self, record: VersionRecord, source: str) -> Pool:
-        pool = WorkerPool(
-            record.path,
-            module_name=record.module_name,
+    @property
+    def settings(self) -> PoolSettings:
+        """How every pool of this runtime is locked down and sized, on any executor."""
+        return PoolSettings(
             policy=self.registry.policy,
             limits=self._limits,
             size=self._pool_size,
             max_calls_per_worker=self._max_calls,
             require_layers=self._require_layers,
-            source=source,
         )
+
+    def _worker_pool(self, record: VersionRecord, source: str) -> Pool:
+        pool = self.executor.pool(record, source, self.settings)
         if self._prewarm:
             threading.Thread(target=_start_quietly, args=(pool,), daemon=True,
                              name=f"dyntools-prewarm-{record.name}").start()
@@ -128,6 +134,8 @@ class Runtime:
         """Install a pool already started on `record`'s verified bytes (the pipeline's
         verification pool) as the version's active pool. False, and the pool is left to the
         caller, when `record` is not current or already has a pool."""
+        if not self.executor.adopts_local_pools:
+            return False  # calls run where the executor puts them, not in a local pool
         with self._lock:
             current = self.registry.current(record.name)
             active = self._active.get(record.name)
@@ -248,6 +256,8 @@ class Runtime:
             self._retiring.clear()
         for slot in slots:
             slot.pool.close(wait=True)
+        if self._owns_executor:
+            self.executor.close()
 
     def __enter__(self) -> Runtime:
         return self

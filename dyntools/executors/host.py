@@ -1,0 +1,231 @@
+"""The node side of the Ray executor: one long-lived `SandboxHost` actor per node.
+
+It keeps warm pools of the same locked-down workers the local executor uses (every OS layer
+this node can apply; `require_layers` is enforced by each worker start, so on every node).
+It trusts bytes, not the driver's word: a call names (tool, version, sha256); the first time a
+node sees that key the driver ships the gated bytes too, and the node
+
+1. hashes the bytes and refuses them unless the digest is the registry's record (the key's);
+2. runs its own gate on them with the policy it was sent, and refuses what the gate rejects;
+
+and only then builds a pool (which transforms and compiles inside the workers). A pool is
+keyed by the digest, so bytes for another digest can never be served under this key.
+
+A bounded number of calls may be in the actor at once; past it a call is answered
+`overloaded` at once. A call's timeout is enforced here by the pool (the worker is killed).
+Replies are plain tuples (see `OK`, `ERROR`, `NEED_SOURCE`) so that an error crosses the
+cluster as data, never as a pickled exception object.
+
+This module imports without Ray: the class is plain Python, wrapped with `ray.remote` by
+the driver (`dyntools.executors.ray_executor`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from dyntools.errors import (
+    DyntoolsError,
+    Overloaded,
+    SourceRefused,
+    UsageError,
+    WorkerCrashed,
+)
+from dyntools.executors import PoolSettings
+
+OK, ERROR, NEED_SOURCE = "ok", "error", "need_source"
+Key = tuple[str, int, str]  # (tool name, version, sha256 of the gated bytes)
+Reply = tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Shipment:
+    """What a node needs the first time it runs a version: the gated bytes and how to run
+    them. `settings.policy` is the driver's policy, which the node's own gate applies."""
+
+    source: bytes
+    settings: PoolSettings
+    module_name: str
+    path: str
+
+
+def error_reply(exc: BaseException) -> Reply:
+    if isinstance(exc, DyntoolsError):
+        return (ERROR, type(exc).__name__, exc.message, dict(exc.details))
+    return (ERROR, WorkerCrashed.__name__, f"the node failed: {type(exc).__name__}: {exc}", {})
+
+
+class SandboxHost:
+    """Thread-safe (a threaded Ray actor calls it from many threads at once)."""
+
+    def __init__(self, max_queue: int = 256) -> None:
+        if max_queue < 1:
+            raise ValueError("max_queue must be at least 1")
+        self.max_queue = max_queue
+        self._lock = threading.Lock()
+        self._pools: dict[Key, Any] = {}  # Key -> WorkerPool
+        self._loading: dict[Key, threading.Lock] = {}
+        self._in_flight = 0
+        self._counts = {"calls": 0, "overloaded": 0, "refused": 0, "loaded": 0, "retired": 0}
+
+    # ---------------------------------------------------------------------------- queries
+
+    def node_info(self) -> dict[str, Any]:
+        node_id = ""
+        try:
+            import ray
+
+            node_id = ray.get_runtime_context().get_node_id()
+        except Exception:  # plain Python (tests without a cluster)
+            node_id = ""
+        return {"node_id": node_id, "hostname": platform.node(), "pid": os.getpid()}
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            return {
+                "in_flight": self._in_flight,
+                "max_queue": self.max_queue,
+                "pools": {f"{k[0]}@{k[1]}": p.stats for k, p in self._pools.items()},
+                **self._counts,
+            }
+
+    def doctor(self, settings: PoolSettings) -> dict[str, Any]:
+        """This node's sandbox layer report (a real probe worker), with the node's identity."""
+        from dyntools.sandbox.doctor import doctor_report
+
+        try:
+            report = doctor_report(settings.policy)
+        except DyntoolsError as exc:
+            return {**self.node_info(), "error": exc.as_dict()}
+        return {**self.node_info(), **report}
+
+    # ------------------------------------------------------------------------------ calls
+
+    def load(self, key: Key, shipment: Shipment) -> Reply:
+        """Check and warm up `key`'s pool; (OK, layer report) or an error reply."""
+        try:
+            pool = self._pool(key, shipment)
+            pool.start()
+            return (OK, dict(pool.layers))
+        except Exception as exc:
+            return error_reply(exc)
+
+    def call(self, key: Key, params: dict[str, Any], timeout: float | None,
+             shipment: Shipment | None = None) -> Reply:
+        """Run one call; (OK, result), (NEED_SOURCE,) when this node has no pool for `key`
+        and no bytes came with the call, or an error reply."""
+        with self._lock:
+            if self._in_flight >= self.max_queue:
+                self._counts["overloaded"] += 1
+                return error_reply(Overloaded(
+                    f"this node's queue is full ({self.max_queue} calls)",
+                    max_queue=self.max_queue))
+            self._in_flight += 1
+            self._counts["calls"] += 1
+        try:
+            pool = self._pools.get(key)
+            if pool is None:
+                if shipment is None:
+                    return (NEED_SOURCE,)
+                pool = self._pool(key, shipment)
+            try:
+                return (OK, pool.call(params, timeout))
+            except UsageError:
+                with self._lock:
+                    if self._pools.get(key) is pool:
+                        raise  # the caller's mistake (params), not a retired pool
+                # Retired between the lookup and the call (a version switched back):
+                if shipment is None:
+                    return (NEED_SOURCE,)
+                return (OK, self._pool(key, shipment).call(params, timeout))
+        except Exception as exc:
+            return error_reply(exc)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def retire(self, name: str, version: int) -> int:
+        """Close `name` v`version`'s pools: idle workers end now, busy ones after their call.
+        The number of pools retired."""
+        with self._lock:
+            keys = [k for k in self._pools if k[0] == name and k[1] == version]
+            pools = [self._pools.pop(k) for k in keys]
+            self._counts["retired"] += len(pools)
+        for pool in pools:
+            pool.close(wait=False)
+        return len(pools)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close(wait=False)
+
+    # -------------------------------------------------------------------------- internals
+
+    def _pool(self, key: Key, shipment: Shipment) -> Any:
+        """The pool for `key`, built from `shipment` after the hash and gate checks."""
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is not None:
+                return pool
+            loading = self._loading.setdefault(key, threading.Lock())
+        with loading:  # one check and one pool per key, however many calls bring the bytes
+            with self._lock:
+                pool = self._pools.get(key)
+            if pool is not None:
+                return pool
+            pool = self._checked_pool(key, shipment)
+            with self._lock:
+                self._pools[key] = pool
+                self._loading.pop(key, None)
+                self._counts["loaded"] += 1
+            return pool
+
+    def _checked_pool(self, key: Key, shipment: Shipment) -> Any:
+        name, version, expected = key
+        digest = hashlib.sha256(shipment.source).hexdigest()
+        if digest != expected:
+            self._refused()
+            raise SourceRefused(
+                f"{name} v{version}: the bytes received hash to {digest[:16]}..., not the "
+                f"registry's {expected[:16]}...; refused, nothing was compiled",
+                tool=name, version=version, check="sha256", expected=expected, got=digest)
+        from dyntools.gate import check_source
+
+        report = check_source(shipment.source, shipment.settings.policy, path=shipment.path)
+        if not report.accepted:
+            self._refused()
+            codes = ", ".join(sorted(report.codes))
+            raise SourceRefused(
+                f"{name} v{version}: this node's gate rejects the bytes ({codes}); refused, "
+                "nothing was compiled", tool=name, version=version, check="gate",
+                codes=sorted(report.codes))
+        try:
+            text = shipment.source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self._refused()
+            raise SourceRefused(f"{name} v{version}: the bytes are not UTF-8",
+                                tool=name, version=version, check="utf-8") from exc
+        from dyntools.sandbox import WorkerPool
+
+        settings = shipment.settings
+        return WorkerPool(
+            shipment.path,
+            module_name=shipment.module_name,
+            policy=settings.policy,
+            limits=settings.limits,
+            size=settings.size,
+            max_calls_per_worker=settings.max_calls_per_worker,
+            require_layers=settings.require_layers,
+            source=text,
+        )
+
+    def _refused(self) -> None:
+        with self._lock:
+            self._counts["refused"] += 1

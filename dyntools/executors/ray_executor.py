@@ -1,0 +1,444 @@
+"""The driver side of the Ray executor: tool calls run on `SandboxHost` actors, one per node
+(or `actors_per_node`), each with warm pools of locked-down workers.
+
+    Dyntools("generated_tools", executor="ray", ray_address="auto")
+
+What stays here, on the driver: the registry, the gate, approvals, the hot-load decision
+(which version takes new calls; the `Runtime`). What moves: execution. A call ships
+(tool, version, sha256) and params; the first time an actor sees a version, the registry's
+hash-checked bytes too, which the node checks again (hash, then its own gate) before it
+compiles anything (`dyntools.executors.host`).
+
+Scheduling: each call goes to the actor with the fewest calls in flight from this driver;
+every actor takes at most `max_queue` calls at once, and when all are full the call fails at
+once with `Overloaded` (reason "overloaded"). Timeouts: the node kills a worker that overruns
+(the sandbox's own timeout), and the driver gives up `call_grace_s` after that deadline.
+An actor that dies mid-call is dropped and the call is retried once on another actor, unless
+`side_effects(record, params)` says the call may have acted on the world (a capability
+tool's non-GET request): those are never retried. Nodes that leave the cluster are dropped
+and new nodes get actors, checked every `refresh_interval_s` and after any actor is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dyntools import errors
+from dyntools.errors import (
+    DyntoolsError,
+    ExecutorUnavailable,
+    Overloaded,
+    SandboxError,
+    SandboxTimeout,
+    WorkerCrashed,
+)
+from dyntools.executors import Pool, PoolSettings
+from dyntools.executors.host import ERROR, NEED_SOURCE, OK, Key, Reply, SandboxHost, Shipment
+from dyntools.log import get_logger
+
+if TYPE_CHECKING:
+    from dyntools.registry import VersionRecord
+
+SideEffects = Callable[["VersionRecord", dict[str, Any]], bool]
+
+
+def no_side_effects(record: VersionRecord, params: dict[str, Any]) -> bool:
+    """Today's tools cannot act on the world (no network, no files): every call may be
+    retried. A capability tool (issue 11) plugs in its own rule: a non-GET request is never
+    retried."""
+    return False
+
+
+@dataclass(eq=False, slots=True)
+class _Actor:
+    handle: Any
+    node_id: str
+    hostname: str
+    index: int
+    in_flight: int = 0
+    loaded: set[Key] = field(default_factory=set)
+
+
+class _ActorLost(Exception):
+    def __init__(self, actor: _Actor, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.actor = actor
+        self.cause = cause
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ExecutorUnavailable(
+            "the ray executor needs Ray: pip install 'dyntools[ray]'") from exc
+    return ray
+
+
+class RayExecutor:
+    """Thread-safe. `close()` ends the actors it started (and Ray, if it started it)."""
+
+    name = "ray"
+    adopts_local_pools = False
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        actors_per_node: int = 1,
+        max_queue: int = 256,
+        call_grace_s: float = 10.0,
+        startup_timeout_s: float = 120.0,
+        refresh_interval_s: float = 10.0,
+        side_effects: SideEffects = no_side_effects,
+        init_options: dict[str, Any] | None = None,
+    ) -> None:
+        if actors_per_node < 1:
+            raise ValueError("actors_per_node must be at least 1")
+        if max_queue < 1:
+            raise ValueError("max_queue must be at least 1")
+        self.address = address
+        self.actors_per_node = actors_per_node
+        self.max_queue = max_queue
+        self.call_grace_s = call_grace_s
+        self.startup_timeout_s = startup_timeout_s
+        self.refresh_interval_s = refresh_interval_s
+        self.side_effects = side_effects
+        self._init_options = dict(init_options or {})
+        self._ray: Any = None
+        self._started_ray = False
+        self._lock = threading.Lock()
+        self._refresh_lock = threading.Lock()
+        self._actors: list[_Actor] = []
+        self._counter = itertools.count()
+        self._next = 0
+        self._last_refresh = 0.0
+        self._closed = False
+        self.retries = 0
+        self.dropped = 0
+
+    # ------------------------------------------------------------------------- executor
+
+    def pool(self, record: VersionRecord, source: str, settings: PoolSettings) -> Pool:
+        return RayPool(self, record, source, settings)
+
+    def doctor(self, settings: PoolSettings) -> dict[str, Any]:
+        """Each node's layer report, probed by that node's actor."""
+        ray = self._connect()
+        self._ensure_actors()
+        seen: dict[str, _Actor] = {}
+        with self._lock:
+            for actor in self._actors:
+                seen.setdefault(actor.node_id, actor)
+        refs = [actor.handle.doctor.remote(settings) for actor in seen.values()]
+        reports = ray.get(refs, timeout=self.startup_timeout_s)
+        return {"executor": self.name, "address": self.address,
+                "nodes": sorted(reports, key=lambda r: str(r.get("node_id")))}
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            actors, self._actors = self._actors, []
+        ray = self._ray
+        if ray is None:
+            return
+        for actor in actors:
+            with contextlib.suppress(Exception):
+                ray.kill(actor.handle, no_restart=True)
+        if self._started_ray:
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --------------------------------------------------------------------------- actors
+
+    def actors(self) -> list[dict[str, Any]]:
+        """The live actors: node, calls in flight from this driver, versions shipped."""
+        with self._lock:
+            return [{"index": a.index, "node_id": a.node_id, "hostname": a.hostname,
+                     "in_flight": a.in_flight, "loaded": sorted(a.loaded)}
+                    for a in self._actors]
+
+    def handles(self) -> list[Any]:
+        """The live actors' Ray handles (tests kill one to show the retry)."""
+        with self._lock:
+            return [a.handle for a in self._actors]
+
+    def _connect(self) -> Any:
+        with self._lock:
+            if self._ray is not None:
+                return self._ray
+            ray = _import_ray()
+            if not ray.is_initialized():
+                options: dict[str, Any] = {
+                    "include_dashboard": False,
+                    "logging_level": logging.WARNING,
+                    "log_to_driver": False,
+                    **self._init_options,
+                }
+                try:
+                    ray.init(address=self.address, **options)
+                except Exception as exc:
+                    raise ExecutorUnavailable(
+                        f"cannot connect to the Ray cluster at {self.address or '(default)'}: "
+                        f"{type(exc).__name__}: {exc}", address=self.address) from exc
+                self._started_ray = True
+            self._ray = ray
+            return ray
+
+    def _ensure_actors(self, force: bool = False) -> None:
+        """Drop actors on nodes that left; start actors on nodes that have none."""
+        ray = self._connect()
+        if not force and self._actors and (
+                time.monotonic() - self._last_refresh < self.refresh_interval_s):
+            return
+        with self._refresh_lock:
+            if not force and self._actors and (
+                    time.monotonic() - self._last_refresh < self.refresh_interval_s):
+                return
+            alive = {n["NodeID"] for n in ray.nodes() if n.get("Alive")}
+            with self._lock:
+                if self._closed:
+                    raise ExecutorUnavailable("the ray executor is closed")
+                gone = [a for a in self._actors if a.node_id not in alive]
+                self._actors = [a for a in self._actors if a.node_id in alive]
+                per_node: dict[str, int] = {}
+                for actor in self._actors:
+                    per_node[actor.node_id] = per_node.get(actor.node_id, 0) + 1
+            for actor in gone:
+                self.dropped += 1
+                get_logger("executor").warning("executor.node_dropped", node=actor.node_id,
+                                               actor=actor.index)
+            wanted = [node for node in sorted(alive)
+                      for _ in range(self.actors_per_node - per_node.get(node, 0))]
+            started = self._start_actors(ray, wanted) if wanted else []
+            with self._lock:
+                self._actors.extend(started)
+                self._last_refresh = time.monotonic()
+                if not self._actors:
+                    raise ExecutorUnavailable("no live Ray node can host a SandboxHost actor",
+                                              address=self.address)
+
+    def _start_actors(self, ray: Any, nodes: list[str]) -> list[_Actor]:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        remote = ray.remote(SandboxHost)
+        handles = [
+            remote.options(
+                num_cpus=0,
+                max_concurrency=self.max_queue + 8,  # room for retire/stats beside calls
+                max_restarts=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False),
+            ).remote(self.max_queue)
+            for node in nodes
+        ]
+        started = []
+        for handle, node in zip(handles, nodes, strict=True):
+            try:
+                info = ray.get(handle.node_info.remote(), timeout=self.startup_timeout_s)
+            except Exception as exc:  # a node that cannot host one is skipped this round
+                get_logger("executor").warning("executor.actor_start_failed", node=node,
+                                               error=repr(exc))
+                with contextlib.suppress(Exception):
+                    ray.kill(handle, no_restart=True)
+                continue
+            started.append(_Actor(handle, info.get("node_id") or node,
+                                  str(info.get("hostname", "")), next(self._counter)))
+        return started
+
+    def _drop(self, actor: _Actor) -> None:
+        with self._lock:
+            if actor in self._actors:
+                self._actors.remove(actor)
+                self.dropped += 1
+            self._last_refresh = 0.0  # look at the cluster again before the next call
+        get_logger("executor").warning("executor.actor_dropped", node=actor.node_id,
+                                       actor=actor.index)
+
+    def _pick(self, exclude: set[int]) -> _Actor:
+        """The least-loaded actor with room in its queue (ties: round robin)."""
+        self._ensure_actors()
+        with self._lock:
+            candidates = [a for a in self._actors if a.index not in exclude]
+            if not candidates:
+                raise ExecutorUnavailable("no live SandboxHost actor to take the call")
+            count = len(candidates)
+            start = self._next % count
+            self._next += 1
+            best: _Actor | None = None
+            for offset in range(count):
+                actor = candidates[(start + offset) % count]
+                if actor.in_flight < self.max_queue and (
+                        best is None or actor.in_flight < best.in_flight):
+                    best = actor
+            if best is None:
+                raise Overloaded(
+                    f"every SandboxHost actor's queue is full ({count} actor(s) x "
+                    f"{self.max_queue} calls); retry later or add nodes",
+                    actors=count, max_queue=self.max_queue)
+            best.in_flight += 1
+            return best
+
+    # ---------------------------------------------------------------------------- calls
+
+    def preload(self, key: Key, shipment: Shipment) -> None:
+        """Ship and warm `key` on every actor now; raises the first node's error."""
+        ray = self._connect()
+        self._ensure_actors()
+        with self._lock:
+            actors = list(self._actors)
+        refs = [actor.handle.load.remote(key, shipment) for actor in actors]
+        first: DyntoolsError | None = None
+        for actor, ref in zip(actors, refs, strict=True):
+            try:
+                reply = ray.get(ref, timeout=self.startup_timeout_s)
+            except Exception as exc:
+                get_logger("executor").warning("executor.preload_failed", node=actor.node_id,
+                                               error=repr(exc))
+                continue
+            if reply[0] == OK:
+                with self._lock:
+                    actor.loaded.add(key)
+            elif first is None:
+                first = _error_from(reply, actor)
+        if first is not None:
+            raise first
+
+    def dispatch(self, key: Key, shipment: Shipment, params: dict[str, Any],
+                 timeout: float | None, retry: bool) -> dict[str, Any]:
+        """Run one call on the least-loaded actor; retried once elsewhere if the actor dies
+        and `retry` allows it."""
+        ray = self._connect()
+        tried: set[int] = set()
+        while True:
+            actor = self._pick(tried)
+            tried.add(actor.index)
+            try:
+                return self._call_on(ray, actor, key, shipment, params, timeout)
+            except _ActorLost as lost:
+                self._drop(lost.actor)
+                if retry and len(tried) == 1:
+                    self.retries += 1
+                    get_logger("executor").warning(
+                        "executor.call_retried", tool=key[0], version=key[1],
+                        node=actor.node_id, error=repr(lost.cause))
+                    continue
+                why = ("it was already retried once" if len(tried) > 1
+                       else "the call may have side effects, so it is not retried")
+                raise WorkerCrashed(
+                    f"the SandboxHost actor on node {actor.node_id[:12]} died during the "
+                    f"call; {why}", tool=key[0], version=key[1], node=actor.node_id,
+                    retried=len(tried) > 1) from lost.cause
+
+    def _call_on(self, ray: Any, actor: _Actor, key: Key, shipment: Shipment,
+                 params: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        limit = timeout if timeout is not None else shipment.settings.limits.timeout_s
+        try:
+            with self._lock:
+                ship = key not in actor.loaded
+            reply = self._roundtrip(ray, actor, key, params, timeout, limit,
+                                    shipment if ship else None)
+            if reply[0] == NEED_SOURCE:  # the node retired it, or restarted: ship again
+                ship = True
+                reply = self._roundtrip(ray, actor, key, params, timeout, limit, shipment)
+        finally:
+            with self._lock:
+                actor.in_flight -= 1
+        if reply[0] == OK:
+            if ship:
+                with self._lock:
+                    actor.loaded.add(key)
+            result: dict[str, Any] = reply[1]
+            return result
+        error = _error_from(reply, actor)
+        if ship and not isinstance(error, errors.SourceRefused):
+            with self._lock:  # the pool exists there: a tool error is not a load error
+                actor.loaded.add(key)
+        raise error
+
+    def _roundtrip(self, ray: Any, actor: _Actor, key: Key, params: dict[str, Any],
+                   timeout: float | None, limit: float, shipment: Shipment | None) -> Reply:
+        exceptions = ray.exceptions
+        ref = actor.handle.call.remote(key, params, timeout, shipment)
+        wait = limit + self.call_grace_s
+        try:
+            reply: Reply = ray.get(ref, timeout=wait)
+        except exceptions.GetTimeoutError as exc:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
+            raise SandboxTimeout(
+                f"no answer from node {actor.node_id[:12]} within {wait:.1f} s (the call's "
+                f"{limit:.1f} s plus {self.call_grace_s:.1f} s of grace)",
+                tool=key[0], version=key[1], node=actor.node_id, timeout_s=wait) from exc
+        except exceptions.RayActorError as exc:
+            raise _ActorLost(actor, exc) from exc
+        return reply
+
+    def retire(self, name: str, version: int) -> None:
+        """Every actor closes `name` v`version`'s pool once its calls there finish."""
+        ray = self._ray
+        if ray is None:
+            return
+        with self._lock:
+            actors = list(self._actors)
+            for actor in actors:
+                actor.loaded = {k for k in actor.loaded if (k[0], k[1]) != (name, version)}
+        for actor in actors:
+            with contextlib.suppress(Exception):
+                actor.handle.retire.remote(name, version)
+
+
+def _error_from(reply: Reply, actor: _Actor) -> DyntoolsError:
+    if reply[0] != ERROR:
+        return WorkerCrashed(f"unexpected reply from node {actor.node_id[:12]}: {reply[0]!r}")
+    _, type_name, message, details = reply
+    cls = getattr(errors, str(type_name), None)
+    if not (isinstance(cls, type) and issubclass(cls, DyntoolsError)) or cls is errors.GateRejected:
+        cls = SandboxError
+    details = {**dict(details), "node": actor.node_id}
+    try:
+        return cls(str(message), **details)
+    except TypeError:
+        return SandboxError(str(message), **details)
+
+
+class RayPool:
+    """One tool version on the cluster: what the runtime sees as that version's pool."""
+
+    def __init__(self, executor: RayExecutor, record: VersionRecord, source: str,
+                 settings: PoolSettings) -> None:
+        self.executor = executor
+        self.record = record
+        self.key: Key = (record.name, record.version, record.sha256)
+        self.shipment = Shipment(source.encode("utf-8"), settings, record.module_name,
+                                 str(record.path))
+        self._closed = False
+
+    def start(self) -> None:
+        """Ship and warm this version on every node now (else the first call does)."""
+        self.executor.preload(self.key, self.shipment)
+
+    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        if self._closed:
+            raise errors.UsageError("the pool is closed")
+        retry = not self.executor.side_effects(self.record, params)
+        return self.executor.dispatch(self.key, self.shipment, params, timeout, retry)
+
+    def close(self, wait: bool = True) -> None:
+        """New calls are refused; every node retires the version when its calls finish."""
+        if self._closed:
+            return
+        self._closed = True
+        self.executor.retire(self.record.name, self.record.version)

@@ -1,0 +1,138 @@
+"""Choosing an executor, and the node side (`SandboxHost`) as plain Python, without Ray."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dyntools.errors import UsageError
+from dyntools.executors import LocalExecutor, PoolSettings, build_executor, executor_name
+from dyntools.executors.host import ERROR, NEED_SOURCE, OK, SandboxHost, Shipment
+from dyntools.gate.policy import Policy
+from dyntools.pipeline import Dyntools
+from dyntools.registry import Registry
+
+from .conftest import nap_source
+
+ESCAPE = b'''"""Tries to escape."""
+NAME = "nap_tool"
+DESCRIPTION = "Tries to escape."
+PARAMS = {"type": "object"}
+
+
+def run(params):
+    return {"x": ().__class__.__base__.__subclasses__()}
+'''
+
+
+def test_the_default_executor_is_local(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DYNTOOLS_EXECUTOR", raising=False)
+    assert executor_name(None) == "local"
+    assert isinstance(build_executor(), LocalExecutor)
+    monkeypatch.setenv("DYNTOOLS_EXECUTOR", "RAY")
+    assert executor_name(None) == "ray"
+    assert executor_name("local") == "local"  # the argument wins over the environment
+
+
+def test_an_unknown_executor_or_a_stray_address_is_a_usage_error(
+        monkeypatch: pytest.MonkeyPatch, registry: Registry) -> None:
+    monkeypatch.delenv("DYNTOOLS_EXECUTOR", raising=False)
+    with pytest.raises(UsageError, match="unknown executor 'dask'"):
+        Dyntools(registry, executor="dask")
+    with pytest.raises(UsageError, match="executor is 'local'"):
+        Dyntools(registry, executor="local", ray_address="127.0.0.1:6379")
+
+
+def test_the_ray_executor_reads_its_address_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DYNTOOLS_EXECUTOR", "ray")
+    monkeypatch.setenv("DYNTOOLS_RAY_ADDRESS", "127.0.0.1:6399")
+    executor = build_executor()
+    assert executor.name == "ray" and getattr(executor, "address", None) == "127.0.0.1:6399"
+    assert build_executor(ray_address_="127.0.0.1:7000").address == "127.0.0.1:7000"  # type: ignore[attr-defined]
+
+
+def test_the_local_executor_serves_dyntools_calls(registry: Registry) -> None:
+    with Dyntools(registry, executor="local") as dt:
+        assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}
+
+
+# ------------------------------------------------------------------------ the node, no Ray
+
+
+def _shipment(source: bytes, policy: Policy) -> Shipment:
+    return Shipment(source, PoolSettings(policy=policy, size=1), "dyntools_nap_v1",
+                    str(Path("/driver/registry/nap_tool/v1.py")))
+
+
+def _key(source: bytes, version: int = 1) -> tuple[str, int, str]:
+    return ("nap_tool", version, hashlib.sha256(source).hexdigest())
+
+
+def test_a_node_runs_bytes_whose_hash_is_the_registrys(policy: Policy) -> None:
+    host = SandboxHost()
+    source = nap_source("v1")
+    try:
+        assert host.call(_key(source), {}, None) == (NEED_SOURCE,)  # no bytes, no pool
+        assert host.call(_key(source), {"ms": 1}, None, _shipment(source, policy)) == (
+            OK, {"tag": "v1"})
+        assert host.call(_key(source), {}, None) == (OK, {"tag": "v1"})  # warm, no bytes
+        assert host.stats()["loaded"] == 1
+    finally:
+        host.shutdown()
+
+
+def test_a_node_refuses_a_tampered_byte_stream(policy: Policy) -> None:
+    host = SandboxHost()
+    source = nap_source("v1")
+    tampered = source.replace(b'"v1"', b'"pwned"')
+    reply = host.call(_key(source), {}, None, _shipment(tampered, policy))
+    assert reply[0] == ERROR and reply[1] == "SourceRefused"
+    assert reply[3]["check"] == "sha256" and reply[3]["expected"] == _key(source)[2]
+    assert host.stats()["pools"] == {} and host.stats()["refused"] == 1
+
+
+def test_a_node_regates_bytes_whose_hash_matches(policy: Policy) -> None:
+    """Bytes the registry never approved, sent with their own (matching) digest: the node's
+    gate refuses them before anything is compiled."""
+    host = SandboxHost()
+    reply = host.call(_key(ESCAPE), {}, None, _shipment(ESCAPE, policy))
+    assert reply[0] == ERROR and reply[1] == "SourceRefused"
+    assert reply[3]["check"] == "gate" and reply[3]["codes"]
+    assert host.stats()["pools"] == {}
+
+
+def test_a_full_node_queue_answers_overloaded(policy: Policy) -> None:
+    host = SandboxHost(max_queue=1)
+    source = nap_source("v1")
+    key, shipment = _key(source), _shipment(source, policy)
+    try:
+        assert host.load(key, shipment)[0] == OK
+        slow = threading.Thread(target=host.call, args=(key, {"ms": 800}, None))
+        slow.start()
+        deadline = time.monotonic() + 5
+        while host.stats()["in_flight"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        reply = host.call(key, {}, None)
+        assert reply[0] == ERROR and reply[1] == "Overloaded"
+        slow.join(5)
+        assert host.call(key, {}, None) == (OK, {"tag": "v1"})
+    finally:
+        host.shutdown()
+
+
+def test_a_retired_pool_is_rebuilt_from_the_next_shipment(policy: Policy) -> None:
+    host = SandboxHost()
+    source = nap_source("v1")
+    key, shipment = _key(source), _shipment(source, policy)
+    try:
+        assert host.load(key, shipment)[0] == OK
+        assert host.retire("nap_tool", 1) == 1
+        assert host.call(key, {}, None) == (NEED_SOURCE,)
+        assert host.call(key, {}, None, shipment) == (OK, {"tag": "v1"})
+    finally:
+        host.shutdown()

@@ -1,0 +1,260 @@
+"""The ray executor against a real local Ray cluster (started once per session on 127.0.0.1):
+two actors, an actor killed mid-call, a tampered byte stream, a version switch under load."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from dyntools.errors import (
+    Overloaded,
+    SandboxTimeout,
+    SourceRefused,
+    WorkerCrashed,
+)
+from dyntools.pipeline import Dyntools
+from dyntools.registry import Registry
+from dyntools.sandbox import SandboxLimits
+
+from .conftest import nap_source, require_ray
+
+ray = require_ray()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def node_stats(executor: Any) -> list[dict[str, Any]]:
+    return ray.get([h.stats.remote() for h in executor.handles()], timeout=30)
+
+
+def test_dyntools_runs_calls_on_the_cluster(registry: Registry, ray_cluster: str) -> None:
+    """The public spelling: Dyntools(path, executor="ray", ray_address=ADDR)."""
+    with Dyntools(registry.root, executor="ray", ray_address=ray_cluster) as dt:
+        assert dt.executor.name == "ray"
+        assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}
+        actors = dt.executor.actors()  # type: ignore[attr-defined]
+        assert len(actors) == 1 and actors[0]["node_id"]
+    # Closed with the Dyntools that built it: its actor is gone, the cluster stays up.
+    assert ray.is_initialized()
+
+
+def test_two_actors_share_the_load_and_each_gets_the_bytes_once(
+        registry: Registry, ray_executor: Any) -> None:
+    with Dyntools(registry, executor=ray_executor) as dt:
+        with ThreadPoolExecutor(16) as threads:
+            results = list(threads.map(lambda _: dt.call("nap_tool", {"ms": 20}), range(64)))
+        assert results == [{"tag": "v1"}] * 64
+        stats = node_stats(ray_executor)
+        assert len(stats) == 2
+        assert all(s["calls"] > 0 for s in stats), stats  # least-loaded spreads the calls
+        key = ("nap_tool", 1, registry.current("nap_tool").sha256)  # type: ignore[union-attr]
+        assert all(key in a["loaded"] for a in ray_executor.actors())
+        assert all(s["loaded"] >= 1 and s["refused"] == 0 for s in stats)
+
+
+def test_a_tampered_byte_stream_never_runs(
+        registry: Registry, ray_executor: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bytes altered between the registry and the node: the node's hash check refuses them,
+    nothing is compiled, and the error names both digests."""
+    from dyntools.executors.ray_executor import RayPool
+
+    real_init = RayPool.__init__
+
+    def tampering_init(self: RayPool, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        shipment = self.shipment
+        object.__setattr__(shipment, "source",
+                           shipment.source.replace(b'"v-tamper"', b'"evil"'))
+
+    monkeypatch.setattr(RayPool, "__init__", tampering_init)
+    registry.add_version("nap_tool", nap_source("v-tamper"), {})  # a key no actor holds yet
+    before = sum(s["refused"] for s in node_stats(ray_executor))
+    with Dyntools(registry, executor=ray_executor) as dt:
+        source = registry.current("nap_tool")
+        assert source is not None
+        # The runtime's preload already met the refusal; a call meets it again.
+        with pytest.raises(SourceRefused) as caught:
+            dt.call("nap_tool", {})
+    assert caught.value.details["check"] == "sha256"
+    assert caught.value.details["expected"] == source.sha256
+    assert sum(s["refused"] for s in node_stats(ray_executor)) > before
+
+
+def test_an_actor_killed_mid_call_is_retried_once_on_another(
+        registry: Registry, ray_executor: Any) -> None:
+    with Dyntools(registry, executor=ray_executor) as dt:
+        dt.call("nap_tool", {})  # warm on both actors
+        retries = ray_executor.retries
+        answers: list[Any] = []
+        call = threading.Thread(target=lambda: answers.append(
+            dt.call("nap_tool", {"ms": 3000})))
+        call.start()
+        assert wait_for(lambda: any(a["in_flight"] for a in ray_executor.actors()))
+        busy = next(a for a in ray_executor.actors() if a["in_flight"])
+        handle = ray_executor.handles()[[a["index"] for a in ray_executor.actors()].index(
+            busy["index"])]
+        time.sleep(0.3)  # the call is inside the actor's worker now
+        ray.kill(handle, no_restart=True)
+        call.join(60)
+        assert answers == [{"tag": "v1"}]
+        assert ray_executor.retries == retries + 1
+        # The dead actor was dropped and the node got a new one.
+        assert busy["index"] not in [a["index"] for a in ray_executor.actors()]
+        assert dt.call("nap_tool", {}) == {"tag": "v1"}
+        assert wait_for(lambda: len(ray_executor.actors()) == 2 or (
+            dt.call("nap_tool", {}) is None), timeout=30)
+
+
+def test_a_call_with_side_effects_is_never_retried(
+        registry: Registry, ray_executor: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ray_executor, "side_effects", lambda record, params: True)
+    with Dyntools(registry, executor=ray_executor) as dt:
+        dt.call("nap_tool", {})
+        retries = ray_executor.retries
+        errors: list[BaseException] = []
+
+        def slow() -> None:
+            try:
+                dt.call("nap_tool", {"ms": 3000})
+            except BaseException as exc:
+                errors.append(exc)
+
+        call = threading.Thread(target=slow)
+        call.start()
+        assert wait_for(lambda: any(a["in_flight"] for a in ray_executor.actors()))
+        index = next(i for i, a in enumerate(ray_executor.actors()) if a["in_flight"])
+        time.sleep(0.3)
+        ray.kill(ray_executor.handles()[index], no_restart=True)
+        call.join(60)
+    assert len(errors) == 1 and isinstance(errors[0], WorkerCrashed)
+    assert "not retried" in str(errors[0]) and ray_executor.retries == retries
+
+
+def test_a_version_switch_under_load(registry: Registry, ray_executor: Any) -> None:
+    """Calls keep coming while v2 lands: none fails, calls in flight finish on v1, every call
+    that starts after the switch gets v2, and v1's pools retire on every actor."""
+    with Dyntools(registry, executor=ray_executor) as dt:
+        dt.call("nap_tool", {})
+        stop = threading.Event()
+        seen: list[tuple[float, float, str]] = []
+        failures: list[BaseException] = []
+
+        def caller() -> None:
+            while not stop.is_set():
+                started = time.monotonic()
+                try:
+                    tag = dt.call("nap_tool", {"ms": 30})["tag"]
+                except BaseException as exc:
+                    failures.append(exc)
+                    return
+                seen.append((started, time.monotonic(), tag))
+
+        callers = [threading.Thread(target=caller) for _ in range(8)]
+        for thread in callers:
+            thread.start()
+        time.sleep(1.0)
+        registry.add_version("nap_tool", nap_source("v2"), {})
+        switched = time.monotonic()
+        time.sleep(1.5)
+        stop.set()
+        for thread in callers:
+            thread.join(30)
+        assert failures == []
+        assert {tag for _, _, tag in seen} == {"v1", "v2"}
+        assert all(tag == "v2" for started, _, tag in seen if started > switched + 0.05)
+        assert any(tag == "v1" and ended > switched for _, ended, tag in seen)  # drained
+        assert wait_for(lambda: all(
+            set(s["pools"]) == {"nap_tool@2"} for s in node_stats(ray_executor)))
+
+
+def test_the_node_kills_a_call_that_overruns(registry: Registry, ray_executor: Any) -> None:
+    with Dyntools(registry, executor=ray_executor,
+                  limits=SandboxLimits(timeout_s=0.5)) as dt:
+        started = time.monotonic()
+        with pytest.raises(SandboxTimeout) as caught:
+            dt.call("nap_tool", {"ms": 5000})
+        assert time.monotonic() - started < 4.0  # the node's timeout, not the driver's grace
+        assert caught.value.details.get("node")
+        assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}  # a fresh worker took over
+
+
+def test_the_driver_gives_up_on_a_node_that_does_not_answer(
+        registry: Registry, ray_cluster: str) -> None:
+    """The node's timeout covers a call once a worker has it; a call stuck in a node's queue
+    behind busy workers is given up by the driver at its own deadline."""
+    from dyntools.executors.ray_executor import RayExecutor
+
+    executor = RayExecutor(ray_cluster, call_grace_s=0.3)
+    try:
+        with Dyntools(registry, executor=executor) as dt:
+            dt.call("nap_tool", {})
+            busy = [threading.Thread(target=dt.call, args=("nap_tool", {"ms": 2500}))
+                    for _ in range(2)]  # both workers of the node's pool
+            for thread in busy:
+                thread.start()
+            assert wait_for(lambda: executor.actors()[0]["in_flight"] == 2)
+            time.sleep(0.2)
+            started = time.monotonic()
+            with pytest.raises(SandboxTimeout, match="no answer from node"):
+                dt.call("nap_tool", {}, timeout=0.2)
+            assert time.monotonic() - started < 2.0
+            for thread in busy:
+                thread.join(30)
+    finally:
+        executor.close()
+
+
+def test_a_full_cluster_answers_overloaded(registry: Registry, ray_cluster: str) -> None:
+    from dyntools.executors.ray_executor import RayExecutor
+
+    executor = RayExecutor(ray_cluster, max_queue=1)
+    try:
+        with Dyntools(registry, executor=executor) as dt:
+            dt.call("nap_tool", {})
+            slow = threading.Thread(target=dt.call, args=("nap_tool", {"ms": 1500}))
+            slow.start()
+            assert wait_for(lambda: executor.actors()[0]["in_flight"] == 1)
+            with pytest.raises(Overloaded, match="queue is full"):
+                dt.call("nap_tool", {})
+            slow.join(30)
+            assert dt.call("nap_tool", {}) == {"tag": "v1"}
+    finally:
+        executor.close()
+
+
+def test_doctor_reports_layers_per_node(ray_executor: Any, policy: Any) -> None:
+    from dyntools.executors import PoolSettings
+    from dyntools.sandbox import LAYERS
+
+    report = ray_executor.doctor(PoolSettings(policy=policy))
+    assert report["executor"] == "ray" and len(report["nodes"]) == 1  # one node, two actors
+    node = report["nodes"][0]
+    assert node["node_id"] and set(node["layers"]) == set(LAYERS)
+
+
+def test_require_layers_holds_on_every_node(registry: Registry, ray_executor: Any) -> None:
+    """A layer this machine does not have is required: the node's workers refuse to start."""
+    from dyntools.errors import LayerUnavailable
+    from dyntools.sandbox.doctor import probe_layers
+
+    inactive = sorted(n for n, e in probe_layers().items() if not e["active"])
+    if not inactive:
+        with Dyntools(registry, executor=ray_executor, require_layers=frozenset(
+                probe_layers())) as dt:
+            assert dt.call("nap_tool", {}) == {"tag": "v1"}
+        return
+    dt = Dyntools(registry, executor=ray_executor, require_layers=frozenset(inactive[:1]))
+    with dt, pytest.raises(LayerUnavailable):
+        dt.call("nap_tool", {})
