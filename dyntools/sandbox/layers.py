@@ -1,6 +1,7 @@
 """The OS layers a worker applies to itself before it runs any tool code (worker side).
 
-Order: rlimits, namespaces (user + network), no_new_privs, Landlock (file system, TCP,
+Order: rlimits, namespaces (user + mount with a minimal root + network, then a nested user
+namespace without a uid mapping), no_new_privs, Landlock (file system, TCP,
 scoping), capabilities dropped, seccomp. Each layer is tried on its own; one that the kernel
 refuses is reported inactive with the reason, and the others still apply. The host decides
 whether a missing layer is fatal (`--require-layers`).
@@ -31,6 +32,18 @@ CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUTS = 0x04000000
+CLONE_NEWNS = 0x00020000
+# <sys/mount.h>
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MS_NOATIME, MS_NODIRATIME, MS_RELATIME, MS_STRICTATIME = 1024, 2048, 1 << 21, 1 << 24
+MNT_DETACH = 2
+# statvfs f_flag bits that a user namespace may not clear on a bind mount (they are locked)
+ST_LOCKED_TO_MS = ((8, MS_NOEXEC), (1024, MS_NOATIME), (2048, MS_NODIRATIME),
+                   (4096, MS_RELATIME))
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "ppc64": 203,
+                  "s390x": 217, "i686": 217, "armv7l": 218, "loongarch64": 41}
+WORKDIR = "/sandbox"
 # <linux/prctl.h>
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -147,6 +160,8 @@ _prctl = _libc_function("prctl", c_int, c_ulong, c_ulong, c_ulong, c_ulong)
 _setrlimit = _libc_function("setrlimit")
 _unshare = _libc_function("unshare")
 _capset = _libc_function("capset")
+_mount = _libc_function("mount")
+_umount2 = _libc_function("umount2")
 
 
 def _errno_text() -> str:
@@ -183,8 +198,14 @@ def apply_rlimits(memory_mb: int, cpu_seconds: int, cpu_lifetime: int, open_file
             f"NOFILE={open_files}, FSIZE=0, CORE=0, NPROC=0")
 
 
-def apply_namespaces(report: Report, skip: frozenset[str]) -> None:
-    """A new user namespace (no privileges outside it) and a new, empty network namespace."""
+def apply_namespaces(report: Report, skip: frozenset[str],
+                     root: dict[str, list[Any]] | None = None) -> None:
+    """A new user namespace (no privileges outside it), a new, empty network namespace and,
+    when `root` is given, a new mount namespace whose root is a minimal tmpfs tree."""
+    if root is not None and "mountns" not in skip and _apply_mount_namespace(report, skip, root):
+        return
+    if "mountns" not in report:
+        report["mountns"] = [False, "disabled" if "mountns" in skip else "no root plan"]
     want_user = "userns" not in skip
     want_net = "netns" not in skip
     flags = (CLONE_NEWUSER if want_user else 0) | (CLONE_NEWNET | CLONE_NEWIPC if want_net else 0)
@@ -201,6 +222,119 @@ def apply_namespaces(report: Report, skip: frozenset[str]) -> None:
         report["netns"] = [True, "new network namespace (without a user namespace)"]
     elif want_net:
         report["netns"] = [False, f"unshare(CLONE_NEWNET) failed: {_errno_text()}"]
+
+
+def _apply_mount_namespace(report: Report, skip: frozenset[str],
+                           root: dict[str, list[Any]]) -> bool:
+    """unshare(user, mount[, net, ipc]) with the worker's own uid mapped (a tmpfs refuses to
+    create directories in a user namespace without a mapping), build the minimal root,
+    pivot_root into it, then enter a nested user namespace without any mapping. Returns
+    False (nothing changed) when the first unshare fails; later failures leave `mountns`
+    inactive but keep the namespaces already made."""
+    want_user = "userns" not in skip
+    want_net = "netns" not in skip
+    uid, gid = posix.getuid(), posix.getgid()
+    if _unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        report["mountns"] = [False, f"unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: "
+                             f"{_errno_text()}"]
+        return False
+    try:
+        _write_file("/proc/self/setgroups", b"deny")
+        _write_file("/proc/self/uid_map", f"{uid} {uid} 1".encode())
+        _write_file("/proc/self/gid_map", f"{gid} {gid} 1".encode())
+        count = _build_root(root)
+        report["mountns"] = [True, f"new mount namespace: tmpfs root, {count} read-only "
+                             f"bind(s), empty {WORKDIR}; no /tmp, /run, /home, /proc"]
+    except OSError as exc:
+        report["mountns"] = [False, f"minimal root failed: {exc}"]
+    # The network namespace is made with the nested user namespace: made together with the
+    # mount namespace it cost 4-5 ms more here (measured), made after it 0.6 ms.
+    net = CLONE_NEWNET | CLONE_NEWIPC if want_net else 0
+    if not want_user:
+        report["userns"] = [False, "disabled (the mount namespace's own user namespace maps "
+                            "the worker's uid)"]
+        ok = net == 0 or _unshare(net) == 0
+    else:
+        ok = _unshare(CLONE_NEWUSER | net) == 0
+        report["userns"] = ([True, "nested user namespace, no uid mapping"] if ok
+                            else [False, f"unshare(CLONE_NEWUSER) failed: {_errno_text()}"])
+    if want_net:
+        report["netns"] = ([True, "new network namespace with no interfaces up"] if ok
+                           else [False, f"unshare(CLONE_NEWNET) failed: {_errno_text()}"])
+    else:
+        report["netns"] = [False, "disabled"]
+    return True
+
+
+def _write_file(path: str, data: bytes) -> None:
+    fd = posix.open(path, posix.O_WRONLY)
+    try:
+        posix.write(fd, data)
+    finally:
+        posix.close(fd)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = get_errno()
+        raise OSError(code, f"{what}: {_errno_text()}")
+
+
+def _makedirs(path: str) -> None:
+    current = ""
+    for part in path.strip("/").split("/"):
+        current += "/" + part
+        try:  # noqa: SIM105 (contextlib costs the worker start-up time)
+            posix.mkdir(current, 0o755)
+        except FileExistsError:
+            pass
+
+
+def _build_root(root: dict[str, list[Any]]) -> int:
+    """Mount a tmpfs on the (empty) working directory, bind what the interpreter needs into
+    it read-only, make the tmpfs read-only too, give it an empty writable working directory,
+    and pivot_root into it, dropping the old root."""
+    pivot_root = SYS_PIVOT_ROOT.get(posix.uname().machine)
+    if pivot_root is None:
+        raise OSError(0, f"no pivot_root number known for {posix.uname().machine}")
+    new_root = posix.getcwd()
+    _check(_mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making mounts private")
+    _check(_mount(b"tmpfs", new_root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                  b"size=64k,nr_inodes=512,mode=0755"), "mounting the tmpfs root")
+    count = 0
+    for source in root["dirs"] + root["files"]:
+        target = new_root + source
+        if source in root["dirs"]:
+            _makedirs(target)
+        else:
+            _makedirs(target.rsplit("/", 1)[0])
+            posix.close(posix.open(target, posix.O_WRONLY | posix.O_CREAT, 0o644))
+        _check(_mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None),
+               f"binding {source}")
+        flags = posix.statvfs(source).f_flag
+        locked = 0
+        for st_bit, ms_bit in ST_LOCKED_TO_MS:
+            if flags & st_bit:
+                locked |= ms_bit
+        _check(_mount(None, target.encode(), None,
+                      MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | locked, None),
+               f"making {source} read-only")
+        count += 1
+    for link, destination in root["links"]:
+        _makedirs(new_root + link.rsplit("/", 1)[0])
+        posix.symlink(destination, new_root + link)
+    workdir = new_root + WORKDIR
+    _makedirs(workdir)
+    _check(_mount(b"tmpfs", workdir.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                  b"size=64k,nr_inodes=64,mode=0700"), "mounting the working directory")
+    _check(_mount(None, new_root.encode(), None,
+                  MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None),
+           "making the root read-only")
+    posix.chdir(new_root)
+    _check(_syscall(pivot_root, b".", b"."), "pivot_root")
+    _check(_umount2(b".", MNT_DETACH), "detaching the old root")
+    posix.chdir(WORKDIR)
+    return count
 
 
 def set_no_new_privs() -> None:
@@ -308,6 +442,7 @@ def lock_down(
     cpu_lifetime: int,
     open_files: int,
     read_paths: Iterable[str],
+    root: dict[str, list[Any]] | None = None,
     seccomp_program: bytes | None,
     seccomp_missing_reason: str,
     skip: frozenset[str],
@@ -322,7 +457,7 @@ def lock_down(
                                                     open_files)]
         except OSError as exc:
             report["rlimits"] = [False, str(exc)]
-    apply_namespaces(report, skip)
+    apply_namespaces(report, skip, root)
     try:
         set_no_new_privs()
         report["no_new_privs"] = [True, "no_new_privs set, not dumpable"]

@@ -13,6 +13,7 @@ LAYERS: tuple[str, ...] = (
     "no_new_privs",
     "userns",
     "netns",
+    "mountns",
     "landlock_fs",
     "landlock_net",
     "landlock_scope",

@@ -116,23 +116,26 @@ class WorkerProcess:
         return self.process.pid
 
     def start(self) -> dict[str, dict[str, Any]]:
-        """Send the init message and wait for `hello`; return the layer report."""
+        """Send the init message, wait for `hello` (the layer report, written after lockdown
+        and before any tool code runs), check it against what the kernel shows in /proc, and
+        only then let the worker run the tool's module body. Return the host's view of the
+        layers; a required layer that is not active in that view is a `LayerUnavailable`
+        before any tool code has run."""
+        deadline = time.monotonic() + self.spec.limits.startup_timeout_s
         try:
             self._send(self.spec.init_message)
-            reply = self._receive(time.monotonic() + self.spec.limits.startup_timeout_s,
-                                  starting=True)
+            reply = self._receive(deadline, starting=True)
         except SandboxError:
             self.kill()
             raise
-        if "hello" not in reply:
+        hello = reply.get("hello")
+        if not isinstance(hello, dict):
             self.kill()
             raise self._error_from(reply, starting=True)
-        self._record_startup(reply["hello"].get("marks", {}))
-        layers = reply["hello"].get("layers", {})
-        self.layers = {
-            name: {"active": bool(value[0]), "detail": str(value[1])}
-            for name, value in layers.items()
-        }
+        reported = hello.get("layers")
+        from dyntools.sandbox.kernel_view import verified_layers
+
+        self.layers = verified_layers(self.pid, reported if isinstance(reported, dict) else {})
         missing = sorted(
             name for name in self.spec.require_layers
             if not self.layers.get(name, {}).get("active")
@@ -141,11 +144,26 @@ class WorkerProcess:
             self.kill()
             raise LayerUnavailable(
                 "required sandbox layer(s) not active: " + ", ".join(
-                    f"{name} ({self.layers.get(name, {}).get('detail', 'unknown')})"
+                    f"{name} ({self.layers.get(name, {}).get('detail', 'not reported')})"
                     for name in missing
                 ),
                 missing=missing,
             )
+        marks = hello.get("marks")
+        try:
+            self._send(marshal.dumps("go"))
+            ready = self._receive(deadline, starting=True)
+        except SandboxError:
+            self.kill()
+            raise
+        if "ready" not in ready:
+            self.kill()
+            raise self._error_from(ready, starting=True)
+        # Tool code ran before `ready`: nothing in it is trusted but timing marks.
+        ready_marks = ready.get("ready")
+        if isinstance(marks, dict) and isinstance(ready_marks, dict):
+            marks.update({"module_ran": ready_marks.get("module_ran")})
+        self._record_startup(marks if isinstance(marks, dict) else {})
         return self.layers
 
     def _record_startup(self, marks: dict[str, Any]) -> None:

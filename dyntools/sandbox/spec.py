@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import marshal
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dyntools.errors import LoadError
 from dyntools.gate.policy import Policy
@@ -52,14 +54,88 @@ class WorkerSpec:
     init_message: bytes = field(repr=False)
 
 
-def read_paths(source_path: str, policy: Policy) -> list[str]:
-    """What Landlock lets a worker read: the Python install, system libraries, the tool file,
-    and time-zone data when `zoneinfo` is allowed."""
-    paths = {sys.base_prefix, sys.prefix, *SYSTEM_LIBRARY_PATHS, source_path}
-    paths.update(p for p in sys.path if p and p.startswith((sys.prefix, sys.base_prefix)))
-    if any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in policy.modules):
+def stdlib_paths() -> list[str]:
+    """The standard library the worker imports from: `python -I -S` puts no site-packages
+    on its path, only the base installation's library, its zip and its lib-dynload."""
+    paths = {os.path.dirname(os.__file__)}
+    paths.update(p for p in sys.path if p.startswith(sys.base_prefix)
+                 and os.path.basename(p) not in {"site-packages", "dist-packages"})
+    return sorted(paths)
+
+
+def needed_paths(*, zoneinfo: bool) -> list[str]:
+    """What a worker may read after lockdown: the standard library (C code imports helpers
+    lazily, e.g. `_strptime`), system libraries (lazily loaded by C extensions and glibc),
+    and time-zone data when the tool imports `zoneinfo`. The tool file is not among them:
+    the worker receives the tool's syntax tree and source lines over its pipe and never
+    opens it. Neither are site-packages, the dyntools package (imported before lockdown) or
+    the interpreter's other files."""
+    paths = {*stdlib_paths(), *SYSTEM_LIBRARY_PATHS}
+    if zoneinfo:
         paths.update(ZONEINFO_PATHS)
-    return sorted(p for p in paths if Path(p).exists())
+    return sorted(p for p in paths if os.path.lexists(p))
+
+
+def _resolve(path: str, links: dict[str, str], depth: int = 0) -> str | None:
+    """`path` with every symlink in it resolved; each link met is recorded in `links`."""
+    if depth > 40:
+        return None
+    parts = [part for part in path.split("/") if part and part != "."]
+    current = ""
+    for index, part in enumerate(parts):
+        if part == "..":
+            current = os.path.dirname(current) if current else ""
+            continue
+        candidate = current + "/" + part
+        if os.path.islink(candidate):
+            target = os.readlink(candidate)
+            links[candidate] = target
+            base = target if target.startswith("/") else os.path.join(current or "/", target)
+            rest = "/".join(parts[index + 1:])
+            return _resolve(os.path.normpath(os.path.join(base, rest) if rest else base),
+                            links, depth + 1)
+        current = candidate
+    return current or "/"
+
+
+def minimal_root(paths: list[str]) -> dict[str, list[Any]]:
+    """The plan for the worker's minimal root: directories and files bound read-only at
+    their own (resolved) paths, and the symlinks that lead to them (`/lib -> usr/lib`)."""
+    links: dict[str, str] = {}
+    resolved: set[str] = set()
+    for path in paths:
+        real = _resolve(path, links)
+        if real is not None and real != "/" and os.path.exists(real):
+            resolved.add(real)
+    tops = sorted(p for p in resolved
+                  if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in resolved))
+    dirs = [p for p in tops if os.path.isdir(p)]
+    files = [p for p in tops if not os.path.isdir(p)]
+
+    def inside_a_bind(link: str) -> bool:
+        return any(link.startswith(top + "/") for top in tops)
+
+    return {
+        "dirs": dirs,
+        "files": files,
+        "links": sorted([link, target] for link, target in links.items()
+                        if not inside_a_bind(link)),
+    }
+
+
+def _plain_tree(source: str, path: str) -> tuple[Any, set[str]]:
+    """Test-only (the `restricted` layer switched off): the tool's syntax tree as written,
+    without RestrictedPython's transformation, to show what the other layers hold alone."""
+    import ast
+
+    from dyntools.sandbox import astcodec
+    from dyntools.sandbox.restrict import imported_modules
+
+    try:
+        tree = ast.parse(source, filename=path, mode="exec")
+    except (SyntaxError, ValueError) as exc:
+        raise LoadError(f"{path}: {exc}", path=path) from exc
+    return astcodec.encode(tree), imported_modules(tree)
 
 
 def escape_members(policy: Policy) -> list[tuple[str, str]]:
@@ -96,11 +172,16 @@ def build_spec(
         seccomp_missing = ""
     except SeccompUnavailable as exc:
         program, seccomp_missing = None, str(exc)
-    tree, imports = restrict_source(source, path)
+    if "restricted" in skip_layers:
+        tree, imports = _plain_tree(source, path)
+    else:
+        tree, imports = restrict_source(source, path)
     # Only what the tool imports, and only if allowed: every module costs start-up time.
     allowed = {name: sorted(policy.modules[name].members)
                for name in sorted(imports) if name in policy.modules}
     cpu = limits.cpu_seconds
+    root = minimal_root(needed_paths(
+        zoneinfo=any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in allowed)))
     message = {
         "module": module_name,
         "filename": path,
@@ -119,7 +200,8 @@ def build_spec(
         "max_output_bytes": limits.max_output_bytes,
         "max_result_bytes": limits.max_result_bytes,
         "max_params_bytes": limits.max_params_bytes,
-        "read_paths": read_paths(path, policy),
+        "read_paths": root["dirs"] + root["files"],
+        "root": root,
         "seccomp": program,
         "seccomp_missing": seccomp_missing,
         "skip": sorted(skip_layers),

@@ -10,8 +10,10 @@ directory and pipes on fds 0 and 1. The worker:
    (modules and members, builtins, denied attributes, escape routes), limits, the paths
    Landlock may read and the seccomp program;
 3. imports the tool's allowed modules, builds the guards, compiles the tree;
-4. locks itself down (`layers.lock_down`), then runs the module body and answers `hello` with
-   the layer report;
+4. locks itself down (`layers.lock_down`) and sends `hello` with the layer report, before any
+   tool code runs; the host checks the report against /proc and answers "go" (or kills the
+   worker when a required layer is missing); the worker then runs the module body and sends
+   `ready`;
 5. serves calls: a marshal frame with the params in, a JSON frame with the result out.
 
 It imports nothing from the rest of dyntools but `dyntools.sandbox` modules, and nothing that
@@ -326,6 +328,7 @@ def _lock_down(worker: Worker, init: dict[str, Any]) -> dict[str, list[object]]:
         cpu_lifetime=init["cpu_lifetime"],
         open_files=init["max_open_files"],
         read_paths=init["read_paths"],
+        root=init.get("root"),
         seccomp_program=init["seccomp"],
         seccomp_missing_reason=init["seccomp_missing"],
         skip=worker.skip,
@@ -388,10 +391,19 @@ def main() -> None:
     marks["compiled"] = monotonic()
     report = _lock_down(worker, init)
     marks["locked_down"] = monotonic()
-    run = _load_module(worker, code, init["module"])
-    marks["module_ran"] = monotonic()
+    # The layer report goes out before any tool code runs (the module body may call
+    # functions), so tool code can never write it; the host checks it against /proc and
+    # answers "go" only if every layer it requires is there.
     channel.send_text('{"hello":' + "".join(_encode_json(
-        {"pid": posix.getpid(), "layers": report, "marks": marks}, 0)) + "}")
+        {"layers": report, "marks": marks}, 0)) + "}")
+    try:
+        go = channel.receive(64)
+    except (EOFError, ValueError):
+        posix._exit(0)
+    if go != "go":
+        posix._exit(2)
+    run = _load_module(worker, code, init["module"])
+    channel.send_text('{"ready":{"module_ran":' + repr(monotonic()) + "}}")
     worker.serve(run)
     posix._exit(0)
 

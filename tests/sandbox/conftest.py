@@ -21,7 +21,7 @@ PARAMS = {{"type": "object"}}
 
 # Every OS layer: skipping all of them leaves RestrictedPython (and the audit hook) alone.
 OS_LAYERS = frozenset({
-    "rlimits", "userns", "netns", "landlock_fs", "landlock_net", "landlock_scope",
+    "rlimits", "userns", "netns", "mountns", "landlock_fs", "landlock_net", "landlock_scope",
     "seccomp", "capabilities",
 })
 

@@ -101,7 +101,8 @@ def test_write_outside_the_working_directory_is_refused(tool, policy, tmp_path, 
     assert not target.exists() or target.read_text() == ""
 
 
-@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_fs")], ids=["all", "landlock_fs"])
+@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_fs"), only("mountns")],
+                         ids=["all", "landlock_fs", "mountns"])
 def test_reading_a_planted_file_is_refused(tool, policy, tmp_path: Path, skip):
     secret = tmp_path / "planted" / "secret.txt"
     secret.parent.mkdir()
@@ -219,3 +220,73 @@ def test_writes_to_fds_1_and_2_never_reach_the_protocol(tool, policy):
             return {"fine": True}
         ''', OS_LAYERS | {"restricted", "audit_hook"}, imports="import os\nimport sys")
     assert outcome == {"fine": True}
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("mountns"), only("seccomp")],
+                         ids=["all", "mountns", "seccomp"])
+def test_pathname_unix_socket_to_the_host_is_refused(tool, policy, tmp_path, skip):
+    """Finding 3: Landlock (ABI 7) does not cover connect(2) to a socket file and a network
+    namespace does not isolate them; the minimal root has no host socket file to name."""
+    address = str(tmp_path / "host.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(address)
+    listener.listen(1)
+    listener.settimeout(0.2)
+    try:
+        outcome = attempt(tool, policy, f'''
+            def run(params):
+                try:
+                    conn = socket.socket(socket.AF_UNIX)
+                    conn.connect({address!r})
+                    conn.sendall(b"escaped")
+                except OSError as exc:
+                    return {{"refused": exc.errno}}
+                return {{"connected": True}}
+            ''', skip, imports="import socket")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+    assert "refused" in outcome or outcome.get("sandbox_error") == "sandbox_violation", outcome
+
+
+def test_the_minimal_root_holds_only_what_the_interpreter_needs(tool, policy):
+    outcome = attempt(tool, policy, '''
+        def run(params):
+            seen = {}
+            for path in ("/tmp", "/run", "/home", "/proc", "/dev", "/etc/passwd", "/etc/hostname",
+                         "/var", "/usr/bin"):
+                seen[path] = os.path.exists(path)
+            return {"cwd": os.getcwd(), "seen": seen, "top": sorted(os.listdir("/")),
+                    "uid": os.getuid()}
+        ''', only("mountns", "userns"), imports="import os")
+    assert outcome["cwd"] == "/sandbox"
+    assert not any(outcome["seen"].values()), outcome
+    assert "tmp" not in outcome["top"] and "home" not in outcome["top"]
+    assert outcome["uid"] == 65534  # the nested user namespace has no uid mapping
+
+
+def test_the_minimal_root_is_read_only_but_the_working_directory(tool, policy):
+    outcome = attempt(tool, policy, '''
+        def run(params):
+            result = {}
+            for path in ("/usr/lib/dyntools-probe", "/sandbox/probe", "/probe"):
+                try:
+                    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+                    result[path] = "created"
+                except OSError as exc:
+                    result[path] = exc.errno
+            return result
+        ''', only("mountns", "userns"), imports="import os")
+    assert outcome == {"/usr/lib/dyntools-probe": 30, "/sandbox/probe": "created",
+                       "/probe": 30}, outcome  # 30: EROFS
+
+
+def test_time_zones_work_in_the_minimal_root(tool, policy):
+    outcome = run_once(tool('''
+        def run(params):
+            zone = zoneinfo.ZoneInfo("Europe/Paris")
+            moment = datetime.datetime(2024, 7, 1, 12, tzinfo=zone)
+            return {"offset": moment.utcoffset().total_seconds()}
+        ''', imports="import datetime\nimport zoneinfo"), {}, policy=policy)
+    assert outcome == {"offset": 7200.0}
