@@ -64,17 +64,34 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
 @click.option("--memory", type=int, default=None, help="Memory headroom in MiB.")
 @click.option("--require-layers", default=None,
               help="Comma list of sandbox layers that must be active, or 'all'.")
+@click.option("--disable-layer", "disable_layers", multiple=True, metavar="NAME",
+              help="Switch a sandbox layer off to see what the others hold (repeatable; "
+                   "for testing the sandbox, warns on stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
               help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
 def exec_command(file: str, params_text: str, timeout: float | None, memory: int | None,
-                 require_layers: str | None, as_json: bool, allowlist: str | None) -> None:
+                 require_layers: str | None, disable_layers: tuple[str, ...], as_json: bool,
+                 allowlist: str | None) -> None:
     """Gate FILE, then run it once in the sandbox with --params; print the result JSON."""
-    from dyntools.sandbox.limits import SandboxLimits
+    from dyntools.sandbox.limits import LAYERS, SandboxLimits
     from dyntools.sandbox.pool import run_once_outcome
 
     params = _parse_params(params_text)
     required = require_layers_option(require_layers)
+    disabled = frozenset(disable_layers)
+    unknown = sorted(disabled - set(LAYERS))
+    if unknown:
+        raise click.UsageError(f"--disable-layer: unknown layer(s) {', '.join(unknown)}; "
+                               f"known: {', '.join(LAYERS)}")
+    both = sorted(disabled & required)
+    if both:
+        raise click.UsageError(f"--disable-layer and --require-layers both name "
+                               f"{', '.join(both)}")
+    if disabled:
+        click.echo(f"warning: sandbox layer(s) switched off: {', '.join(sorted(disabled))}; "
+                   "this run is weaker than the sandbox's default, for testing only",
+                   err=True)
     policy = policy_option(allowlist)
     data = read_source(file, policy.limits.max_bytes)
     report = check_source(data, policy, path=file)
@@ -100,7 +117,7 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
         # The gated bytes are what runs: the file is not read a second time.
         outcome, layers = run_once_outcome(
             file, params, policy=policy, limits=limits, require_layers=required,
-            source=data.decode("utf-8"),
+            source=data.decode("utf-8"), _skip_layers=disabled,
         )
     except (SandboxError, LoadError) as exc:
         _fail(exc, as_json)
@@ -140,7 +157,8 @@ def doctor(as_json: bool, require_layers: str | None) -> None:
         click.echo("wall-clock timeout: active (host kills the worker's process group)")
         for name, entry in report["layers"].items():
             state = "active  " if entry["active"] else "INACTIVE"
-            click.echo(f"{name:15} {state} {entry['detail']}")
+            seen = "kernel" if entry.get("verified") == "kernel" else "report"
+            click.echo(f"{name:15} {state} ({seen}) {entry['detail']}")
         phases = ", ".join(f"{k} {v:.2f}" for k, v in report["worker_startup_ms"].items())
         click.echo(f"worker start-up (ms): {phases}")
         if missing:

@@ -44,6 +44,7 @@ ST_LOCKED_TO_MS = ((8, MS_NOEXEC), (1024, MS_NOATIME), (2048, MS_NODIRATIME),
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "ppc64": 203,
                   "s390x": 217, "i686": 217, "armv7l": 218, "loongarch64": 41}
 WORKDIR = "/sandbox"
+NOBODY = 65534  # the uid and gid a worker started by root runs as
 # <linux/prctl.h>
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
@@ -226,25 +227,37 @@ def apply_namespaces(report: Report, skip: frozenset[str],
 
 def _apply_mount_namespace(report: Report, skip: frozenset[str],
                            root: dict[str, list[Any]]) -> bool:
-    """unshare(user, mount[, net, ipc]) with the worker's own uid mapped (a tmpfs refuses to
-    create directories in a user namespace without a mapping), build the minimal root,
-    pivot_root into it, then enter a nested user namespace without any mapping. Returns
-    False (nothing changed) when the first unshare fails; later failures leave `mountns`
-    inactive but keep the namespaces already made."""
+    """A new mount namespace whose root is a minimal tmpfs tree, then a nested user namespace
+    without any uid mapping (with the network namespace).
+
+    Started by root: unshare(CLONE_NEWNS) as root (the mount namespace then belongs to the
+    host's user namespace, so nothing in the worker can ever change its mounts), build the
+    root, pivot into it, and leave root for uid 65534: the kernel exempts uid 0 from
+    RLIMIT_NPROC whatever its capabilities (a root worker without seccomp could fork), and a
+    non-root uid gets no DAC override on anything. Otherwise: unshare(user, mount) with the
+    worker's own uid mapped (a tmpfs refuses to create directories in a user namespace
+    without a mapping). Returns False (nothing changed) when the namespace cannot be made;
+    later failures leave `mountns` inactive but keep the namespaces already made."""
     want_user = "userns" not in skip
     want_net = "netns" not in skip
-    uid, gid = posix.getuid(), posix.getgid()
-    if _unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
-        report["mountns"] = [False, f"unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: "
-                             f"{_errno_text()}"]
+    as_root = posix.geteuid() == 0 and _unshare(CLONE_NEWNS) == 0
+    if not as_root and _unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        report["mountns"] = [False, f"unshare(CLONE_NEWNS) failed: {_errno_text()}"]
         return False
     try:
-        _write_file("/proc/self/setgroups", b"deny")
-        _write_file("/proc/self/uid_map", f"{uid} {uid} 1".encode())
-        _write_file("/proc/self/gid_map", f"{gid} {gid} 1".encode())
-        count = _build_root(root)
+        uid, gid = (NOBODY, NOBODY) if as_root else (posix.getuid(), posix.getgid())
+        if not as_root:
+            _write_file("/proc/self/setgroups", b"deny")
+            _write_file("/proc/self/uid_map", f"{uid} {uid} 1".encode())
+            _write_file("/proc/self/gid_map", f"{gid} {gid} 1".encode())
+        count = _build_root(root, uid, gid)
+        if as_root:
+            posix.setgroups([])
+            posix.setresgid(gid, gid, gid)
+            posix.setresuid(uid, uid, uid)
         report["mountns"] = [True, f"new mount namespace: tmpfs root, {count} read-only "
-                             f"bind(s), empty {WORKDIR}; no /tmp, /run, /home, /proc"]
+                             f"bind(s), empty {WORKDIR}; no /tmp, /run, /home, /proc; "
+                             f"uid {uid}" + (" (left root)" if as_root else "")]
     except OSError as exc:
         report["mountns"] = [False, f"minimal root failed: {exc}"]
     # The network namespace is made with the nested user namespace: made together with the
@@ -290,10 +303,10 @@ def _makedirs(path: str) -> None:
             pass
 
 
-def _build_root(root: dict[str, list[Any]]) -> int:
+def _build_root(root: dict[str, list[Any]], uid: int, gid: int) -> int:
     """Mount a tmpfs on the (empty) working directory, bind what the interpreter needs into
-    it read-only, make the tmpfs read-only too, give it an empty writable working directory,
-    and pivot_root into it, dropping the old root."""
+    it read-only, make the tmpfs read-only too, give it an empty working directory owned by
+    `uid`/`gid`, and pivot_root into it, dropping the old root."""
     pivot_root = SYS_PIVOT_ROOT.get(posix.uname().machine)
     if pivot_root is None:
         raise OSError(0, f"no pivot_root number known for {posix.uname().machine}")
@@ -311,7 +324,7 @@ def _build_root(root: dict[str, list[Any]]) -> int:
             posix.close(posix.open(target, posix.O_WRONLY | posix.O_CREAT, 0o644))
         _check(_mount(source.encode(), target.encode(), None, MS_BIND | MS_REC, None),
                f"binding {source}")
-        flags = posix.statvfs(source).f_flag
+        flags = posix.statvfs(target).f_flag
         locked = 0
         for st_bit, ms_bit in ST_LOCKED_TO_MS:
             if flags & st_bit:
@@ -326,7 +339,8 @@ def _build_root(root: dict[str, list[Any]]) -> int:
     workdir = new_root + WORKDIR
     _makedirs(workdir)
     _check(_mount(b"tmpfs", workdir.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
-                  b"size=64k,nr_inodes=64,mode=0700"), "mounting the working directory")
+                  f"size=64k,nr_inodes=64,mode=0700,uid={uid},gid={gid}".encode()),
+           "mounting the working directory")
     _check(_mount(None, new_root.encode(), None,
                   MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None),
            "making the root read-only")

@@ -139,3 +139,47 @@ def test_doctor_reports_every_layer():
     text = dyntools("doctor")
     assert text.returncode == 0
     assert "seccomp" in text.stdout
+
+
+def test_exec_disable_layer_warns_and_switches_the_layer_off(tool):
+    path = tool('''
+        def run(params):
+            return {"ok": True}
+        ''')
+    proc = dyntools("exec", str(path), "--params", "{}", "--json",
+                    "--disable-layer", "seccomp", "--disable-layer", "mountns")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: sandbox layer(s) switched off: mountns, seccomp" in proc.stderr
+    layers = json.loads(proc.stdout)["layers"]
+    assert layers["seccomp"]["active"] is False
+    assert layers["mountns"]["active"] is False
+    assert layers["landlock_fs"]["active"] is True
+    plain = dyntools("exec", str(path), "--params", "{}")
+    assert "warning" not in plain.stderr
+
+
+def test_exec_disable_layer_refuses_unknown_or_required_names(tool):
+    path = tool('''
+        def run(params):
+            return {}
+        ''')
+    proc = dyntools("exec", str(path), "--params", "{}", "--disable-layer", "seccompp")
+    assert proc.returncode == 2
+    assert "unknown layer" in proc.stderr
+    both = dyntools("exec", str(path), "--params", "{}", "--disable-layer", "seccomp",
+                    "--require-layers", "seccomp")
+    assert both.returncode == 2
+
+
+def test_exec_require_layers_trusts_the_kernel_view(tool):
+    """A required layer switched off is `layer_unavailable` (exit 10) before the tool runs."""
+    path = tool('''
+        def run(params):
+            return {}
+        ''')
+    proc = dyntools("exec", str(path), "--params", "{}", "--disable-layer", "mountns",
+                    "--require-layers", "all")
+    assert proc.returncode == 2  # all includes mountns: a contradiction, refused as usage
+    proc = dyntools("exec", str(path), "--params", "{}", "--disable-layer", "netns",
+                    "--require-layers", "mountns,seccomp,userns")
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,82 @@
+"""Every OS layer on its own against runtime attacks, the gate bypassed (issue 9, "layers
+tested alone"): `run_unchecked` with the Python layer off, then also seccomp off, then each OS
+layer alone. Success is judged on the host side (a listener that accepted, a file that
+appeared, a marker that came back, an exec'd program's exit status), never by the tool's
+word. The expected table is docs/sandbox.md's; a layer that stops more or less than it did
+fails here, so the table cannot drift from the code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dyntools.sandbox.testing import run_unchecked
+
+from .attack_matrix import ATTACKS, COMBINATIONS, run_matrix, write_attack
+
+S = "stopped"
+P = "passed"
+# attack order: read_planted_file, read_host_env, tcp_connect, abstract_unix_connect,
+# pathname_unix_connect, write_outside_workdir, fork, exec
+EXPECTED: dict[str, tuple[str, ...]] = {
+    "every OS layer (Python layer off)": (S, S, S, S, S, S, S, S),
+    "every OS layer but seccomp (Python and seccomp off)": (S, S, S, S, S, S, S, S),
+    "capabilities alone": (P, S, P, P, P, P, P, P),
+    "landlock_fs alone": (S, S, P, P, P, S, P, S),
+    "landlock_net alone": (P, P, S, P, P, P, P, P),
+    "landlock_scope alone": (P, P, P, S, P, P, P, P),
+    "mountns alone": (S, S, P, P, S, S, P, S),
+    "netns alone": (P, P, S, S, P, P, P, P),
+    "rlimits alone": (P, P, P, P, P, P, P, P),
+    "seccomp alone": (P, P, S, S, S, P, S, S),
+    "userns alone": (P, S, P, P, P, P, P, P),
+    "Python layer alone (restricted + audit_hook)": (S, S, S, S, S, S, S, S),
+    "nothing (control)": (P, P, P, P, P, P, P, P),
+}
+
+
+def test_the_table_covers_every_combination_and_attack():
+    assert set(EXPECTED) == set(COMBINATIONS)
+    assert all(len(row) == len(ATTACKS) for row in EXPECTED.values())
+
+
+@pytest.mark.parametrize("combination", list(COMBINATIONS))
+def test_layer_combination_against_the_runtime_attacks(tmp_path: Path, combination: str):
+    matrix = run_matrix(tmp_path, COMBINATIONS[combination])
+    seen = tuple(P if matrix[name][0] else S for name in ATTACKS)
+    details = {name: (P if ok else S, outcome.get("reason"), str(outcome.get("error"))[:120])
+               for name, (ok, outcome) in matrix.items()}
+    assert seen == EXPECTED[combination], details
+
+
+REJECT_CORPUS = sorted((Path(__file__).parent.parent / "gate" / "cases" / "reject").glob("*.py"))
+HOST_SECRETS = ("root:x:0:0", "PATH=")
+
+
+@pytest.mark.parametrize("disabled", [frozenset({"restricted", "audit_hook"}),
+                                      frozenset({"restricted", "audit_hook", "seccomp"})],
+                         ids=["python-off", "python-and-seccomp-off"])
+def test_the_gate_reject_corpus_reaches_nothing_on_the_host(tmp_path: Path, disabled):
+    """Every escape technique the gate refuses, run anyway with the Python layer off: none of
+    them leaks a host file or environment, or leaves a file in /tmp (the corpus names no other
+path to write)."""
+    assert len(REJECT_CORPUS) > 200
+    leaks = {}
+    for path in REJECT_CORPUS:
+        outcome = run_unchecked(path, {"text": "x"}, disable=disabled)
+        text = str(outcome.get("result")) + str(outcome.get("error"))
+        if any(secret in text for secret in HOST_SECRETS):
+            leaks[path.name] = text[:200]
+    assert not leaks
+    # A worker started by root runs as uid 65534: nothing it could write may exist.
+    assert not [p for p in Path("/tmp").iterdir() if p.lstat().st_uid == 65534]
+
+
+def test_run_unchecked_returns_exactly_the_documented_keys(tmp_path: Path):
+    outcome = run_unchecked(write_attack(tmp_path, "fork"), {}, disable={"restricted"})
+    assert set(outcome) == {"ok", "result", "error", "reason", "layers"}
+    assert outcome["ok"] is False and outcome["reason"] == "sandbox_violation"
+    assert outcome["layers"]["seccomp"]["active"]
+    with pytest.raises(ValueError, match="unknown layer"):
+        run_unchecked(write_attack(tmp_path, "fork"), {}, disable={"seccompp"})
