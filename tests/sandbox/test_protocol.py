@@ -2,8 +2,10 @@
 answer to another, or keep running code between calls.
 
 The tools here play a worker that is already owned (the Python layer and seccomp are switched
-off with the test-only `_skip_layers`, so they hold the real builtins): they write frames of
-their own on the protocol pipe and start threads. Every reply carries the call's id, and the
+off with the test-only `_skip_layers`, so they hold the real builtins, and so are rlimits:
+for a worker that is not root, RLIMIT_NPROC 0 refuses fork and threads before the protocol
+defences below are reached): they write frames of their own on the protocol pipe and start
+threads. Every reply carries the call's id, and the
 host discards a worker that sends anything but the one reply to the call it is answering.
 """
 
@@ -11,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from dyntools.errors import SandboxViolation, UsageError
+from dyntools.errors import SandboxViolation, ToolRuntimeError, UsageError
 from dyntools.sandbox import WorkerPool
 from dyntools.sandbox.runner import check_plain_data
 
-OWNED = frozenset({"restricted", "audit_hook", "seccomp"})
+OWNED = frozenset({"restricted", "audit_hook", "seccomp", "rlimits"})
 
 # Finds the worker's protocol channel from inside the tool (possible only with the Python
 # layer off) and writes a frame of its own with whatever id it is told to use.
@@ -113,6 +115,14 @@ def test_a_thread_that_outlives_the_call_ends_the_worker(tool, policy, limits):
         with pytest.raises(SandboxViolation, match="thread outlived"):
             pool.call({"caller": "alice", "mode": "thread"})
         assert pool.call({"caller": "bob"}) == {"caller": "bob"}
+
+
+def test_rlimits_alone_refuse_a_thread_start(tool, policy, limits):
+    """The worker is not root (a root-started worker leaves uid 0 in its minimal root), so
+    RLIMIT_NPROC 0 holds: the thread never starts."""
+    with make_pool(tool, policy, limits, skip=OWNED - {"rlimits"}) as pool, \
+            pytest.raises(ToolRuntimeError, match="can't start new thread"):
+        pool.call({"caller": "alice", "mode": "thread"})
 
 
 def test_seccomp_alone_kills_a_thread_start(tool, policy, limits):
