@@ -27,7 +27,14 @@ from typing import IO, Any, ClassVar
 import click
 
 from dyntools.cli import main
-from dyntools.cli.options import configure_logs, echo_error, echo_model_notice, sandbox_limits
+from dyntools.cli.options import (
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
+    configure_logs,
+    echo_error,
+    echo_model_notice,
+    sandbox_limits,
+)
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import (
     BadResult,
@@ -177,6 +184,9 @@ _common = [
                  default="warning", show_default=True,
                  help="Log level on stderr (the registry's audit.log always gets info)."),
     click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
+    click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
+                 help=EXECUTOR_HELP),
+    click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
 ]
 
 
@@ -227,7 +237,8 @@ def ensure(name: str, description: str, schema_text: str | None,
            effort: str | None, retries: int | None, model_timeout: float | None,
            max_attempts: int, new_version: bool, contract_change: bool, reuse_similar: bool,
            registry_path: str | None, allowlist: str | None, timeout: float | None,
-           require_layers: str | None, log_level: str, as_json: bool) -> None:
+           require_layers: str | None, log_level: str, as_json: bool,
+           executor: str | None, ray_address: str | None) -> None:
     """Make sure tool NAME exists: look it up, else generate, gate, verify and activate it.
 
     Before generating, a --description is searched for among the existing tools: one doing
@@ -261,7 +272,8 @@ def ensure(name: str, description: str, schema_text: str | None,
         echo_model_notice(generator)
         configure_logs(log_level, root, audit=True)
         with Dyntools(root, policy=policy, generator=generator, limits=limits,
-                      require_layers=layers, max_attempts=max_attempts) as dt:
+                      require_layers=layers, max_attempts=max_attempts, executor=executor,
+                      ray_address=ray_address) as dt:
             similar = []
             if description.strip() and not new_version and dt.tool(name) is None:
                 similar = Catalog(dt, generate=False).similar(spec)
@@ -331,7 +343,7 @@ def _ms(started: float) -> float:
 @common_options
 def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
          timeout: float | None, require_layers: str | None, log_level: str,
-         as_json: bool) -> None:
+         as_json: bool, executor: str | None, ray_address: str | None) -> None:
     """Call the current version of tool NAME with --params; print the result JSON."""
     from dyntools.cli.check_cmd import policy_option
     from dyntools.pipeline import Dyntools
@@ -347,7 +359,8 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
         require_valid_name(name)
         configure_logs(log_level, root, audit=root.is_dir())
         registry = Registry.open(root, policy, create=False)
-        with Dyntools(registry, limits=limits, require_layers=layers) as dt:
+        with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
+                      ray_address=ray_address) as dt:
             result = dt.call(name, params)
             record = registry.current(name)
     except DyntoolsError as exc:

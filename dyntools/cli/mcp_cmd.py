@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from dyntools.cli import main
+from dyntools.cli.options import executor_options
 
 GENERATOR_OPTIONS_HELP = (
     "Comma list of generators ensure_tool offers: offline, anthropic, openai, and file (lets "
@@ -59,12 +60,13 @@ GENERATOR_OPTIONS_HELP = (
                    "token is generated and printed once to stderr.")
 @click.option("--allow-remote", is_flag=True,
               help="http: allow a --host that is not a loopback address.")
+@executor_options
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
               require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
               transport: str, host: str, port: int, token_file: str | None,
-              allow_remote: bool) -> None:
+              allow_remote: bool, executor: str | None, ray_address: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
@@ -108,7 +110,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
             raise click.UsageError("--token-file and --allow-remote apply to --transport http")
         configure_logs(log_level, root, audit=True)
         dyntools = Dyntools(root, policy=policy, limits=limits, require_layers=layers,
-                            max_attempts=max_attempts, watch=watch)
+                            max_attempts=max_attempts, watch=watch, executor=executor,
+                            ray_address=ray_address)
     except DyntoolsError as exc:
         raise click.UsageError(f"{exc.station}/{exc.reason}: {exc.message}") from exc
     if transport == "http" and not token_file:

@@ -26,6 +26,20 @@ def require_layers(text: str | None) -> frozenset[str]:
         raise click.UsageError(f"--require-layers: {exc}") from exc
 
 
+EXECUTOR_HELP = ("Where calls run: local (warm pools on this machine) or ray (SandboxHost "
+                 "actors on a Ray cluster). Default: DYNTOOLS_EXECUTOR, else local.")
+RAY_ADDRESS_HELP = ("The Ray cluster to run calls on, with --executor ray (e.g. auto or "
+                    "HOST:6379). Default: DYNTOOLS_RAY_ADDRESS, else Ray's own default.")
+
+
+def executor_options(command: Any) -> Any:
+    """`--executor local|ray` and `--ray-address ADDR` (as `executor`, `ray_address`)."""
+    command = click.option("--ray-address", "ray_address", default=None,
+                           help=RAY_ADDRESS_HELP)(command)
+    return click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
+                        help=EXECUTOR_HELP)(command)
+
+
 def sandbox_limits(timeout: float | None) -> Any:
     from dyntools.sandbox import SandboxLimits
 

@@ -17,7 +17,7 @@ import click
 
 from dyntools.cli import main
 from dyntools.cli.check_cmd import policy_option, read_source
-from dyntools.cli.options import echo_error
+from dyntools.cli.options import echo_error, executor_options
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.findings import render_text
@@ -137,11 +137,27 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--require-layers", default=None,
               help="Comma list of sandbox layers that must be active, or 'all'.")
-def doctor(as_json: bool, require_layers: str | None) -> None:
-    """Probe which sandbox layers are active on this machine, and why any is not."""
-    from dyntools.sandbox.doctor import doctor_report
+@executor_options
+def doctor(as_json: bool, require_layers: str | None, executor: str | None,
+           ray_address: str | None) -> None:
+    """Probe which sandbox layers are active on this machine, and why any is not.
+
+    With --executor ray, every node of the cluster is probed by its SandboxHost actor, and
+    --require-layers must hold on every node."""
+    from dyntools.executors import executor_name
 
     required = require_layers_option(require_layers)
+    try:
+        name = executor_name(executor)
+    except DyntoolsError as exc:
+        raise click.UsageError(exc.message) from exc
+    if name == "ray":
+        _doctor_cluster(as_json, required, ray_address)
+        return
+    if ray_address:
+        raise click.UsageError("--ray-address applies to --executor ray")
+    from dyntools.sandbox.doctor import doctor_report
+
     try:
         report = doctor_report()
     except DyntoolsError as exc:
@@ -152,16 +168,62 @@ def doctor(as_json: bool, require_layers: str | None) -> None:
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
-        click.echo(f"python {report['python_version']} at {report['python']}")
-        click.echo(f"seccomp binding: {report['seccomp_binding']}")
-        click.echo("wall-clock timeout: active (host kills the worker's process group)")
-        for name, entry in report["layers"].items():
-            state = "active  " if entry["active"] else "INACTIVE"
-            seen = "kernel" if entry.get("verified") == "kernel" else "report"
-            click.echo(f"{name:15} {state} ({seen}) {entry['detail']}")
-        phases = ", ".join(f"{k} {v:.2f}" for k, v in report["worker_startup_ms"].items())
-        click.echo(f"worker start-up (ms): {phases}")
+        _echo_layers(report)
         if missing:
             click.echo(f"error: required layer(s) not active: {', '.join(missing)}", err=True)
+    if missing:
+        sys.exit(EXIT_BY_REASON[LayerUnavailable.reason])
+
+
+def _echo_layers(report: dict[str, Any]) -> None:
+    click.echo(f"python {report['python_version']} at {report['python']}")
+    click.echo(f"seccomp binding: {report['seccomp_binding']}")
+    click.echo("wall-clock timeout: active (host kills the worker's process group)")
+    for name, entry in report["layers"].items():
+        state = "active  " if entry["active"] else "INACTIVE"
+        seen = "kernel" if entry.get("verified") == "kernel" else "report"
+        click.echo(f"{name:15} {state} ({seen}) {entry['detail']}")
+    phases = ", ".join(f"{k} {v:.2f}" for k, v in report["worker_startup_ms"].items())
+    click.echo(f"worker start-up (ms): {phases}")
+
+
+def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None) -> None:
+    """Each node's layer report, from its SandboxHost actor; exit 10 when a required layer
+    is missing on any node."""
+    from dyntools.executors import PoolSettings, build_executor
+    from dyntools.gate.policy import load_policy
+
+    try:
+        executor = build_executor("ray", ray_address_=address)
+        try:
+            report = executor.doctor(PoolSettings(policy=load_policy(),
+                                                  require_layers=required))
+        finally:
+            executor.close()
+    except DyntoolsError as exc:
+        _fail(exc, as_json)
+        return
+    missing: dict[str, list[str]] = {}
+    for node in report["nodes"]:
+        layers = node.get("layers", {})
+        lacking = sorted(n for n in required if not layers.get(n, {}).get("active"))
+        node["required_missing"] = lacking
+        if lacking or "error" in node:
+            missing[str(node.get("node_id"))] = lacking or ["(probe failed)"]
+    report["required_missing"] = missing
+    if as_json:
+        click.echo(json.dumps(report, indent=2, default=str))
+    else:
+        click.echo(f"executor ray, {len(report['nodes'])} node(s)")
+        for node in report["nodes"]:
+            host = terminal_safe(str(node.get("hostname")))
+            click.echo(f"== node {node.get('node_id')} ({host})")
+            if "error" in node:
+                click.echo(f"error: {terminal_safe(str(node['error']))}")
+                continue
+            _echo_layers(node)
+        for node_id, lacking in missing.items():
+            click.echo(f"error: node {node_id}: required layer(s) not active: "
+                       f"{', '.join(lacking)}", err=True)
     if missing:
         sys.exit(EXIT_BY_REASON[LayerUnavailable.reason])
