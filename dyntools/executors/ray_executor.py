@@ -305,8 +305,9 @@ class RayExecutor:
             try:
                 reply = ray.get(ref, timeout=self.startup_timeout_s)
             except Exception as exc:
-                get_logger("executor").warning("executor.preload_failed", node=actor.node_id,
-                                               error=repr(exc))
+                if not self._closed:  # closing ends the actors under a preload: no news
+                    get_logger("executor").warning("executor.preload_failed",
+                                                   node=actor.node_id, error=repr(exc))
                 continue
             if reply[0] == OK:
                 with self._lock:

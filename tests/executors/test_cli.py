@@ -26,7 +26,7 @@ def test_call_runs_on_the_cluster(registry: Registry, ray_cluster: str) -> None:
     result = run("call", "nap_tool", "--params", '{"ms": 1}', "--registry", str(registry.root),
                  "--executor", "ray", "--ray-address", ray_cluster, "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["result"] == {"tag": "v1"}
+    assert json.loads(result.stdout)["result"] == {"tag": "v1"}
 
 
 def test_the_environment_chooses_the_executor(
@@ -44,7 +44,7 @@ def test_the_environment_chooses_the_executor(
     result = run("call", "nap_tool", "--params", "{}", "--registry", str(registry.root),
                  env={"DYNTOOLS_EXECUTOR": "ray", "DYNTOOLS_RAY_ADDRESS": ray_cluster})
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"tag": "v1"} and seen == [ray_cluster]
+    assert json.loads(result.stdout) == {"tag": "v1"} and seen == [ray_cluster]
 
 
 def test_ensure_generates_locally_and_calls_on_the_cluster(
@@ -53,7 +53,7 @@ def test_ensure_generates_locally_and_calls_on_the_cluster(
                  "--registry", str(tmp_path / "reg"), "--executor", "ray",
                  "--ray-address", ray_cluster, "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["result"] == {"slug": "hello-world"}
+    assert json.loads(result.stdout)["result"] == {"slug": "hello-world"}
 
 
 def test_doctor_reports_every_node(ray_cluster: str) -> None:
@@ -61,7 +61,7 @@ def test_doctor_reports_every_node(ray_cluster: str) -> None:
 
     result = run("doctor", "--executor", "ray", "--ray-address", ray_cluster, "--json",
                  "--require-layers", "all")
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["executor"] == "ray" and len(report["nodes"]) == 1
     node = report["nodes"][0]
     local_inactive = sorted(n for n, e in probe_layers().items() if not e["active"])
