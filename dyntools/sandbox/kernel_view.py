@@ -23,6 +23,7 @@ them the host relies on the report, which was written before any tool code could
 from __future__ import annotations
 
 import os
+from functools import cache
 from typing import Any
 
 VERIFIED_BY_KERNEL = frozenset({
@@ -31,18 +32,31 @@ VERIFIED_BY_KERNEL = frozenset({
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="ascii", errors="replace") as handle:
-        return handle.read()
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = [os.read(fd, 65536)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 65536))
+    finally:
+        os.close(fd)
+    return b"".join(chunks).decode("ascii", "replace")
+
+
+_STATUS_KEYS = ("Seccomp", "Seccomp_filters", "NoNewPrivs", "CapEff", "CapPrm")
 
 
 def _status_fields(pid: int) -> dict[str, str]:
     fields = {}
-    for line in _read(f"/proc/{pid}/status").splitlines():
-        key, _, value = line.partition(":")
-        fields[key.strip()] = value.strip()
+    text = _read(f"/proc/{pid}/status")
+    for key in _STATUS_KEYS:
+        start = text.find("\n" + key + ":")
+        if start >= 0:
+            end = text.find("\n", start + 1)
+            fields[key] = text[start + len(key) + 2:end if end >= 0 else None].strip()
     return fields
 
 
+@cache
 def _host_seccomp_filters() -> int:
     try:
         value = _status_fields(os.getpid()).get("Seccomp_filters", "0")
@@ -51,9 +65,14 @@ def _host_seccomp_filters() -> int:
     return int(value) if value.isdigit() else 0
 
 
+@cache
+def _host_namespace(kind: str) -> str:
+    return os.readlink(f"/proc/self/ns/{kind}")
+
+
 def _namespace_differs(pid: int, kind: str) -> tuple[bool, str]:
     theirs = os.readlink(f"/proc/{pid}/ns/{kind}")
-    ours = os.readlink(f"/proc/self/ns/{kind}")
+    ours = _host_namespace(kind)
     if theirs == ours:
         return False, f"/proc/{pid}/ns/{kind} is the host's ({ours})"
     return True, f"/proc/{pid}/ns/{kind} = {theirs}, host {ours}"
