@@ -62,6 +62,45 @@ def read_metadata(source: str | bytes) -> ToolMetadata:
     )
 
 
+# How deep params may nest. The host and the worker encode and decode params with Python's
+# json module, which recurses: 50,000 nested arrays raised RecursionError (a traceback in the
+# CLI, exit 1). No sane tool takes params nested deeper than this.
+MAX_PARAMS_DEPTH = 200
+
+
+def nesting_depth_exceeds(value: Any, limit: int = MAX_PARAMS_DEPTH) -> bool:
+    """True when lists/dicts in `value` nest deeper than `limit` (walked without recursion,
+    stopping at the first container past the limit)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list | tuple))
+    return False
+
+
+def parse_json_text(text: str | bytes, what: str) -> Any:
+    """JSON text from a caller (a CLI option, a file) as data, or UsageError naming `what`:
+    invalid JSON, or nesting deeper than MAX_PARAMS_DEPTH, never a RecursionError."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise UsageError(f"{what} nests deeper than {MAX_PARAMS_DEPTH} levels") from None
+    except ValueError as exc:
+        raise UsageError(f"{what} is not valid JSON: {exc}") from None
+    if nesting_depth_exceeds(value):
+        raise UsageError(f"{what} nests deeper than {MAX_PARAMS_DEPTH} levels")
+    return value
+
+
 def _refuse_retrieval(uri: str) -> Any:
     raise ValueError(f"no schema documents are retrieved ({uri})")
 

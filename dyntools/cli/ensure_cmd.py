@@ -33,6 +33,7 @@ from dyntools.cli.options import (
     configure_logs,
     echo_error,
     echo_model_notice,
+    json_option,
     sandbox_limits,
 )
 from dyntools.cli.options import require_layers as require_layers_option
@@ -147,15 +148,7 @@ class StationDisplay:
 
 
 def _json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
-    if text is None:
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise click.UsageError(f"{option} is not valid JSON: {exc}") from exc
-    if not isinstance(value, kind):
-        raise click.UsageError(f"{option} must be a JSON {'object' if kind is dict else 'list'}")
-    return value
+    return json_option(text, option, kind=kind)
 
 
 def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:

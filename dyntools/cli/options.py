@@ -14,6 +14,23 @@ if TYPE_CHECKING:
     from dyntools.errors import DyntoolsError
 
 
+def json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
+    """A JSON option (--params, --schema, --example) as data: a one-line usage error (exit 2)
+    for invalid JSON, the wrong kind of value or nesting past MAX_PARAMS_DEPTH."""
+    from dyntools.errors import UsageError
+    from dyntools.toolmeta import parse_json_text
+
+    if text is None:
+        return None
+    try:
+        value = parse_json_text(text, option)
+    except UsageError as exc:
+        raise click.UsageError(terminal_safe(exc.message)) from None
+    if not isinstance(value, kind):
+        raise click.UsageError(f"{option} must be a JSON {'object' if kind is dict else 'list'}")
+    return value
+
+
 def require_layers(text: str | None) -> frozenset[str]:
     """`--require-layers a,b` or `all`, checked against the sandbox's layer names."""
     from dyntools.sandbox.limits import parse_layer_names

@@ -17,7 +17,7 @@ import click
 
 from dyntools.cli import main
 from dyntools.cli.check_cmd import policy_option, read_source
-from dyntools.cli.options import echo_error, executor_options
+from dyntools.cli.options import echo_error, executor_options, json_option
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.findings import render_text
@@ -39,12 +39,7 @@ EXIT_OTHER_SANDBOX_ERROR = 11
 
 
 def _parse_params(text: str) -> dict[str, Any]:
-    try:
-        params = json.loads(text)
-    except ValueError as exc:
-        raise click.UsageError(f"--params is not valid JSON: {exc}") from exc
-    if not isinstance(params, dict):
-        raise click.UsageError("--params must be a JSON object")
+    params: dict[str, Any] = json_option(text, "--params")
     return params
 
 

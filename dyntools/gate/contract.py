@@ -197,19 +197,25 @@ MAX_CACHED_SCHEMA_CHARS = 16384
 LINEAR_TIME_PATTERNS = jsonschema_rs.RegexOptions()
 
 
+SchemaPath = tuple[str | int, ...]
+
+
 @lru_cache(maxsize=128)
-def _compile_schema(canonical: str) -> tuple[str | None, Any]:
+def _compile_schema(canonical: str) -> tuple[str | None, Any, SchemaPath | None]:
     """Validate a schema (as canonical JSON) against its metaschema and build its validator.
 
     jsonschema-rs is a real JSON Schema implementation (drafts 4 to 2020-12, 2020-12 when
     no $schema is given) whose regular expressions cannot backtrack for ever, so checking a
     crafted pattern against a crafted example cannot hang the gate. Nothing is retrieved:
-    references must stay inside the document.
+    references must stay inside the document. Returns (problem, validator, where): `where`
+    is the path inside the schema of the value the problem is about, when one is known.
     """
     schema = json.loads(canonical)
-    remote = _remote_reference(schema) or _fan_out_problem(schema)
+    remote, where = _remote_reference(schema)
+    if remote is None:
+        remote = _fan_out_problem(schema)
     if remote is not None:
-        return f"PARAMS {remote}", None
+        return f"PARAMS {remote}", None, where
     try:
         jsonschema_rs.meta.validate(schema)
         # The linear-time engine: a pattern that needs backtracking (backreferences,
@@ -220,33 +226,48 @@ def _compile_schema(canonical: str) -> tuple[str | None, Any]:
         text = _error_text(exc)
         if text.endswith('is not a "regex"'):
             text += " (patterns must run in linear time: no backreferences or lookaround)"
-        return f"PARAMS is not a valid JSON Schema {text}", None
-    return None, validator
+        path = getattr(exc, "instance_path", None)
+        return (f"PARAMS is not a valid JSON Schema {text}", None,
+                tuple(path) if isinstance(path, list) else None)
+    return None, validator, None
+
+
+def _quoted(value: Any, limit: int = 80) -> str:
+    """repr(value), cut to `limit` characters: findings quote what they are about, not
+    5,000 digits of it."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 5]}...{text[-2:]}"
 
 
 _REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
-def _remote_reference(schema: Any) -> str | None:
-    """A reference that leaves the document, or a chain of references that never ends."""
-    stack = [schema]
-    local: list[str] = []
+def _remote_reference(schema: Any) -> tuple[str | None, SchemaPath | None]:
+    """A reference that leaves the document, or a chain of references that never ends, and
+    where the reference is in the schema."""
+    stack: list[tuple[Any, SchemaPath]] = [(schema, ())]
+    local: list[tuple[str, SchemaPath]] = []
     while stack:
-        item = stack.pop()
+        item, path = stack.pop()
         if isinstance(item, dict):
             for key, value in item.items():
                 if key in _REF_KEYS:
                     if not isinstance(value, str) or not value.startswith("#"):
-                        return f"refers to {value!r}; only local references ('#/...') are allowed"
-                    local.append(value)
-                stack.append(value)
+                        return (f"refers to {_quoted(value)}; only local references ('#/...') "
+                                "are allowed"), (*path, key)
+                    local.append((value, (*path, key)))
+                stack.append((value, (*path, key)))
         elif isinstance(item, list):
-            stack.extend(item)
-    for ref in local:
+            stack.extend((value, (*path, index)) for index, value in enumerate(item))
+    local.reverse()  # document order
+    for ref, where in local:
         problem = _ref_chain_problem(schema, ref)
         if problem:
-            return problem
-    return _expansion_problem(schema, local) if local else None
+            return problem, where
+    if not local:
+        return None, None
+    problem, culprit = _expansion_problem(schema, [ref for ref, _ in local])
+    return problem, next((where for ref, where in local if ref == culprit), None)
 
 
 # Subschemas PARAMS may reach once every reference is inlined. Validation costs at most
@@ -256,16 +277,17 @@ def _remote_reference(schema: Any) -> str | None:
 MAX_INLINED_SUBSCHEMAS = 10_000
 
 
-def _expansion_problem(schema: Any, refs: list[str]) -> str | None:
-    """Recursive references, or references that inline into a huge schema."""
+def _expansion_problem(schema: Any, refs: list[str]) -> tuple[str | None, str | None]:
+    """Recursive references, or references that inline into a huge schema (and the
+    reference the problem is about, when there is one)."""
     for ref in refs:
         if ref != "#" and not ref.startswith("#/"):
-            return (f"refers to {ref!r}; only JSON-pointer references ('#' or '#/...') are "
-                    "allowed, so the gate can see where each one leads")
+            return (f"refers to {_quoted(ref)}; only JSON-pointer references ('#' or '#/...') "
+                    "are allowed, so the gate can see where each one leads"), ref
     nested_id = _nested_resource_id(schema)
     if nested_id is not None:
         return (f"declares a nested {nested_id}, which changes what its references resolve "
-                "to; keep one schema resource")
+                "to; keep one schema resource"), None
     done: dict[int, int] = {}
     active: set[int] = set()
     raw = 0
@@ -287,16 +309,17 @@ def _expansion_problem(schema: Any, refs: list[str]) -> str | None:
         stack.append((node, True))
         for via, child in edges:
             if id(child) in active:
-                return (f"is recursive ({via!r} leads back into itself): validating params "
-                        "against a recursive schema can take time exponential in their depth")
+                return (f"is recursive ({_quoted(via)} leads back into itself): validating "
+                        "params against a recursive schema can take time exponential in their "
+                        "depth"), via
             if id(child) not in done:
                 stack.append((child, False))
     inlined = done[id(schema)]
     if inlined > max(raw, MAX_INLINED_SUBSCHEMAS):
         return (f"references inline into more than {max(raw, MAX_INLINED_SUBSCHEMAS)} "
                 "subschemas: validating params against it can take time exponential in the "
-                "number of references")
-    return None
+                "number of references"), None
+    return None, None
 
 
 # Subschemas that may apply to one params value. The host validates every call's params in
@@ -456,13 +479,20 @@ def _nested_resource_id(schema: Any) -> str | None:
     return None
 
 
+# An array index in a JSON pointer (RFC 6901): "0" or ASCII digits without a leading zero.
+# str.isdigit() also accepts '²' and '٣', which int() refuses, and int() refuses 5,000
+# digits: both crashed this rule (DT902) before.
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
+
+
 def _resolve_pointer(schema: Any, ref: str) -> Any:
     target = schema
     for raw in ref[1:].split("/")[1:] if ref not in ("#", "#/") else []:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(target, dict) and part in target:
             target = target[part]
-        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+        elif (isinstance(target, list) and _ARRAY_INDEX.fullmatch(part)
+              and int(part) < len(target)):
             target = target[int(part)]
         else:
             return _MISSING
@@ -481,14 +511,16 @@ def _ref_chain_problem(schema: Any, ref: str) -> str | None:
         target = _resolve_pointer(schema, current)
         if target is _MISSING:
             if current.startswith("#/"):
-                return f"reference {current!r} does not resolve"
+                return (f"reference {_quoted(current)} does not resolve (each part must name a "
+                        "key, or an array index written 0 or 1-9 then ASCII digits)")
             return None
         if not (isinstance(target, dict) and set(target) <= {"$ref", "$comment"}
                 and isinstance(target.get("$ref"), str)):
             return None
         current = target["$ref"]
         if current in chain:
-            return f"references loop without reaching a schema ({' -> '.join([*chain, current])})"
+            loop = " -> ".join(_quoted(ref) for ref in [*chain, current])
+            return f"references loop without reaching a schema ({loop})"
         chain.append(current)
 
 
@@ -509,16 +541,35 @@ def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
                "not Unicode text")
         return None
     if len(canonical) <= MAX_CACHED_SCHEMA_CHARS:
-        problem, validator = _compile_schema(canonical)
+        problem, validator, where = _compile_schema(canonical)
     else:
-        problem, validator = _compile_schema.__wrapped__(canonical)
+        problem, validator, where = _compile_schema.__wrapped__(canonical)
     if problem:
-        report(node, "DT506", problem)
+        report(_node_at(node, where) if where else node, "DT506", problem)
         return None
     if schema.get("type") != "object":
         report(node, "DT507", 'PARAMS must declare "type": "object"')
         return None
     return validator
+
+
+def _node_at(node: ast.expr, path: SchemaPath) -> ast.expr:
+    """The literal at `path` inside a PARAMS display (as far down as the display goes), so a
+    finding points at the offending value, not at the start of PARAMS."""
+    for part in path:
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == part:
+                    node = value
+                    break
+            else:
+                return node
+        elif isinstance(node, ast.List | ast.Tuple) and isinstance(part, int) \
+                and 0 <= part < len(node.elts):
+            node = node.elts[part]
+        else:
+            return node
+    return node
 
 
 def params_schema_problem(schema: Any) -> str | None:
