@@ -85,6 +85,9 @@ RULES: dict[str, Rule] = _rules(
     ("DT010", H, "too-deep", "Expressions or blocks nest deeper than the policy allows."),
     ("DT011", H, "syntax-error", "The file is not valid Python."),
     ("DT012", H, "empty-file", "The file is empty."),
+    ("DT013", H, "private-use-character",
+     "Private-use and non-character code points have no agreed glyph: each font and "
+     "terminal shows them differently, so a reviewer cannot know what they read."),
     # shape
     ("DT101", S, "top-level-statement",
      "Only a docstring, imports, UPPERCASE constants and def statements may stand at the top "
@@ -141,6 +144,19 @@ RULES: dict[str, Rule] = _rules(
     ("DT508", K, "invalid-examples",
      'EXAMPLES must be a list of {"params": {...}, "result": {...}} dicts.'),
     ("DT509", K, "example-params-invalid", "An example's params do not validate against PARAMS."),
+    ("DT510", K, "metadata-bidi-control",
+     "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a bidirectional control "
+     "character (even written as an escape): models read it, reviewers do not see it."),
+    ("DT511", K, "metadata-invisible-character",
+     "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds an invisible character "
+     "(format characters such as zero-width ones, the soft hyphen and Unicode TAG "
+     "characters, fillers, variation selectors), even written as an escape."),
+    ("DT512", K, "metadata-control-character",
+     "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a control character other "
+     "than tab and newline (C0, DEL, C1) or U+2028/U+2029, even written as an escape."),
+    ("DT513", K, "metadata-private-use",
+     "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a private-use or "
+     "non-character code point, which each font and terminal shows differently."),
     # functions
     ("DT601", F, "missing-run", "A tool file must define run(params)."),
     ("DT602", F, "run-signature", "run must take exactly one positional parameter, params."),
@@ -240,8 +256,13 @@ def sha256_hex(data: bytes) -> str:
 
 def render_text(report: GateReport) -> str:
     """`FILE:LINE:COL: CODE message`, one line per finding (empty when accepted)."""
+    from dyntools.terminal import terminal_safe
+
+    # Messages quote the file's strings and jsonschema's messages quote schema values: the
+    # text rendering is for terminals, so control, bidi and invisible characters are escaped.
+    path = terminal_safe(report.path)
     return "\n".join(
-        f"{report.path}:{f.line}:{f.col}: {f.code} {f.message}" for f in report.findings
+        f"{path}:{f.line}:{f.col}: {f.code} {terminal_safe(f.message)}" for f in report.findings
     )
 
 

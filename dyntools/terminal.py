@@ -1,22 +1,34 @@
 """Text that reached us from a tool or a file, made safe to print on a terminal.
 
-Tool output, exception messages and recorded reasons are attacker-controlled: escape
-sequences could rewrite the screen, retitle the window or write the clipboard (OSC 52), and
-bidi overrides could reorder what an operator reads.
+Tool output, exception messages, recorded reasons, gate findings (which quote the file's
+strings) and jsonschema messages (which quote params and schema values) are
+attacker-controlled: escape sequences could rewrite the screen, retitle the window or write
+the clipboard (OSC 52), bidi overrides could reorder what an operator reads, and invisible or
+private-use characters (TAG characters among them) could hide text from them. Every such
+character except newline and tab is printed as its Python escape (`\\x1b`, `\\u202e`,
+`\\U000e0041`), so what is printed is what the data holds.
 """
 
 from __future__ import annotations
 
 import re
 
-# C0/C1 controls (ESC starts ANSI/OSC sequences that rewrite the screen, retitle the window or
-# write the clipboard) and bidi/invisible format characters, except newline and tab.
-_TERMINAL_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
-)
+from dyntools.hidden_text import hidden_character_class
+
+# Printable ASCII, newline and tab print as they are; anything else gets a closer look.
+_SUSPECT = re.compile("[^\t\n\x20-\x7e]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    if hidden_character_class(ch) is None:
+        return ch
+    return ch.encode("unicode_escape").decode("ascii")
 
 
 def terminal_safe(text: object) -> str:
     """Tool-controlled text (its output, its exception message) made safe for a terminal."""
-    return _TERMINAL_UNSAFE.sub(
-        lambda match: match.group().encode("unicode_escape").decode("ascii"), str(text))
+    value = str(text)
+    if value.isascii() and _SUSPECT.search(value) is None:
+        return value
+    return _SUSPECT.sub(_escape, value)

@@ -15,6 +15,7 @@ from dyntools.cli import main
 from dyntools.findings import GateReport, render_text, to_json, to_sarif
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy, PolicyError, load_policy
+from dyntools.terminal import terminal_safe
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
@@ -27,23 +28,23 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
     try:
         mode = os.stat(name).st_mode
     except OSError as exc:
-        raise click.UsageError(f"{name}: {exc.strerror or exc}") from exc
+        raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
     if stat.S_ISDIR(mode):
-        raise click.UsageError(f"{name}: is a directory; pass tool files")
+        raise click.UsageError(f"{terminal_safe(name)}: is a directory; pass tool files")
     if not stat.S_ISREG(mode):
-        raise click.UsageError(f"{name}: not a regular file")
+        raise click.UsageError(f"{terminal_safe(name)}: not a regular file")
     try:
         with open(name, "rb") as handle:
             return handle.read(limit + 1)
     except OSError as exc:
-        raise click.UsageError(f"{name}: {exc.strerror or exc}") from exc
+        raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
 
 
 def policy_option(path: str | None) -> Policy:
     try:
         return load_policy(path)
     except PolicyError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(terminal_safe(exc)) from exc
 
 
 @main.command()
@@ -77,7 +78,7 @@ def check(files: tuple[str, ...], as_json: bool, fmt: str | None, allowlist: str
     else:
         for report in reports:
             if report.accepted:
-                click.echo(f"{report.path}: accepted")
+                click.echo(f"{terminal_safe(report.path)}: accepted")
             else:
                 click.echo(render_text(report))
     sys.exit(EXIT_ACCEPTED if all(r.accepted for r in reports) else EXIT_REJECTED)

@@ -132,8 +132,8 @@ class StationDisplay:
         mark = "FAIL" if failed else self.MARKS.get(event.outcome, event.outcome)
         duration = f"{event.duration_ms:9.2f} ms" if event.duration_ms is not None else ""
         version = f"v{event.version}" if event.version is not None else ""
-        detail = event.detail if len(event.detail) <= DETAIL_CHARS else (
-            event.detail[:DETAIL_CHARS] + "...")
+        detail = terminal_safe(event.detail if len(event.detail) <= DETAIL_CHARS else (
+            event.detail[:DETAIL_CHARS] + "..."))
         line = (f"  {mark:<4} {event.station:<9} {event.outcome:<11} {duration} "
                 f"{version:<4} {detail}").rstrip()
         if self.live:

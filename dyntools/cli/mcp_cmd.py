@@ -15,6 +15,7 @@ import click
 
 from dyntools.cli import main
 from dyntools.cli.options import executor_options
+from dyntools.terminal import terminal_safe
 
 GENERATOR_OPTIONS_HELP = (
     "Comma list of generators ensure_tool offers: offline, anthropic, openai, and file (lets "
@@ -113,7 +114,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
                             max_attempts=max_attempts, watch=watch, executor=executor,
                             ray_address=ray_address)
     except DyntoolsError as exc:
-        raise click.UsageError(f"{exc.station}/{exc.reason}: {exc.message}") from exc
+        raise click.UsageError(
+            f"{exc.station}/{exc.reason}: {terminal_safe(exc.message)}") from exc
     if transport == "http" and not token_file:
         # Shown once, here, and never logged or stored: copy it into the client's config.
         click.echo(f"bearer token (shown once): {token}", err=True)

@@ -91,11 +91,12 @@ def writer_options(command: F) -> F:
 
 
 def _fail(exc: DyntoolsError) -> None:
-    click.echo(f"error: {exc.message}", err=True)
+    click.echo(f"error: {terminal_safe(exc.message)}", err=True)
     if isinstance(exc, GateRejected):
         for finding in exc.details.get("findings", []):
             click.echo(
-                f"  {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}",
+                f"  {finding['line']}:{finding['col']}: {finding['code']} "
+                f"{terminal_safe(finding['message'])}",
                 err=True,
             )
     sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
@@ -225,10 +226,18 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     today = " (today's)" if record.policy_digest == registry.policy.digest else ""
     click.echo(f"# gate: {verdict} under allow-list {record.policy_digest[:12]}{today}")
     for finding in record.findings:
-        click.echo(f"# {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}")
+        click.echo(f"# {finding['line']}:{finding['col']}: {finding['code']} "
+                   f"{terminal_safe(finding['message'])}")
     if not record.usable and record.reason_code == "hash_mismatch":
         click.echo("# WARNING: the source below is what is on disk now, not what was approved")
-    click.echo(source if source is not None else "# (the file cannot be read)")
+    # What is on disk may not be what was approved (see the warning above): escaped too.
+    click.echo(_display_source(source) if source is not None else "# (the file cannot be read)")
+
+
+def _display_source(text: str) -> str:
+    """Source (or a diff of sources) for a terminal: line ends as they are, everything else
+    that could rewrite or hide text escaped (a file edited on disk is not gated)."""
+    return terminal_safe(text.replace("\r\n", "\n"))
 
 
 @main.command()
@@ -248,8 +257,8 @@ def diff(registry: Registry, name: str, a: int, b: int) -> None:
             click.echo(f"# note: v{record.version} is {record.status}: "
                        f"{terminal_safe(record.reason)}", err=True)
         texts.append(text.splitlines(keepends=True))
-    click.echo("".join(difflib.unified_diff(
-        texts[0], texts[1], fromfile=f"{name}/v{a}.py", tofile=f"{name}/v{b}.py")), nl=False)
+    click.echo(_display_source("".join(difflib.unified_diff(
+        texts[0], texts[1], fromfile=f"{name}/v{a}.py", tofile=f"{name}/v{b}.py"))), nl=False)
 
 
 @main.command()
@@ -352,8 +361,9 @@ def watch(registry: Registry, as_json: bool, duration: float | None) -> None:
             click.echo(json.dumps({"event": kind, "tool": tool, "version": version,
                                    "detail": detail}))
         else:
-            click.echo(f"{kind} {tool}{' v' + version if version not in ('', 'None') else ''}"
-                       f"{': ' + detail if detail else ''}")
+            click.echo(terminal_safe(
+                f"{kind} {tool}{' v' + version if version not in ('', 'None') else ''}"
+                f"{': ' + detail if detail else ''}"))
         sys.stdout.flush()
 
     def report_changes(_: str = "") -> None:

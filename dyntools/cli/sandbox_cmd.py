@@ -98,7 +98,8 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
                 indent=2))
         else:
             click.echo(render_text(report), err=True)
-            click.echo(f"error: gate/unsafe_source: the gate rejected {file}", err=True)
+            click.echo(f"error: gate/unsafe_source: the gate rejected {terminal_safe(file)}",
+                       err=True)
         sys.exit(EXIT_REJECTED)
     try:
         defaults = SandboxLimits()
@@ -107,7 +108,7 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
             memory_mb=memory if memory is not None else defaults.memory_mb,
         )
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(terminal_safe(exc)) from exc
     try:
         # The gated bytes are what runs: the file is not read a second time.
         outcome, layers = run_once_outcome(
@@ -118,7 +119,7 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
         _fail(exc, as_json)
         return
     except DyntoolsError as exc:  # bad input, such as params over the size cap
-        raise click.UsageError(exc.message) from exc
+        raise click.UsageError(terminal_safe(exc.message)) from exc
     if as_json:
         click.echo(json.dumps({"ok": True, "result": outcome.result, "output": outcome.output,
                                "layers": layers}, indent=2))
@@ -145,7 +146,7 @@ def doctor(as_json: bool, require_layers: str | None, executor: str | None,
     try:
         name = executor_name(executor)
     except DyntoolsError as exc:
-        raise click.UsageError(exc.message) from exc
+        raise click.UsageError(terminal_safe(exc.message)) from exc
     if name == "ray":
         _doctor_cluster(as_json, required, ray_address)
         return

@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema_rs
 
 from dyntools.gate.literals import NotLiteral, literal_value
+from dyntools.gate.metatext import check_metadata_text
 from dyntools.toolname import tool_name_problem
 
 CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -73,6 +74,7 @@ def check_contract(
     for name, code in REQUIRED.items():
         if name not in constants:
             report(tree, code, f"{name} is required")
+    check_metadata_text({name: node for name, (node, _) in constants.items()}, report)
     _check_name(constants.get("NAME"), report)
     _check_description(constants.get("DESCRIPTION"), report)
     validator = _check_params(constants.get("PARAMS"), report)

@@ -12,23 +12,13 @@ import unicodedata
 from dataclasses import dataclass
 
 from dyntools.findings import Finding
+from dyntools.hidden_text import hidden_character_class
 
 # PEP 263: a comment on line 1 or 2 matching this declares the source encoding.
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 
-# Trojan Source (CVE-2021-42574): embeddings, overrides and isolates.
-_BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
-
-# Invisible characters that render as nothing: every Unicode "Cf" (format) character of the
-# running Python's Unicode database, plus default-ignorable code points that are not Cf (Hangul
-# fillers, variation selectors, the combining grapheme joiner, Mongolian selectors, the
-# Braille blank).
-_INVISIBLE_EXTRA = frozenset(
-    "\u115f\u1160\u3164\uffa0\u034f\u180b\u180c\u180d\u180e\u2800"
-    + "".join(chr(cp) for cp in range(0xFE00, 0xFE10))
-    + "".join(chr(cp) for cp in range(0xE0100, 0xE01F0))
-)
-_BIDI_SET = frozenset(_BIDI)
+# Trojan Source (CVE-2021-42574), invisible and private-use characters: one definition for
+# the source, the metadata strings and the terminal (dyntools.hidden_text).
 _NON_ASCII_RE = re.compile("[^\x00-\x7f]")
 
 # C0 and C1 controls except NUL (DT002 has its own code), tab, newline, carriage return and
@@ -127,19 +117,19 @@ def _layout_tricks(text: str) -> list[Finding]:
     return findings
 
 
-def _is_invisible(ch: str) -> bool:
-    return ch in _INVISIBLE_EXTRA or unicodedata.category(ch) == "Cf"
-
-
 def _scan_unicode(text: str) -> list[Finding]:
     bidi: list[Finding] = []
     invisible: list[Finding] = []
+    private: list[Finding] = []
     for match in _NON_ASCII_RE.finditer(text):
         ch = match.group()
-        if ch in _BIDI_SET:
+        kind = hidden_character_class(ch)
+        if kind == "bidi":
             target, code, what = bidi, "DT004", "bidirectional control character"
-        elif _is_invisible(ch):
+        elif kind == "invisible":
             target, code, what = invisible, "DT005", "invisible format character"
+        elif kind == "private-use":
+            target, code, what = private, "DT013", "private-use or non-character code point"
         else:
             continue
         if len(target) <= _MAX_PER_KIND:
@@ -149,7 +139,7 @@ def _scan_unicode(text: str) -> list[Finding]:
             else:
                 name = unicodedata.name(ch, "unnamed")
                 target.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
-    return bidi + invisible
+    return bidi + invisible + private
 
 
 def _scan(text: str, pattern: re.Pattern[str], code: str, what: str) -> list[Finding]:

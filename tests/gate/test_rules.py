@@ -115,6 +115,15 @@ CASES: list[tuple[str, str, str]] = [
      tool(top='EXAMPLES = [{"params": {"text": "a"}, "result": {"ok": True}}]\n')),
     ("DT509", tool(top='EXAMPLES = [{"params": {"text": 5}, "result": {"ok": True}}]  #!\n'),
      tool(top='EXAMPLES = [{"params": {"text": "5"}, "result": {"ok": True}}]\n')),
+    # hidden text in the metadata, written as escapes in a pure-ASCII file
+    ("DT510", tool(header=HEADER.replace('"Does a sample thing."', '"Does a \\u202esample thing."  #!')),
+     tool(header=HEADER.replace('"Does a sample thing."', '"Does a \\u00e9sample thing."'))),
+    ("DT511", tool(header=HEADER.replace('{"type": "string"}', '{"type": "string", "description": "\\U000e0041"}')),
+     tool(header=HEADER.replace('{"type": "string"}', '{"type": "string", "description": "A"}'))),
+    ("DT512", tool(top='EXAMPLES = [{"params": {"text": "\\x1b[2J"}, "result": {"ok": True}}]  #!\n'),
+     tool(top='EXAMPLES = [{"params": {"text": "[2J"}, "result": {"ok": True}}]\n')),
+    ("DT513", tool(header=HEADER.replace('"Does a sample thing."', '"Does a \\ue000 thing."  #!')),
+     tool(header=HEADER.replace('"Does a sample thing."', '"Does a \\u2713 thing."'))),
     # functions
     ("DT601", HEADER + "\ndef main(params):\n    return {}\n", tool()),
     ("DT602", HEADER + "\ndef run(params, extra):  #!\n    return {}\n", tool()),
@@ -164,6 +173,7 @@ HYGIENE_CASES: list[tuple[str, bytes, int]] = [
     ("DT005", tool(top="GREETING = 'hi\u200b'\n").encode(), 10),
     ("DT006", tool(top="GREETING = 'hi\x1b[2J'\n").encode(), 10),
     ("DT006", tool(top="GREETING = 'a'\u2028\n").encode(), 10),
+    ("DT013", tool(top="GREETING = 'hi\ue000'\n").encode(), 10),
     ("DT008", b"X = 1\n" * 50_000, 1),
     ("DT012", b"   \n\n", 1),
 ]

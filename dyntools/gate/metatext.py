@@ -1,0 +1,77 @@
+"""What a model reads is what a reviewer reads: hidden text in NAME, DESCRIPTION, PARAMS and
+EXAMPLES.
+
+Source hygiene (hygiene.py) reads the file's characters, but a pure-ASCII file can still
+spell U+202E or a Unicode TAG character as an escape (`"\\u202e"`, `"\\U000e0041"`): the
+reviewer sees the escape, while MCP clients and models receive the character itself in
+`tools/list`. So every string of the metadata constants (dict keys included) is checked as
+evaluated, with the source's own classes, and refused at the literal that holds it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import unicodedata
+from collections.abc import Callable
+
+from dyntools.hidden_text import hidden_character_class
+
+Report = Callable[[ast.AST, str, str], None]
+
+METADATA_CONSTANTS = ("NAME", "DESCRIPTION", "PARAMS", "EXAMPLES")
+CODES = {"bidi": "DT510", "invisible": "DT511", "control": "DT512", "private-use": "DT513"}
+_WHAT = {
+    "bidi": "a bidirectional control character",
+    "invisible": "an invisible character",
+    "control": "a control character",
+    "private-use": "a private-use or non-character code point",
+}
+# Printable ASCII, tab and newline never need a closer look.
+_SUSPECT = re.compile("[^\t\n\x20-\x7e]")
+
+
+def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:
+    """Report every string (key or value) in the metadata constants' literals that holds a
+    character of a hidden class; one finding per literal and class."""
+    for name in METADATA_CONSTANTS:
+        node = nodes.get(name)
+        if node is None:
+            continue
+        stack: list[tuple[ast.AST, str]] = [(node, name)]
+        while stack:
+            item, where = stack.pop()
+            if isinstance(item, ast.Constant):
+                if isinstance(item.value, str):
+                    _check_string(item, item.value, where, report)
+            elif isinstance(item, ast.Dict):
+                for key, value in reversed(list(zip(item.keys, item.values, strict=True))):
+                    label = where
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        label = f"{where}[{_short(key.value)}]"
+                        _check_string(key, key.value, f"a key in {where}", report)
+                    stack.append((value, label))
+            elif isinstance(item, ast.List | ast.Tuple | ast.Set):
+                stack.extend((element, f"{where}[{index}]")
+                             for index, element in reversed(list(enumerate(item.elts))))
+
+
+def _check_string(node: ast.AST, text: str, where: str, report: Report) -> None:
+    seen: set[str] = set()
+    for match in _SUSPECT.finditer(text):
+        ch = match.group()
+        kind = hidden_character_class(ch)
+        if kind is None or kind in seen:
+            continue
+        seen.add(kind)
+        name = unicodedata.name(ch, "")
+        report(node, CODES[kind],
+               f"{where} holds {_WHAT[kind]}, U+{ord(ch):04X}{' ' + name if name else ''}, "
+               f"at character "
+               f"{match.start() + 1} of the string: MCP clients and models read it, a reviewer "
+               "of the file does not see it; remove it or spell the text without it")
+
+
+def _short(key: str) -> str:
+    text = repr(key.encode("ascii", "backslashreplace").decode("ascii"))
+    return text if len(text) <= 40 else text[:35] + "...'"
