@@ -10,6 +10,9 @@ Measured for each executor:
 - 2,000 calls submitted at once from `--threads` caller threads: wall-clock throughput
   (calls/s) and the per-call latency under that load (p50, p99).
 
+For scale, the round trip of a bare Ray actor task (a method that returns at once) is
+measured too: what any design that sends one Ray task per call pays at least.
+
 Targets (issue 13): Ray adds at most 2 ms per call at p50; one-node throughput at least half
 the local pool's.
 
@@ -80,6 +83,23 @@ def measure(dt: Dyntools, calls: int, threads: int, single: int) -> dict[str, fl
     }
 
 
+class Echo:
+    def echo(self, value):
+        return value
+
+
+def bare_roundtrip(ray, count: int) -> list[float]:
+    actor = ray.remote(Echo).options(num_cpus=0).remote()
+    ray.get(actor.echo.remote(0))
+    times = []
+    for i in range(count):
+        started = time.perf_counter()
+        ray.get(actor.echo.remote({"n": i}))
+        times.append((time.perf_counter() - started) * 1000)
+    ray.kill(actor)
+    return times
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
@@ -106,7 +126,9 @@ def main() -> int:
         executor = RayExecutor(max_queue=max(256, args.threads * 2))
         with Dyntools(registry, executor=executor) as dt:
             results["ray"] = measure(dt, args.calls, args.threads, args.single)
+            transport = executor.actors()[0].get("transport", "actor tasks")
         executor.close()
+    bare = bare_roundtrip(ray, args.single)
     ray.shutdown()
 
     print(f"\n{'':8}{'single p50':>12}{'single p99':>12}{'calls/s':>10}"
@@ -114,6 +136,8 @@ def main() -> int:
     for name, r in results.items():
         print(f"{name:8}{r['single_p50']:10.2f}ms{r['single_p99']:10.2f}ms"
               f"{r['throughput']:10.0f}{r['load_p50']:9.2f}ms{r['load_p99']:9.2f}ms")
+    print(f"\nbare Ray actor task round trip: p50 {statistics.median(bare):.2f} ms, "
+          f"p99 {pct(bare, 0.99):.2f} ms; the executor's replies travel by: {transport}")
     local, remote = results["local"], results["ray"]
     added50 = remote["single_p50"] - local["single_p50"]
     added99 = remote["single_p99"] - local["single_p99"]

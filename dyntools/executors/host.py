@@ -11,6 +11,11 @@ node sees that key the driver ships the gated bytes too, and the node
 and only then builds a pool (which transforms and compiles inside the workers). A pool is
 keyed by the digest, so bytes for another digest can never be served under this key.
 
+Calls reach the actor in batches (`submit`: one Ray task carries every call the driver has
+queued for this actor) and replies go back in batches (`poll`: every reply that is ready),
+so the cost of a Ray task (milliseconds on a small machine) is paid per batch, not per call.
+Each call runs in a thread of its own here, so a slow call never holds up the others.
+
 A bounded number of calls may be in the actor at once; past it a call is answered
 `overloaded` at once. A call's timeout is enforced here by the pool (the worker is killed).
 Replies are plain tuples (see `OK`, `ERROR`, `NEED_SOURCE`) so that an error crosses the
@@ -25,7 +30,9 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +48,8 @@ from dyntools.executors import PoolSettings
 OK, ERROR, NEED_SOURCE = "ok", "error", "need_source"
 Key = tuple[str, int, str]  # (tool name, version, sha256 of the gated bytes)
 Reply = tuple[Any, ...]
+# (request id, key, params, timeout, shipment or None): one call in a `submit` batch.
+Request = tuple[int, Key, dict[str, Any], float | None, "Shipment | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +80,13 @@ class SandboxHost:
         self._pools: dict[Key, Any] = {}  # Key -> WorkerPool
         self._loading: dict[Key, threading.Lock] = {}
         self._in_flight = 0
-        self._counts = {"calls": 0, "overloaded": 0, "refused": 0, "loaded": 0, "retired": 0}
+        self._counts = {"calls": 0, "overloaded": 0, "refused": 0, "loaded": 0, "retired": 0,
+                        "batches": 0}
+        self._done: queue.SimpleQueue[tuple[int, Reply]] = queue.SimpleQueue()
+        self._threads = ThreadPoolExecutor(max_queue, thread_name_prefix="dyntools-host")
+        # Per version, as many threads as its pool has workers: calls wait in a FIFO queue
+        # rather than as threads all woken at once each time a worker comes free.
+        self._runners: dict[Key, ThreadPoolExecutor] = {}
 
     # ---------------------------------------------------------------------------- queries
 
@@ -119,6 +134,53 @@ class SandboxHost:
              shipment: Shipment | None = None) -> Reply:
         """Run one call; (OK, result), (NEED_SOURCE,) when this node has no pool for `key`
         and no bytes came with the call, or an error reply."""
+        refusal = self._admit()
+        if refusal is not None:
+            return refusal
+        return self._run(key, params, timeout, shipment)
+
+    def submit(self, requests: list[Request]) -> int:
+        """Start `requests`; their replies come back through `poll`. The number started."""
+        with self._lock:
+            self._counts["batches"] += 1
+        started = 0
+        for rid, key, params, timeout, shipment in requests:
+            refusal = self._admit()
+            if refusal is not None:
+                self._done.put((rid, refusal))
+                continue
+            args = (rid, key, params, timeout, shipment)
+            try:
+                self._runner(key, shipment).submit(self._finish, *args)
+            except RuntimeError:  # that runner was just retired
+                self._threads.submit(self._finish, *args)
+            started += 1
+        return started
+
+    def poll(self, wait_s: float) -> list[tuple[int, Reply]]:
+        """Every (request id, reply) finished since the last poll, waiting up to `wait_s` for
+        one when none has. One driver talks to one actor: the replies are all its own."""
+        ready: list[tuple[int, Reply]] = []
+        try:
+            ready.append(self._done.get(timeout=wait_s) if wait_s > 0
+                         else self._done.get_nowait())
+        except queue.Empty:
+            return ready
+        while True:
+            try:
+                ready.append(self._done.get_nowait())
+            except queue.Empty:
+                return ready
+
+    def _finish(self, rid: int, key: Key, params: dict[str, Any], timeout: float | None,
+                shipment: Shipment | None) -> None:
+        try:
+            reply = self._run(key, params, timeout, shipment)
+        except BaseException as exc:  # never lose a reply: the driver waits for it
+            reply = error_reply(exc)
+        self._done.put((rid, reply))
+
+    def _admit(self) -> Reply | None:
         with self._lock:
             if self._in_flight >= self.max_queue:
                 self._counts["overloaded"] += 1
@@ -127,6 +189,11 @@ class SandboxHost:
                     max_queue=self.max_queue))
             self._in_flight += 1
             self._counts["calls"] += 1
+            return None
+
+    def _run(self, key: Key, params: dict[str, Any], timeout: float | None,
+             shipment: Shipment | None) -> Reply:
+        """An admitted call (it leaves the count when it ends)."""
         try:
             pool = self._pools.get(key)
             if pool is None:
@@ -155,6 +222,11 @@ class SandboxHost:
         with self._lock:
             keys = [k for k in self._pools if k[0] == name and k[1] == version]
             pools = [self._pools.pop(k) for k in keys]
+            runners = [self._runners.pop(k) for k in list(self._runners)
+                       if k[0] == name and k[1] == version]
+        for runner in runners:
+            runner.shutdown(wait=False)  # queued calls still run (and find no pool)
+        with self._lock:
             self._counts["retired"] += len(pools)
         for pool in pools:
             pool.close(wait=False)
@@ -163,10 +235,27 @@ class SandboxHost:
     def shutdown(self) -> None:
         with self._lock:
             pools, self._pools = list(self._pools.values()), {}
+            runners, self._runners = list(self._runners.values()), {}
         for pool in pools:
             pool.close(wait=False)
+        for runner in [*runners, self._threads]:
+            runner.shutdown(wait=False)
 
     # -------------------------------------------------------------------------- internals
+
+    def _runner(self, key: Key, shipment: Shipment | None) -> ThreadPoolExecutor:
+        with self._lock:
+            runner = self._runners.get(key)
+            if runner is not None:
+                return runner
+            pool = self._pools.get(key)
+            size = (pool.size if pool is not None
+                    else shipment.settings.size if shipment is not None else 0)
+            if size < 1:
+                return self._threads  # answered NEED_SOURCE at once
+            runner = ThreadPoolExecutor(size, thread_name_prefix="dyntools-host-pool")
+            self._runners[key] = runner
+            return runner
 
     def _pool(self, key: Key, shipment: Shipment) -> Any:
         """The pool for `key`, built from `shipment` after the hash and gate checks."""

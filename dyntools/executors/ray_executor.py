@@ -9,6 +9,13 @@ What stays here, on the driver: the registry, the gate, approvals, the hot-load 
 hash-checked bytes too, which the node checks again (hash, then its own gate) before it
 compiles anything (`dyntools.executors.host`).
 
+Transport: calls travel in batches. Each actor has a lane here with two threads: a sender
+that ships every call queued for the actor in one Ray actor task (`SandboxHost.submit`, not
+waited for), and a poller that keeps one `SandboxHost.poll` waiting on the node and brings
+back every reply that is ready, over a Ray compiled graph (a shared-memory channel) when Ray
+can compile one, else as actor tasks. A Ray actor task costs milliseconds of CPU on a small
+machine; batching pays it per batch rather than per call (bench/ray.py, docs/scale.md).
+
 Scheduling: each call goes to the actor with the fewest calls in flight from this driver;
 every actor takes at most `max_queue` calls at once, and when all are full the call fails at
 once with `Overloaded` (reason "overloaded"). Timeouts: the node kills a worker that overruns
@@ -40,13 +47,24 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.executors import Pool, PoolSettings
-from dyntools.executors.host import ERROR, NEED_SOURCE, OK, Key, Reply, SandboxHost, Shipment
+from dyntools.executors.host import (
+    ERROR,
+    NEED_SOURCE,
+    OK,
+    Key,
+    Reply,
+    Request,
+    SandboxHost,
+    Shipment,
+)
 from dyntools.log import get_logger
 
 if TYPE_CHECKING:
     from dyntools.registry import VersionRecord
 
 SideEffects = Callable[["VersionRecord", dict[str, Any]], bool]
+POLL_WAIT_S = 0.5  # how long the poller's task waits on the node for a finished call
+LANE_GET_TIMEOUT_S = 120.0  # a lane's Ray task that takes longer: the actor is presumed lost
 
 
 def no_side_effects(record: VersionRecord, params: dict[str, Any]) -> bool:
@@ -62,8 +80,166 @@ class _Actor:
     node_id: str
     hostname: str
     index: int
+    lane: _Lane
     in_flight: int = 0
     loaded: set[Key] = field(default_factory=set)
+
+
+@dataclass(eq=False, slots=True)
+class _Call:
+    request: Request
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: Reply | None = None
+    lost: BaseException | None = None
+
+
+class _Lane:
+    """The batched path to one actor: a sender and a poller thread (see the module doc)."""
+
+    def __init__(self, ray: Any, handle: Any, name: str, compiled: bool) -> None:
+        self._ray = ray
+        self._handle = handle
+        self._cond = threading.Condition()
+        self._queue: list[_Call] = []
+        self._waiting: dict[int, _Call] = {}
+        self._lost: BaseException | None = None
+        self._closed = False
+        self._sending = 0  # sends under way (the sender's or a caller's)
+        self._dag: Any = _compile_poll(handle) if compiled else None
+        self.transport = "compiled graph" if self._dag is not None else "actor tasks"
+        self._threads = [threading.Thread(target=loop, name=f"dyntools-ray-{role}-{name}",
+                                          daemon=True)
+                         for role, loop in (("send", self._send_loop),
+                                            ("poll", self._poll_loop))]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, call: _Call) -> None:
+        """Queue `call` for the sender; when nothing is being sent, send it from this thread
+        at once (one thread hand-off less for a lone call; under load, calls that arrive
+        while a send is under way queue up and leave together)."""
+        with self._cond:
+            if self._lost is not None or self._closed:
+                call.lost = self._lost or ExecutorUnavailable("the actor's lane is closed")
+                call.done.set()
+                return
+            direct = not self._queue and self._sending == 0
+            if direct:
+                self._sending += 1
+                self._waiting[call.request[0]] = call
+            else:
+                self._queue.append(call)
+            self._cond.notify_all()
+        if direct:
+            self._send([call])
+
+    def _send(self, batch: list[_Call]) -> None:
+        """Ship `batch` (already counted in `_sending` and registered as waiting)."""
+        try:
+            # Not waited for: replies come back through the poller, and an actor that
+            # died is noticed there.
+            self._handle.submit.remote([call.request for call in batch])
+        except Exception as exc:  # the requests could not be serialized
+            self._fail_calls(batch, exc)
+        finally:
+            with self._cond:
+                self._sending -= 1
+                self._cond.notify_all()
+
+    def abandon(self, call: _Call) -> None:
+        """The caller gave up waiting: a late reply is dropped."""
+        with self._cond:
+            self._waiting.pop(call.request[0], None)
+
+    def close(self, wait: float = 0.0) -> None:
+        """Stop; with `wait`, give the poller that long to finish its last poll (and tear
+        its compiled graph down while the actor is still alive)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        if wait > 0:
+            for thread in self._threads:
+                if thread is not threading.current_thread():
+                    thread.join(wait)
+
+    def _send_loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed and self._lost is None:
+                    self._cond.wait()
+                if self._closed or self._lost is not None:
+                    return
+                batch, self._queue = self._queue, []
+                for call in batch:
+                    self._waiting[call.request[0]] = call
+                self._sending += 1
+                self._cond.notify_all()  # wakes the poller
+            self._send(batch)
+
+    def _poll_loop(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    while not self._waiting and not self._closed and self._lost is None:
+                        self._cond.wait()
+                    if self._closed or self._lost is not None:
+                        return
+                self._poll()
+        finally:
+            if self._dag is not None:
+                with contextlib.suppress(Exception):
+                    self._dag.teardown()
+
+    def _poll(self) -> None:
+        ray = self._ray
+        try:
+            if self._dag is not None:
+                ref = self._dag.execute(POLL_WAIT_S)
+            else:
+                ref = self._handle.poll.remote(POLL_WAIT_S)
+            replies = ray.get(ref, timeout=POLL_WAIT_S + LANE_GET_TIMEOUT_S)
+        except Exception as exc:  # the actor died, or stopped answering
+            self._fail(exc)
+            return
+        with self._cond:
+            calls = [(self._waiting.pop(rid, None), reply) for rid, reply in replies]
+        for call, reply in calls:
+            if call is not None:
+                call.reply = reply
+                call.done.set()
+
+    def _fail_calls(self, calls: list[_Call], exc: BaseException) -> None:
+        with self._cond:
+            for call in calls:
+                self._waiting.pop(call.request[0], None)
+        for call in calls:
+            call.reply = (ERROR, "UsageError", f"the call cannot be sent: {exc}", {})
+            call.done.set()
+
+    def _fail(self, exc: BaseException) -> None:
+        with self._cond:
+            self._lost = exc
+            calls = [*self._queue, *self._waiting.values()]
+            self._queue, self._waiting = [], {}
+            self._cond.notify_all()
+        for call in calls:
+            call.lost = exc
+            call.done.set()
+
+
+def _compile_poll(handle: Any) -> Any:
+    """A Ray compiled graph for `handle.poll`: replies travel over a shared-memory channel
+    (about 0.5 ms a round trip here, against 2-3 ms for an actor task). None when Ray cannot
+    compile it; the lane then polls with actor tasks."""
+    try:
+        from ray.dag import InputNode
+
+        with InputNode() as wait_s:
+            dag = handle.poll.bind(wait_s)
+        return dag.experimental_compile()
+    except Exception as exc:
+        get_logger("executor").warning("executor.compiled_graph_unavailable", error=repr(exc))
+        return None
 
 
 class _ActorLost(Exception):
@@ -99,6 +275,7 @@ class RayExecutor:
         refresh_interval_s: float = 10.0,
         side_effects: SideEffects = no_side_effects,
         init_options: dict[str, Any] | None = None,
+        compiled_graphs: bool = True,
     ) -> None:
         if actors_per_node < 1:
             raise ValueError("actors_per_node must be at least 1")
@@ -111,6 +288,7 @@ class RayExecutor:
         self.startup_timeout_s = startup_timeout_s
         self.refresh_interval_s = refresh_interval_s
         self.side_effects = side_effects
+        self.compiled_graphs = compiled_graphs
         self._init_options = dict(init_options or {})
         self._ray: Any = None
         self._started_ray = False
@@ -118,6 +296,7 @@ class RayExecutor:
         self._refresh_lock = threading.Lock()
         self._actors: list[_Actor] = []
         self._counter = itertools.count()
+        self._call_ids = itertools.count(1)
         self._next = 0
         self._last_refresh = 0.0
         self._closed = False
@@ -150,6 +329,8 @@ class RayExecutor:
         if ray is None:
             return
         for actor in actors:
+            actor.lane.close(wait=POLL_WAIT_S + 2.0)
+        for actor in actors:
             with contextlib.suppress(Exception):
                 ray.kill(actor.handle, no_restart=True)
         if self._started_ray:
@@ -168,7 +349,8 @@ class RayExecutor:
         """The live actors: node, calls in flight from this driver, versions shipped."""
         with self._lock:
             return [{"index": a.index, "node_id": a.node_id, "hostname": a.hostname,
-                     "in_flight": a.in_flight, "loaded": sorted(a.loaded)}
+                     "in_flight": a.in_flight, "loaded": sorted(a.loaded),
+                     "transport": a.lane.transport}
                     for a in self._actors]
 
     def handles(self) -> list[Any]:
@@ -254,11 +436,14 @@ class RayExecutor:
                 with contextlib.suppress(Exception):
                     ray.kill(handle, no_restart=True)
                 continue
+            index = next(self._counter)
             started.append(_Actor(handle, info.get("node_id") or node,
-                                  str(info.get("hostname", "")), next(self._counter)))
+                                  str(info.get("hostname", "")), index,
+                                  _Lane(ray, handle, str(index), self.compiled_graphs)))
         return started
 
     def _drop(self, actor: _Actor) -> None:
+        actor.lane.close()
         with self._lock:
             if actor in self._actors:
                 self._actors.remove(actor)
@@ -371,21 +556,19 @@ class RayExecutor:
 
     def _roundtrip(self, ray: Any, actor: _Actor, key: Key, params: dict[str, Any],
                    timeout: float | None, limit: float, shipment: Shipment | None) -> Reply:
-        exceptions = ray.exceptions
-        ref = actor.handle.call.remote(key, params, timeout, shipment)
+        call = _Call((next(self._call_ids), key, params, timeout, shipment))
+        actor.lane.submit(call)
         wait = limit + self.call_grace_s
-        try:
-            reply: Reply = ray.get(ref, timeout=wait)
-        except exceptions.GetTimeoutError as exc:
-            with contextlib.suppress(Exception):
-                ray.cancel(ref)
+        if not call.done.wait(wait):
+            actor.lane.abandon(call)
             raise SandboxTimeout(
                 f"no answer from node {actor.node_id[:12]} within {wait:.1f} s (the call's "
                 f"{limit:.1f} s plus {self.call_grace_s:.1f} s of grace)",
-                tool=key[0], version=key[1], node=actor.node_id, timeout_s=wait) from exc
-        except exceptions.RayActorError as exc:
-            raise _ActorLost(actor, exc) from exc
-        return reply
+                tool=key[0], version=key[1], node=actor.node_id, timeout_s=wait)
+        if call.lost is not None:
+            raise _ActorLost(actor, call.lost)
+        assert call.reply is not None
+        return call.reply
 
     def retire(self, name: str, version: int) -> None:
         """Every actor closes `name` v`version`'s pool once its calls there finish."""

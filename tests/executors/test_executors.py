@@ -136,3 +136,23 @@ def test_a_retired_pool_is_rebuilt_from_the_next_shipment(policy: Policy) -> Non
         assert host.call(key, {}, None, shipment) == (OK, {"tag": "v1"})
     finally:
         host.shutdown()
+
+
+def test_a_node_takes_calls_in_batches_and_answers_as_they_finish(policy: Policy) -> None:
+    """`submit` starts a batch; `poll` brings back what is ready: a fast call is not held up
+    by a slow one sent with it."""
+    host = SandboxHost()
+    source = nap_source("v1")
+    key = _key(source)
+    shipment = Shipment(source, PoolSettings(policy=policy, size=2), "dyntools_nap_v1",
+                        "/driver/registry/nap_tool/v1.py")
+    try:
+        assert host.load(key, shipment)[0] == OK
+        assert host.submit([(1, key, {"ms": 1500}, None, None),
+                            (2, key, {"ms": 1}, None, None)]) == 2
+        assert host.poll(10.0) == [(2, (OK, {"tag": "v1"}))]
+        assert host.poll(10.0) == [(1, (OK, {"tag": "v1"}))]
+        assert host.poll(0) == []
+        assert host.stats()["batches"] == 1
+    finally:
+        host.shutdown()
