@@ -87,6 +87,8 @@ class SandboxHost:
         # Per version, as many threads as its pool has workers: calls wait in a FIFO queue
         # rather than as threads all woken at once each time a worker comes free.
         self._runners: dict[Key, ThreadPoolExecutor] = {}
+        self._inline: dict[Key, int] = {}  # calls run in a submit's own thread, per version
+        self._queued: dict[Key, int] = {}  # calls waiting for a runner thread, per version
 
     # ---------------------------------------------------------------------------- queries
 
@@ -144,18 +146,42 @@ class SandboxHost:
         with self._lock:
             self._counts["batches"] += 1
         started = 0
-        for rid, key, params, timeout, shipment in requests:
+        inline: tuple[Any, ...] | None = None
+        for index, (rid, key, params, timeout, shipment) in enumerate(requests):
             refusal = self._admit()
             if refusal is not None:
                 self._done.put((rid, refusal))
                 continue
             args = (rid, key, params, timeout, shipment)
-            try:
-                self._runner(key, shipment).submit(self._finish, *args)
-            except RuntimeError:  # that runner was just retired
-                self._threads.submit(self._finish, *args)
             started += 1
+            if index == len(requests) - 1 and self._claim_worker(key):
+                inline = args  # the last one runs in this thread: one hand-off less
+                continue
+            with self._lock:
+                self._queued[key] = self._queued.get(key, 0) + 1
+            try:
+                self._runner(key, shipment).submit(self._finish_queued, *args)
+            except RuntimeError:  # that runner was just retired
+                self._threads.submit(self._finish_queued, *args)
+        if inline is not None:
+            try:
+                self._finish(*inline)
+            finally:
+                with self._lock:
+                    self._inline[inline[1]] -= 1
         return started
+
+    def _claim_worker(self, key: Key) -> bool:
+        """True (and counted) when `key`'s pool has a worker no queued call is waiting for."""
+        with self._lock:
+            pool = self._pools.get(key)
+            if pool is None or self._queued.get(key, 0) > 0:
+                return False
+            stats = pool.stats
+            if stats["busy"] + self._inline.get(key, 0) >= pool.size:
+                return False
+            self._inline[key] = self._inline.get(key, 0) + 1
+            return True
 
     def poll(self, wait_s: float) -> list[tuple[int, Reply]]:
         """Every (request id, reply) finished since the last poll, waiting up to `wait_s` for
@@ -171,6 +197,12 @@ class SandboxHost:
                 ready.append(self._done.get_nowait())
             except queue.Empty:
                 return ready
+
+    def _finish_queued(self, rid: int, key: Key, params: dict[str, Any],
+                       timeout: float | None, shipment: Shipment | None) -> None:
+        with self._lock:
+            self._queued[key] -= 1
+        self._finish(rid, key, params, timeout, shipment)
 
     def _finish(self, rid: int, key: Key, params: dict[str, Any], timeout: float | None,
                 shipment: Shipment | None) -> None:

@@ -1,4 +1,5 @@
-"""One real local Ray cluster per test session, on 127.0.0.1, shared by every Ray test.
+"""One real local Ray cluster for this test package, on 127.0.0.1, shared by every Ray test
+(package-scoped: it stops when these tests are done, not at the end of the whole suite).
 
 Under `make test` (DYNTOOLS_REQUIRE_EXTRAS=1) or CI a missing Ray is an error, never a skip:
 `make test` installs the `ray` extra."""
@@ -48,9 +49,9 @@ def require_ray() -> Any:
     return ray
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ray_cluster() -> Iterator[str]:
-    """A local cluster started for this session; its GCS address."""
+    """A local cluster started for these tests; its GCS address."""
     ray = require_ray()
     started = not ray.is_initialized()
     if started:
@@ -63,9 +64,9 @@ def ray_cluster() -> Iterator[str]:
         ray.shutdown()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def ray_executor(ray_cluster: str) -> Iterator[Any]:
-    """Two SandboxHost actors on the one local node, shared by the tests of this session."""
+    """Two SandboxHost actors on the one local node, shared by these tests."""
     from dyntools.executors.ray_executor import RayExecutor
 
     executor = RayExecutor(ray_cluster, actors_per_node=2, max_queue=64, call_grace_s=5.0)

@@ -258,3 +258,30 @@ def test_require_layers_holds_on_every_node(registry: Registry, ray_executor: An
     dt = Dyntools(registry, executor=ray_executor, require_layers=frozenset(inactive[:1]))
     with dt, pytest.raises(LayerUnavailable):
         dt.call("nap_tool", {})
+
+
+def test_a_node_that_leaves_is_dropped(
+        registry: Registry, ray_cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver looks at the cluster again after losing an actor (and every
+    refresh_interval_s): actors on a node that is no longer alive are dropped, and a call with
+    no live node left fails with executor_unavailable rather than hanging."""
+    from dyntools.errors import ExecutorUnavailable
+    from dyntools.executors.ray_executor import RayExecutor
+
+    executor = RayExecutor(ray_cluster)
+    try:
+        with Dyntools(registry, executor=executor) as dt:
+            assert dt.call("nap_tool", {}) == {"tag": "v1"}
+            node = executor.actors()[0]["node_id"]
+            real_nodes = ray.nodes
+            monkeypatch.setattr(ray, "nodes", lambda: [
+                {**n, "Alive": False} if n["NodeID"] == node else n for n in real_nodes()])
+            with pytest.raises(ExecutorUnavailable, match="no live Ray node"):
+                executor._ensure_actors(force=True)
+            assert executor.actors() == [] and executor.dropped == 1
+            monkeypatch.setattr(ray, "nodes", real_nodes)  # the node is back: a new actor
+            executor._last_refresh = 0.0
+            assert dt.call("nap_tool", {}) == {"tag": "v1"}
+            assert len(executor.actors()) == 1 and executor.actors()[0]["node_id"] == node
+    finally:
+        executor.close()
