@@ -12,9 +12,11 @@ compiles anything (`dyntools.executors.host`).
 Transport: calls travel in batches. Each actor has a lane here with two threads: a sender
 that ships every call queued for the actor in one Ray actor task (`SandboxHost.submit`, not
 waited for), and a poller that keeps one `SandboxHost.poll` waiting on the node and brings
-back every reply that is ready, over a Ray compiled graph (a shared-memory channel) when Ray
-can compile one, else as actor tasks. A Ray actor task costs milliseconds of CPU on a small
-machine; batching pays it per batch rather than per call (bench/ray.py, docs/scale.md).
+back every reply that is ready, as actor tasks, or with `compiled_graphs=True` over a Ray
+compiled graph (a shared-memory channel: faster on idle cores, but its waits spin, which made
+it several times slower on a busy 2-core machine; bench/ray.py measures both). A Ray actor
+task costs milliseconds of CPU on a small machine; batching pays it per batch rather than per
+call (docs/scale.md).
 
 Scheduling: each call goes to the actor with the fewest calls in flight from this driver;
 every actor takes at most `max_queue` calls at once, and when all are full the call fails at
@@ -275,7 +277,7 @@ class RayExecutor:
         refresh_interval_s: float = 10.0,
         side_effects: SideEffects = no_side_effects,
         init_options: dict[str, Any] | None = None,
-        compiled_graphs: bool = True,
+        compiled_graphs: bool = False,
     ) -> None:
         if actors_per_node < 1:
             raise ValueError("actors_per_node must be at least 1")

@@ -69,7 +69,8 @@ def ray_executor(ray_cluster: str) -> Iterator[Any]:
     """Two SandboxHost actors on the one local node, shared by these tests."""
     from dyntools.executors.ray_executor import RayExecutor
 
-    executor = RayExecutor(ray_cluster, actors_per_node=2, max_queue=64, call_grace_s=5.0)
+    executor = RayExecutor(ray_cluster, actors_per_node=2, max_queue=64, call_grace_s=5.0,
+                           compiled_graphs=True)  # the other tests use the default transport
     yield executor
     executor.close()
 
