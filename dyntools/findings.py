@@ -154,6 +154,10 @@ RULES: dict[str, Rule] = _rules(
     ("DT512", K, "metadata-control-character",
      "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a control character other "
      "than tab and newline (C0, DEL, C1) or U+2028/U+2029, even written as an escape."),
+    ("DT514", K, "params-validation-cost",
+     "Validating params against PARAMS could hold the host too long: multipleOf outside "
+     "1e-9..2**53, more than 100 us per params value, or an example too large to validate "
+     "within 100 ms."),
     ("DT513", K, "metadata-private-use",
      "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a private-use or "
      "non-character code point, which each font and terminal shows differently."),

@@ -21,6 +21,7 @@ import jsonschema_rs
 
 from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.literals import NotLiteral, literal_value
+from dyntools.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
 
 EMPTY_PARAMS: Mapping[str, Any] = {"type": "object", "properties": {}}
 
@@ -62,28 +63,16 @@ def read_metadata(source: str | bytes) -> ToolMetadata:
     )
 
 
-# How deep params may nest. The host and the worker encode and decode params with Python's
-# json module, which recurses: 50,000 nested arrays raised RecursionError (a traceback in the
-# CLI, exit 1). No sane tool takes params nested deeper than this.
-MAX_PARAMS_DEPTH = 200
+# No call holds the host longer than this in params validation (estimates are held to half).
+VALIDATION_LIMIT_MS = 100
 
 
 def nesting_depth_exceeds(value: Any, limit: int = MAX_PARAMS_DEPTH) -> bool:
-    """True when lists/dicts in `value` nest deeper than `limit` (walked without recursion,
-    stopping at the first container past the limit)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list | tuple):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children
-                     if isinstance(child, dict | list | tuple))
+    """True when lists/dicts in `value` nest deeper than `limit` (walked without recursion)."""
+    try:
+        params_units(value, 1 << 62, limit)
+    except TooDeep:
+        return True
     return False
 
 
@@ -106,17 +95,26 @@ def _refuse_retrieval(uri: str) -> Any:
 
 
 @lru_cache(maxsize=512)
-def _validator(canonical: str) -> Any:
+def _validator(canonical: str) -> tuple[Any, int]:
+    """The compiled validator for a schema, and how many params units it may validate within
+    VALIDATION_BUDGET_NS (dyntools.gate.contract's cost model)."""
+    from dyntools.gate.contract import validation_budget_units, value_cost_ns
+
     schema = json.loads(canonical)
     try:
         jsonschema_rs.meta.validate(schema)
-        return jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval)
+        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval)
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
         raise UsageError(f"not a valid JSON Schema: {_first_line(exc)}") from None
+    return validator, validation_budget_units(value_cost_ns(schema))
 
 
 def params_validator(schema: Mapping[str, Any]) -> Any:
     """A compiled validator for `schema` (cached by the schema's canonical JSON)."""
+    return _compiled(schema)[0]
+
+
+def _compiled(schema: Mapping[str, Any]) -> tuple[Any, int]:
     try:
         canonical = json.dumps(schema, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: deep nesting
@@ -131,14 +129,28 @@ def check_params(schema: Mapping[str, Any], params: Any, *, tool: str | None = N
 
 def params_check(schema: Mapping[str, Any], tool: str | None = None) -> Callable[[Any], None]:
     """`check_params` for one schema, compiled once (calls on a hot path keep this)."""
-    validator = params_validator(schema)
-    return lambda params: _check(validator, params, tool)
+    validator, budget_units = _compiled(schema)
+    return lambda params: _check(validator, budget_units, params, tool)
 
 
-def _check(validator: Any, params: Any, tool: str | None) -> None:
+def _check(validator: Any, budget_units: int, params: Any, tool: str | None) -> None:
     if not isinstance(params, dict):
         raise InvalidParams(
             f"params must be a JSON object, got {type(params).__name__}", tool=tool
+        )
+    # jsonschema-rs holds the GIL and cannot be interrupted: params too large for this
+    # schema's per-value cost are refused before it starts, so no call holds the host
+    # longer than the budget (100 ms) in validation, whatever the schema and the params.
+    try:
+        units = params_units(params, budget_units)
+    except TooDeep as exc:
+        raise InvalidParams(f"params for {tool or 'the tool'}: {exc}", tool=tool) from None
+    if units > budget_units:
+        raise InvalidParams(
+            f"params for {tool or 'the tool'} are too large to validate against its schema "
+            f"within {VALIDATION_LIMIT_MS} ms: more than {budget_units} values and characters "
+            "for this schema; send smaller params",
+            tool=tool,
         )
     if validator.is_valid(params):
         return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -18,6 +19,7 @@ import jsonschema_rs
 
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metatext import check_metadata_text
+from dyntools.paramsize import TooDeep, params_units
 from dyntools.toolname import tool_name_problem
 
 CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -78,7 +80,8 @@ def check_contract(
     _check_name(constants.get("NAME"), report)
     _check_description(constants.get("DESCRIPTION"), report)
     validator = _check_params(constants.get("PARAMS"), report)
-    _check_examples(constants.get("EXAMPLES"), validator, report)
+    per_value = value_cost_ns(constants["PARAMS"][1]) if validator is not None else 0
+    _check_examples(constants.get("EXAMPLES"), validator, per_value, report)
     _check_run(runs, function_yields, report)
     declared = constants.get("NAME")
     return declared[1] if declared is not None and isinstance(declared[1], str) else None
@@ -397,6 +400,113 @@ def _slow_enum_entries(node: Any) -> int:
 Members = tuple[tuple[list[Any], list[Any]], tuple[list[Any], list[Any]]]
 
 
+# What validating params costs the host, per params value, in nanoseconds: an upper-bound
+# model measured on jsonschema-rs (bench/validation.py prints the measured worst cases next
+# to the estimates). The host validates in its own process holding the GIL, and jsonschema-rs
+# cannot be interrupted, so every call's params are refused when `units x cost` exceeds
+# VALIDATION_BUDGET_NS (dyntools.toolmeta). Units: every value, plus every character of a
+# string or a key; a value costs at most the weights of the subschemas that may apply to it.
+# Measured on a 2-core machine shared with other jobs (bench/validation.py), which is about
+# twice what an idle machine takes: the margin is the safety factor.
+NS_PER_SUBSCHEMA = 60            # allOf of 63 `minimum`s: 3.5 us per integer
+NS_PER_SLOW_ENUM_ENTRY = 8_000   # a float, array or object entry: ~6 us per comparison
+NS_PER_REQUIRED_NAME = 40        # `dependentRequired` of 2,400 names: ~55 us per object
+NS_UNIQUE_ITEMS = 1_500          # hashing an item: ~750 ns per float in a 1.5 MB array
+# multipleOf is checked with arbitrary-precision arithmetic: ~3 us per float even when it is
+# integral, ~5 us when it is not, and more with the exponent (5e-324: 30 us per number).
+NS_MULTIPLE_OF = 10_000
+NS_MULTIPLE_OF_PER_DECADE = 600
+# unevaluatedProperties/Items re-evaluate the subschemas beside them to collect annotations.
+NS_UNEVALUATED_PER_SIBLING = 200
+# No call may hold the host longer than 100 ms in params validation: params whose estimated
+# cost (the model above) exceeds half of that are refused before validation starts, which
+# leaves room for the model's error and a loaded machine (bench/validation.py measures the
+# worst cases the bound lets through).
+VALIDATION_BUDGET_NS = 50_000_000
+# Counting a params value's units before validation (dyntools.paramsize) costs up to this.
+NS_WALK_PER_UNIT = 40
+
+
+def validation_budget_units(per_value_ns: int) -> int:
+    """How many params units (values and characters) may be validated within the budget
+    against a schema whose values cost up to `per_value_ns` each."""
+    return VALIDATION_BUDGET_NS // (max(0, per_value_ns) + NS_WALK_PER_UNIT)
+# Refused at the gate: a schema for which one value may cost more than this.
+MAX_NS_PER_VALUE = 100_000
+# Refused at the gate: multipleOf with a magnitude outside this range (5e-324 cost 30 us
+# per number and 7-8 s of stalled host for one 3.6 MB call).
+MIN_MULTIPLE_OF = 1e-9
+MAX_MULTIPLE_OF = 2.0 ** 53
+
+
+def _own_cost(node: Any, siblings: int) -> int:
+    """The cost of one subschema's own keywords on one value (not its subschemas')."""
+    if not isinstance(node, dict):
+        return 0
+    cost = NS_PER_SUBSCHEMA + NS_PER_SLOW_ENUM_ENTRY * _slow_enum_entries(node)
+    multiple = node.get("multipleOf")
+    if isinstance(multiple, int | float) and not isinstance(multiple, bool) and multiple > 0:
+        decades = abs(math.floor(math.log10(multiple))) if math.isfinite(multiple) else 400
+        cost += NS_MULTIPLE_OF + NS_MULTIPLE_OF_PER_DECADE * decades
+    required = node.get("required")
+    if isinstance(required, list):
+        cost += NS_PER_REQUIRED_NAME * len(required)
+    for key in ("dependentRequired", "dependencies"):
+        table = node.get(key)
+        if isinstance(table, dict):
+            cost += NS_PER_REQUIRED_NAME * sum(
+                1 + (len(names) if isinstance(names, list) else 0) for names in table.values())
+    if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+        cost += NS_UNEVALUATED_PER_SIBLING * siblings
+    return cost
+
+
+def value_cost_ns(schema: Any) -> int:
+    """An upper bound, in ns, on what validating one params value (a number, a string
+    character, an object or array node) against `schema` costs: the heaviest set of
+    subschemas that may apply to one value, weighted by their keywords. References must be
+    acyclic (the gate's rules); a recursive schema gets MAX_NS_PER_VALUE * 1000."""
+    here: dict[int, int] = {}
+    below: dict[int, tuple[int, int]] = {}
+    applied: dict[int, tuple[list[Any], Members]] = {}
+    cap = MAX_NS_PER_VALUE * 1000
+    unique = False
+    stack: list[tuple[Any, bool, int]] = [(schema, False, 0)]
+
+    def worst(node: Any) -> int:
+        return max(here[id(node)], *below[id(node)])
+
+    while stack:
+        node, finished, depth = stack.pop()
+        key = id(node)
+        if depth > 10_000:
+            return cap
+        if key not in applied:
+            applied[key] = _applied_subschemas(schema, node)
+            if isinstance(node, dict) and node.get("uniqueItems") is True:
+                unique = True
+        same, members = applied[key]
+        if not finished:
+            if key in here:
+                continue
+            stack.append((node, True, depth))
+            nested = [c for pair in members for group in pair for c in group]
+            stack.extend((c, False, depth + 1) for c in (*same, *nested) if id(c) not in here)
+            continue
+        if key in here:
+            continue
+        if any(id(c) not in here for c in same) or any(
+                id(c) not in here for pair in members for group in pair for c in group):
+            return cap  # a reference cycle: no finite bound
+        bounds = []
+        for position, (pick_one, all_of) in enumerate(members):
+            own = max((worst(c) for c in pick_one), default=0) + sum(worst(c) for c in all_of)
+            bounds.append(min(cap, own + sum(below[id(c)][position] for c in same)))
+        here[key] = min(cap, _own_cost(node, len(same)) + sum(here[id(c)] for c in same))
+        below[key] = (bounds[0], bounds[1])
+    return min(cap, worst(schema) + (NS_UNIQUE_ITEMS if unique else 0))
+
+
 def _applied_subschemas(schema: Any, node: Any) -> tuple[list[Any], Members]:
     """The subschemas a subschema applies to the same value, and to an object's members and
     an array's items (each as: at most one of these, all of these)."""
@@ -549,6 +659,19 @@ def _check_params(entry: tuple[ast.expr, Any] | None, report: Report) -> Any:
     if problem:
         report(_node_at(node, where) if where else node, "DT506", problem)
         return None
+    costly = _costly_keyword(schema)
+    if costly is not None:
+        message, where = costly
+        report(_node_at(node, where), "DT514", message)
+        return None
+    per_value = value_cost_ns(schema)
+    if per_value > MAX_NS_PER_VALUE:
+        report(node, "DT514", f"validating one params value against PARAMS may cost about "
+               f"{per_value / 1000:.0f} us (at most {MAX_NS_PER_VALUE // 1000} us): the host "
+               "validates every call's params and cannot be interrupted; use fewer branches, "
+               "enum entries that are floats/arrays/objects, required/dependentRequired names "
+               "or multipleOf")
+        return None
     if schema.get("type") != "object":
         report(node, "DT507", 'PARAMS must declare "type": "object"')
         return None
@@ -574,6 +697,28 @@ def _node_at(node: ast.expr, path: SchemaPath) -> ast.expr:
     return node
 
 
+def _costly_keyword(schema: Any) -> tuple[str, SchemaPath] | None:
+    """A `multipleOf` whose magnitude makes each number cost tens of microseconds."""
+    stack: list[tuple[Any, SchemaPath]] = [(schema, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, dict):
+            multiple = item.get("multipleOf")
+            if (isinstance(multiple, int | float) and not isinstance(multiple, bool)
+                    and not MIN_MULTIPLE_OF <= multiple <= MAX_MULTIPLE_OF):
+                return (f"multipleOf {multiple!r} is outside {MIN_MULTIPLE_OF:g}..2**53: "
+                        "jsonschema checks it with arbitrary-precision arithmetic on every "
+                        "number (5e-324 cost 30 us per number, 7-8 s of stalled host for one "
+                        "3.6 MB call); use a multipleOf in that range, or check precision in "
+                        "run()"), (*path, "multipleOf")
+            stack.extend((value, (*path, key)) for key, value in item.items()
+                         if isinstance(value, dict | list))
+        elif isinstance(item, list):
+            stack.extend((value, (*path, index)) for index, value in enumerate(item)
+                         if isinstance(value, dict | list))
+    return None
+
+
 def params_schema_problem(schema: Any) -> str | None:
     """Why `schema` could not be a tool's PARAMS under the gate's rules (DT506/DT507: a JSON
     Schema object of type object, linear-time patterns, no remote references, bounded
@@ -589,7 +734,7 @@ MAX_EXAMPLES = 64
 
 
 def _check_examples(
-    entry: tuple[ast.expr, Any] | None, validator: Any, report: Report
+    entry: tuple[ast.expr, Any] | None, validator: Any, per_value: int, report: Report
 ) -> None:
     if entry is None:
         return
@@ -629,6 +774,18 @@ def _check_examples(
                    "(\\ud800-\\udfff), which is not Unicode text")
             continue
         if validator is None:
+            continue
+        budget_units = validation_budget_units(per_value)
+        try:
+            units = params_units(example["params"], budget_units)
+        except TooDeep as exc:
+            report(where, "DT508", f"EXAMPLES[{index}] {exc}")
+            continue
+        if units > budget_units:
+            report(where, "DT514", f"EXAMPLES[{index}] params are too large to validate against "
+                   f"PARAMS within {2 * VALIDATION_BUDGET_NS // 1_000_000} ms (more than "
+                   f"{budget_units} values and characters at up to {per_value} ns each); "
+                   "keep examples small")
             continue
         try:
             validator.validate(example["params"])

@@ -115,6 +115,9 @@ CASES: list[tuple[str, str, str]] = [
      tool(top='EXAMPLES = [{"params": {"text": "a"}, "result": {"ok": True}}]\n')),
     ("DT509", tool(top='EXAMPLES = [{"params": {"text": 5}, "result": {"ok": True}}]  #!\n'),
      tool(top='EXAMPLES = [{"params": {"text": "5"}, "result": {"ok": True}}]\n')),
+    ("DT514", tool(header=HEADER.replace('{"type": "string"}', '{"type": "number", "multipleOf": 5e-324}').replace(
+        '"required": ["text"]}', '"required": ["text"]}  #!')),
+     tool(header=HEADER.replace('{"type": "string"}', '{"type": "number", "multipleOf": 0.01}'))),
     # hidden text in the metadata, written as escapes in a pure-ASCII file
     ("DT510", tool(header=HEADER.replace('"Does a sample thing."', '"Does a \\u202esample thing."  #!')),
      tool(header=HEADER.replace('"Does a sample thing."', '"Does a \\u00e9sample thing."'))),
