@@ -446,7 +446,10 @@ def _own_cost(node: Any, siblings: int) -> int:
     cost = NS_PER_SUBSCHEMA + NS_PER_SLOW_ENUM_ENTRY * _slow_enum_entries(node)
     multiple = node.get("multipleOf")
     if isinstance(multiple, int | float) and not isinstance(multiple, bool) and multiple > 0:
-        decades = abs(math.floor(math.log10(multiple))) if math.isfinite(multiple) else 400
+        try:
+            decades = min(400, abs(math.floor(math.log10(multiple))))
+        except (OverflowError, ValueError):  # an int past float range, an infinity
+            decades = 400
         cost += NS_MULTIPLE_OF + NS_MULTIPLE_OF_PER_DECADE * decades
     required = node.get("required")
     if isinstance(required, list):
@@ -706,11 +709,12 @@ def _costly_keyword(schema: Any) -> tuple[str, SchemaPath] | None:
             multiple = item.get("multipleOf")
             if (isinstance(multiple, int | float) and not isinstance(multiple, bool)
                     and not MIN_MULTIPLE_OF <= multiple <= MAX_MULTIPLE_OF):
-                return (f"multipleOf {multiple!r} is outside {MIN_MULTIPLE_OF:g}..2**53: "
-                        "jsonschema checks it with arbitrary-precision arithmetic on every "
-                        "number (5e-324 cost 30 us per number, 7-8 s of stalled host for one "
-                        "3.6 MB call); use a multipleOf in that range, or check precision in "
-                        "run()"), (*path, "multipleOf")
+                return (f"multipleOf {_quoted(multiple, 30)} is outside "
+                        f"{MIN_MULTIPLE_OF:g}..2**53: jsonschema checks it with "
+                        "arbitrary-precision arithmetic on every number (5e-324 cost 30 us "
+                        "per number, 7-8 s of stalled host for one 3.6 MB call); use a "
+                        "multipleOf in that range, or check precision in run()"
+                        ), (*path, "multipleOf")
             stack.extend((value, (*path, key)) for key, value in item.items()
                          if isinstance(value, dict | list))
         elif isinstance(item, list):

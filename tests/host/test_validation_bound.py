@@ -123,3 +123,29 @@ def test_units_never_exceed_the_json_bytes(value: object) -> None:
     units = params_units(value, 1 << 40)
     assert 1 <= units <= len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
     assert params_units(value, units - 1) > units - 1  # the early exit says "over"
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["multipleOf", "anyOf", "items", "required", "uniqueItems", "enum",
+                       "dependentRequired", "unevaluatedProperties", "$ref", "#", "#/$defs/a"]),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.sampled_from(
+        ["type", "multipleOf", "anyOf", "allOf", "items", "properties", "required",
+         "uniqueItems", "enum", "dependentRequired", "unevaluatedProperties", "$ref", "$defs",
+         "a", "not", "if", "then", "prefixItems", "contains"]), children, max_size=4),
+    max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSONISH)
+def test_the_cost_model_never_raises(schema: object) -> None:
+    assert value_cost_ns(schema) >= 0
+    params_schema_problem(schema)  # a problem or None, never an exception
+
+
+def test_huge_integer_multiple_of_is_a_finding_not_a_crash() -> None:
+    schema = {"type": "object", "properties": {"x": {"multipleOf": 10 ** 400}}}
+    assert value_cost_ns(schema) > 0
+    report = check_source(tool(json.dumps(schema)))
+    assert "DT902" not in report.codes and not report.accepted
