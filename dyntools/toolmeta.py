@@ -98,14 +98,27 @@ def _refuse_retrieval(uri: str) -> Any:
 def _validator(canonical: str) -> tuple[Any, int]:
     """The compiled validator for a schema, and how many params units it may validate within
     VALIDATION_BUDGET_NS (dyntools.gate.contract's cost model)."""
-    from dyntools.gate.contract import validation_budget_units, value_cost_ns
+    from dyntools.gate.contract import (
+        LINEAR_TIME_PATTERNS,
+        validation_budget_units,
+        value_cost_ns,
+    )
 
     schema = json.loads(canonical)
     try:
         jsonschema_rs.meta.validate(schema)
-        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval)
+        # Linear-time patterns only, as at the gate: a pattern that needs backtracking
+        # (lookaround, backreferences) can take fancy-regex up to its backtrack limit on
+        # each string, ~25 ms, in the host, holding the GIL; hand-written schemas too.
+        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval,
+                                                pattern_options=LINEAR_TIME_PATTERNS)
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
-        raise UsageError(f"not a valid JSON Schema: {_first_line(exc)}") from None
+        text = _first_line(exc)
+        if text.endswith('is not a "regex"'):
+            text += (" (patterns must run in linear time: no backreferences or lookaround; "
+                     "the host validates every call's params and cannot interrupt a "
+                     "backtracking match)")
+        raise UsageError(f"not a valid JSON Schema: {text}") from None
     return validator, validation_budget_units(value_cost_ns(schema))
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dyntools.errors import InvalidParams
+from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate import check_source
 from dyntools.gate.contract import (
     MAX_NS_PER_VALUE,
@@ -149,3 +149,11 @@ def test_huge_integer_multiple_of_is_a_finding_not_a_crash() -> None:
     assert value_cost_ns(schema) > 0
     report = check_source(tool(json.dumps(schema)))
     assert "DT902" not in report.codes and not report.accepted
+
+
+def test_a_backtracking_pattern_in_a_hand_written_schema_is_refused() -> None:
+    schema = {"type": "object", "properties": {"text": {"type": "string",
+                                                        "pattern": "^(a|a?)+(?=b)"}}}
+    with pytest.raises(UsageError, match="linear time"):
+        params_check(schema, "hand_written")
+    params_check({"type": "object", "properties": {"text": {"pattern": "^(a|b)+$"}}})
