@@ -290,3 +290,47 @@ def test_time_zones_work_in_the_minimal_root(tool, policy):
             return {"offset": moment.utcoffset().total_seconds()}
         ''', imports="import datetime\nimport zoneinfo"), {}, policy=policy)
     assert outcome == {"offset": 7200.0}
+
+
+@pytest.mark.parametrize("skip", [ALL_OS, only("landlock_fs"), only("mountns")],
+                         ids=["all", "landlock_fs", "mountns"])
+def test_only_the_standard_library_is_readable_of_the_python_install(tool, policy, skip):
+    """The read set is the standard library, not all of sys.prefix: site-packages, the
+    interpreter's other files and the dyntools package itself stay out of reach."""
+    import RestrictedPython
+
+    import dyntools
+
+    refused = [RestrictedPython.__file__, dyntools.__file__, __file__]
+    outcome = attempt(tool, policy, f'''
+        def run(params):
+            result = {{}}
+            for path in {refused!r}:
+                try:
+                    with open(path) as handle:
+                        result[path] = len(handle.read())
+                except OSError as exc:
+                    result[path] = "refused"
+            with open(os.__file__) as handle:
+                result["stdlib"] = len(handle.read()) > 0
+            return result
+        ''', skip, imports="import os")
+    assert outcome == {**{path: "refused" for path in refused}, "stdlib": True}, outcome
+
+
+def test_the_minimal_root_plan_follows_symlinks(tmp_path):
+    from dyntools.sandbox.spec import minimal_root
+
+    (tmp_path / "usr" / "lib").mkdir(parents=True)
+    (tmp_path / "usr" / "lib" / "x.so").write_text("")
+    (tmp_path / "lib").symlink_to("usr/lib")
+    (tmp_path / "opt").mkdir()
+    (tmp_path / "opt" / "py").symlink_to(tmp_path / "usr" / "lib")
+    (tmp_path / "cache").write_text("")
+    plan = minimal_root([str(tmp_path / "lib"), str(tmp_path / "opt" / "py" / "x.so"),
+                         str(tmp_path / "usr" / "lib"), str(tmp_path / "cache"),
+                         str(tmp_path / "missing")])
+    assert plan["dirs"] == [str(tmp_path / "usr" / "lib")]  # x.so lies inside: one bind
+    assert plan["files"] == [str(tmp_path / "cache")]
+    assert plan["links"] == [[str(tmp_path / "lib"), "usr/lib"],
+                             [str(tmp_path / "opt" / "py"), str(tmp_path / "usr" / "lib")]]
