@@ -183,6 +183,27 @@ class SandboxHost:
             self._inline[key] = self._inline.get(key, 0) + 1
             return True
 
+    def exchange(self, requests: list[Request], wait_s: float) -> list[tuple[int, Reply]]:
+        """`submit` and `poll` in one task, for a call that finds the driver's lane idle: a
+        lone call with a free worker runs in this very thread and its reply comes straight
+        back (with any others that are ready)."""
+        if len(requests) == 1 and self._claim_worker(requests[0][1]):
+            rid, key, params, timeout, shipment = requests[0]
+            with self._lock:
+                self._counts["batches"] += 1
+            refusal = self._admit()
+            try:
+                reply = refusal if refusal is not None else self._run(key, params, timeout,
+                                                                      shipment)
+            except BaseException as exc:
+                reply = error_reply(exc)
+            finally:
+                with self._lock:
+                    self._inline[key] -= 1
+            return [(rid, reply), *self.poll(0.0)]
+        self.submit(requests)
+        return self.poll(wait_s)
+
     def poll(self, wait_s: float) -> list[tuple[int, Reply]]:
         """Every (request id, reply) finished since the last poll, waiting up to `wait_s` for
         one when none has. One driver talks to one actor: the replies are all its own."""

@@ -107,6 +107,7 @@ class _Lane:
         self._lost: BaseException | None = None
         self._closed = False
         self._sending = 0  # sends under way (the sender's or a caller's)
+        self._polling = False  # a poll under way: the poller's, or a lone caller's exchange
         self._dag: Any = _compile_poll(handle) if compiled else None
         self.transport = "compiled graph" if self._dag is not None else "actor tasks"
         self._threads = [threading.Thread(target=loop, name=f"dyntools-ray-{role}-{name}",
@@ -125,15 +126,38 @@ class _Lane:
                 call.lost = self._lost or ExecutorUnavailable("the actor's lane is closed")
                 call.done.set()
                 return
-            direct = not self._queue and self._sending == 0
-            if direct:
+            idle = not self._queue and self._sending == 0
+            alone = idle and not self._waiting and not self._polling
+            if idle:
                 self._sending += 1
                 self._waiting[call.request[0]] = call
+                if alone:
+                    self._polling = True  # this thread polls: the poller stands by
             else:
                 self._queue.append(call)
             self._cond.notify_all()
-        if direct:
+        if alone:
+            self._exchange(call)
+        elif idle:
             self._send([call])
+
+    def _exchange(self, call: _Call) -> None:
+        """A call alone on the lane: one task sends it and brings its reply back."""
+        try:
+            try:
+                ref = self._handle.exchange.remote([call.request], POLL_WAIT_S)
+            except Exception as exc:  # the request could not be serialized
+                self._fail_calls([call], exc)
+                return
+            finally:
+                with self._cond:
+                    self._sending -= 1
+                    self._cond.notify_all()
+            self._collect(ref, POLL_WAIT_S)
+        finally:
+            with self._cond:
+                self._polling = False
+                self._cond.notify_all()
 
     def _send(self, batch: list[_Call]) -> None:
         """Ship `batch` (already counted in `_sending` and registered as waiting)."""
@@ -182,24 +206,39 @@ class _Lane:
         try:
             while True:
                 with self._cond:
-                    while not self._waiting and not self._closed and self._lost is None:
+                    while ((not self._waiting or self._polling) and not self._closed
+                           and self._lost is None):
                         self._cond.wait()
                     if self._closed or self._lost is not None:
                         return
-                self._poll()
+                    self._polling = True
+                try:
+                    self._poll()
+                finally:
+                    with self._cond:
+                        self._polling = False
+                        self._cond.notify_all()
         finally:
             if self._dag is not None:
                 with contextlib.suppress(Exception):
                     self._dag.teardown()
 
     def _poll(self) -> None:
-        ray = self._ray
         try:
             if self._dag is not None:
                 ref = self._dag.execute(POLL_WAIT_S)
             else:
                 ref = self._handle.poll.remote(POLL_WAIT_S)
-            replies = ray.get(ref, timeout=POLL_WAIT_S + LANE_GET_TIMEOUT_S)
+        except Exception as exc:
+            self._fail(exc)
+            return
+        self._collect(ref, POLL_WAIT_S)
+
+    def _collect(self, ref: Any, wait_s: float) -> None:
+        """Route the replies `ref` brings back (an actor that fails fails every call)."""
+        ray = self._ray
+        try:
+            replies = ray.get(ref, timeout=wait_s + LANE_GET_TIMEOUT_S)
         except Exception as exc:  # the actor died, or stopped answering
             self._fail(exc)
             return

@@ -156,3 +156,24 @@ def test_a_node_takes_calls_in_batches_and_answers_as_they_finish(policy: Policy
         assert host.stats()["batches"] == 1
     finally:
         host.shutdown()
+
+
+def test_a_lone_call_comes_back_in_its_own_exchange(policy: Policy) -> None:
+    host = SandboxHost()
+    source = nap_source("v1")
+    key = _key(source)
+    shipment = Shipment(source, PoolSettings(policy=policy, size=1), "dyntools_nap_v1",
+                        "/driver/registry/nap_tool/v1.py")
+    try:
+        assert host.load(key, shipment)[0] == OK
+        assert host.exchange([(7, key, {"ms": 1}, None, None)], 5.0) == [(7, (OK, {"tag": "v1"}))]
+        # Its worker busy, the next lone call goes through the queue and still comes back.
+        slow = threading.Thread(target=host.call, args=(key, {"ms": 800}, None))
+        slow.start()
+        deadline = time.monotonic() + 5
+        while host.stats()["in_flight"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert host.exchange([(8, key, {}, None, None)], 5.0) == [(8, (OK, {"tag": "v1"}))]
+        slow.join(5)
+    finally:
+        host.shutdown()
