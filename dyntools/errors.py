@@ -25,7 +25,8 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
     ├── RegistryError                 station "registry"
     │   ├── UnknownTool               reason "unknown_tool"
     │   ├── UnknownVersion            reason "unknown_version"
-    │   └── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
+    │   ├── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
+    │   └── PendingApproval           reason "pending_approval" (verified, waits for a reviewer)
     ├── LoadError                     station "load", reason "compile_error"
     ├── VerificationFailed            station "verify", reason "verification_failed"
     └── SandboxError                  station "execute"
@@ -161,6 +162,13 @@ class UnknownVersion(RegistryError):
 
 class VersionUnusable(RegistryError):
     reason = "version_unusable"
+
+
+class PendingApproval(RegistryError):
+    """The tool's only candidate version waits for a reviewer; the message names the tool,
+    the version and the command that approves it."""
+
+    reason = "pending_approval"
 
 
 class LoadError(DyntoolsError):

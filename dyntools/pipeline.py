@@ -21,6 +21,12 @@ persist    the version is written to the registry with its verdict: approved, or
 activate   the runtime serves the new version: new calls go to it, calls already running
            finish in the old one (its pool is swapped, or built on the first call).
 
+When the registry's approval policy (config.json, made stricter per call with
+`require_approval`) holds the version back, persist records it as `pending` and activate
+does not run: the result's `pending` is true, and a call to the tool answers with
+`PendingApproval` naming the command that approves it. A reviewer's `approve` (here:
+`Dyntools.approve`) runs the same verification again before anything becomes current.
+
 Verification comes before persistence so that the registry only ever records a verdict that
 was actually reached: a version is written once, as approved or as rejected, and no approved
 but unverified version exists even for a moment. The worker receives the gated bytes
@@ -49,6 +55,8 @@ from dyntools.errors import (
     DyntoolsError,
     GateRejected,
     LoadError,
+    PendingApproval,
+    PersistError,
     RegistryError,
     SandboxError,
     UnknownTool,
@@ -64,6 +72,9 @@ from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS, GatedSource, generate_gated
 from dyntools.log import get_logger
 from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
+from dyntools.registry.config import check_policy, needs_approval, stricter
+from dyntools.registry.manifest import PENDING
+from dyntools.registry.signing import Signer
 from dyntools.runtime import Runtime
 from dyntools.sandbox import SandboxLimits
 from dyntools.toolmeta import (
@@ -138,12 +149,22 @@ class EnsureResult:
     def version(self) -> int:
         return self.record.version
 
+    @property
+    def pending(self) -> bool:
+        """Verified, persisted, and waiting for a reviewer: not served until approved."""
+        return self.record.status == PENDING
+
+    @property
+    def approve_command(self) -> str:
+        return approve_command(self.record.name, self.record.version)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "tool": self.tool.as_dict(),
             "version": self.record.version,
             "created": self.created,
             "status": self.record.status,
+            **({"approve_command": self.approve_command} if self.pending else {}),
             "sha256": self.record.sha256,
             "provenance": dict(self.record.provenance),
             "stations": [e.as_dict() for e in self.stations if e.finished],
@@ -235,6 +256,9 @@ class Dyntools:
         watch: bool = False,
         executor: Executor | str | None = None,
         ray_address: str | None = None,
+        approval: str | None = None,
+        signer: Signer | None = None,
+        approver: str | None = None,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
@@ -255,6 +279,11 @@ class Dyntools:
                              f"{', '.join(LAYERS)}")
         self.require_layers = frozenset(require_layers)
         self.max_attempts = max_attempts
+        # The approval policy: the registry's, made stricter (never looser) by `approval`.
+        self.approval = stricter(self.registry.approval,
+                                 check_policy(approval) if approval is not None else None)
+        self.signer = signer
+        self.approver = approver
         self._generator = generator
         self._runtime = runtime
         self._watch = watch
@@ -291,12 +320,16 @@ class Dyntools:
         new_version: bool = False,
         contract_change: bool = False,
         on_station: StationListener | None = None,
+        require_approval: bool = False,
     ) -> EnsureResult:
         """Make sure `spec.name` has a current, verified version; generate one if not.
 
         With `new_version`, a new version is generated even when one exists; it must also
         pass the examples the current version passed unless `contract_change` is set.
         Caller examples given for an existing tool are checked against its current version.
+        When the approval policy (or `require_approval`) holds a verified version back, it is
+        persisted as pending and the result's `pending` is true; a tool whose newest version
+        is pending (and none is current) is returned as such without generating again.
         Raises a `DyntoolsError` leaf naming the station that failed.
         """
         if isinstance(spec, str):
@@ -312,13 +345,20 @@ class Dyntools:
         if spec.params is not None:
             params_validator(spec.params)
         recorder = _Recorder(spec.name, on_station)
+        approval = stricter(self.approval, "always" if require_approval else None)
         with self._name_lock(spec.name):
             with recorder.station(LOOKUP) as found:
                 with contextlib.suppress(UnknownTool):
                     self.registry.refresh(spec.name)
                 current = self.registry.current(spec.name)
                 recorder.version = current.version if current is not None else None
-                if current is None:
+                waiting = self.pending_version(spec.name) if current is None else None
+                if waiting is not None and not new_version:
+                    recorder.version = waiting.version
+                    found.outcome = PENDING
+                    found.detail = (f"v{waiting.version} is pending approval (nothing "
+                                    f"generated): {approve_command(spec.name, waiting.version)}")
+                elif current is None:
                     found.outcome = "miss"
                     found.detail = (
                         "no usable version (rejected or quarantined): generating"
@@ -331,10 +371,16 @@ class Dyntools:
                 else:
                     found.outcome = "hit"
                     found.detail = f"v{current.version} served from the registry (no generation)"
+            if waiting is not None and not new_version:
+                return EnsureResult(self._tool(waiting), waiting, False, tuple(recorder.events))
             if current is not None and not new_version:
                 return self._existing(current, caller_examples, recorder)
+            problem = self.registry.writable_problem(spec.name)
+            if problem is not None:
+                # Before generating: a read-only registry must not cost a model call.
+                raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
-                                contract_change, recorder)
+                                contract_change, recorder, approval)
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
                   recorder: _Recorder) -> EnsureResult:
@@ -362,6 +408,7 @@ class Dyntools:
         generator: Generator,
         contract_change: bool,
         recorder: _Recorder,
+        approval: str = "never",
     ) -> EnsureResult:
         recorder.version = None  # until the new version has its number in the registry
         gated = self._generate_and_gate(spec, generator, recorder)
@@ -408,6 +455,14 @@ class Dyntools:
                     tool=spec.name, version=record.version, verification=report.as_dict(),
                 )
             previous = self.registry.current(spec.name)
+            if needs_approval(approval, source):
+                record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                       pending=f"awaiting approval (policy: {approval})")
+                recorder.done("activate", PENDING, 0.0,
+                              detail=f"not served until a reviewer approves it: "
+                                     f"{approve_command(spec.name, record.version)}")
+                return EnsureResult(self._tool(record), record, True, tuple(recorder.events),
+                                    report)
             record = self._persist(spec.name, source, gated.report, provenance, recorder)
             with recorder.station("activate") as activated:
                 record, adopted = self._activate(record, pool if record.version == candidate
@@ -490,14 +545,20 @@ class Dyntools:
         recorder: _Recorder,
         *,
         rejected: str | None = None,
+        pending: str | None = None,
     ) -> VersionRecord:
-        """Write the version with its verdict: approved, or rejected with the reason."""
+        """Write the version with its verdict: approved, rejected or pending with a reason."""
+        status = REJECTED if rejected else PENDING if pending else APPROVED
+        signer = self.signer if status == APPROVED else None
+        decision = ({"action": "ensure", "by": self.approver or _approver(),
+                     "reason": "verified by ensure"} if signer is not None else None)
         with recorder.station("persist") as persisted:
             # An approved version moves the pointer in the same durable commit that records
             # it: verification is already behind it, so there is nothing left to wait for.
             record = self.registry.add_version(
-                name, source, provenance, activate=rejected is None,
-                status=REJECTED if rejected else APPROVED, reason=rejected, report=report,
+                name, source, provenance, activate=status == APPROVED,
+                status=status, reason=rejected or pending, report=report,
+                decision=decision, signer=signer,
             )
             recorder.version = record.version
             persisted.outcome = record.status
@@ -537,6 +598,149 @@ class Dyntools:
             values = self._meta(current).examples
         return tuple(Example.parse(v, CONTRACT) for v in values)
 
+    def pending_version(self, name: str) -> VersionRecord | None:
+        """The newest pending version of `name` newer than its current one, or None."""
+        current = self.registry.current(name)
+        for record in reversed(self.registry.versions(name)):
+            if current is not None and record.version <= current.version:
+                return None
+            if record.status == PENDING:
+                return record
+        return None
+
+    def pending(self) -> list[VersionRecord]:
+        """Every version awaiting a reviewer's decision, by tool then version."""
+        return [record for state in self.registry.tools()
+                for _, record in sorted(state.records.items()) if record.status == PENDING]
+
+    # ---------------------------------------------------------------------------- approval
+
+    def verify_source(
+        self,
+        name: str,
+        version: int,
+        source: str,
+        caller_examples: Sequence[Mapping[str, Any]] = (),
+        *,
+        contract_change: bool = False,
+    ) -> VerificationReport:
+        """Run what `ensure` runs before a version may become current: the file's EXAMPLES,
+        the caller's examples and (unless `contract_change`) the examples the current version
+        passed, in a sandbox worker holding exactly `source`."""
+        meta = read_metadata(source)
+        contract = () if contract_change else self._contract_examples(name)
+        examples = collect_examples(meta.examples, collect_examples(caller=caller_examples),
+                                    contract)
+        pool = self._open_pool(name, version, source)
+        try:
+            return run_examples(pool.call, examples, tool=name,
+                                check=params_check(meta.params, name))
+        finally:
+            pool.close(wait=True)
+
+    def approve(
+        self,
+        name: str,
+        version: int | None = None,
+        *,
+        source: bytes | None = None,
+        examples: Sequence[Mapping[str, Any]] = (),
+        contract_change: bool = False,
+        by: str | None = None,
+        reason: str | None = None,
+        activate: bool = True,
+        provenance: Mapping[str, Any] | None = None,
+    ) -> tuple[VersionRecord, VerificationReport]:
+        """A reviewer's approval, verified exactly as `ensure` verifies.
+
+        `version` names a pending version or a dropped-in `vN.py`; `source` instead adds
+        those bytes as a new version. The file's EXAMPLES, `examples` and the current
+        version's contract (unless `contract_change`) run in the sandbox first; on a failure
+        nothing becomes current, the version is recorded as rejected with the failing
+        example, and VerificationFailed is raised. Signs with `self.signer` when set."""
+        if (version is None) == (source is None):
+            raise UsageError("approve takes either a version or a source")
+        by = by or self.approver or _approver()
+        decision = {"action": "approve", "by": by, "reason": reason}
+        get_logger("pipeline").info("pipeline.approve_started", tool=name, version=version)
+        with self._name_lock(name):
+            with contextlib.suppress(UnknownTool):
+                self.registry.refresh(name)
+            if source is not None:
+                return self._approve_new(name, source, examples, contract_change, decision,
+                                         activate, provenance)
+            assert version is not None
+            state = self.registry.tool(name) if name in self.registry.names() else None
+            existing = state.records.get(version) if state is not None else None
+            if existing is not None and existing.status != PENDING:
+                hint = (f"; dyntools activate {name} {version} makes it current"
+                        if existing.usable else "")
+                raise UsageError(f"{name} v{version} is {existing.status}, not pending or "
+                                 f"dropped in: there is nothing to approve{hint}",
+                                 tool=name, version=version)
+            data = (self.registry.read_recorded(name, version) if existing is not None
+                    else self.registry.read_unrecorded(name, version))
+            text = self._gated_text(name, data)
+            report = self.verify_source(name, version, text, examples,
+                                        contract_change=contract_change)
+            failure = None if report.passed else f"verification_failed: {report.summary()}"
+            if existing is not None:
+                record = (self.registry.decide(name, version, "approve", by=by, reason=reason,
+                                               activate=activate, signer=self.signer)
+                          if failure is None else
+                          self.registry.decide(name, version, "reject", by=by, reason=failure))
+            else:
+                record = self.registry.approve(
+                    name, version, provenance, activate=activate,
+                    status=APPROVED if failure is None else REJECTED, reason=failure,
+                    expected_sha256=_sha256(data),
+                    decision=decision if failure is None else {**decision, "reason": failure},
+                    signer=self.signer if failure is None else None)
+            self._raise_if_failed(record, report)
+            return record, report
+
+    def _approve_new(self, name: str, data: bytes, examples: Sequence[Mapping[str, Any]],
+                     contract_change: bool, decision: dict[str, Any], activate: bool,
+                     provenance: Mapping[str, Any] | None) -> tuple[VersionRecord,
+                                                                     VerificationReport]:
+        text = self._gated_text(name, data)
+        candidate = max((r.version for r in self.registry.versions(name)), default=0) + 1
+        report = self.verify_source(name, candidate, text, examples,
+                                    contract_change=contract_change)
+        prov: dict[str, Any] = {"generator": "manual", **(provenance or {}),
+                                "verification": {"examples": report.passed_examples,
+                                                 "counts": report.counts()}}
+        if contract_change:
+            prov["contract_change"] = True
+        if report.passed:
+            record = self.registry.add_version(name, data, prov, activate=activate,
+                                               decision=decision, signer=self.signer)
+        else:
+            failure = f"verification_failed: {report.summary()}"
+            record = self.registry.add_version(name, data, prov, status=REJECTED,
+                                               reason=failure,
+                                               decision={**decision, "action": "reject",
+                                                         "reason": failure})
+        self._raise_if_failed(record, report)
+        return record, report
+
+    def _gated_text(self, name: str, data: bytes) -> str:
+        report = check_source(data, self.policy, path=f"{name}/{name}.py")
+        if not report.accepted:
+            raise GateRejected(report)
+        return data.decode("utf-8")
+
+    @staticmethod
+    def _raise_if_failed(record: VersionRecord, report: VerificationReport) -> None:
+        if report.passed:
+            return
+        raise VerificationFailed(
+            f"{record.name} v{record.version} failed verification and was recorded as "
+            f"rejected (nothing became current): {report.summary()}",
+            tool=record.name, version=record.version, verification=report.as_dict(),
+            persisted=REJECTED,
+        )
+
     @contextlib.contextmanager
     def _name_lock(self, name: str) -> Iterator[None]:
         with self._lock:
@@ -557,6 +761,15 @@ class Dyntools:
                 if name not in self.registry.names():
                     raise UnknownTool(f"unknown tool {name!r} in registry {self.registry.root}",
                                       tool=name)
+                waiting = self.pending_version(name)
+                if waiting is not None:
+                    version = waiting.version
+                    raise PendingApproval(
+                        f"tool {name!r} v{waiting.version} is pending approval and is not "
+                        f"served until a reviewer approves it: "
+                        f"{approve_command(name, waiting.version)}",
+                        tool=name, version=waiting.version,
+                        approve_command=approve_command(name, waiting.version))
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
                                       "rejected, or none is current)", tool=name)
             self._params_check(record)(params)
@@ -605,7 +818,10 @@ class Dyntools:
         key = (record.name, record.version, record.sha256)
         meta = self._metadata.get(key)
         if meta is None:
-            meta = read_metadata(self.registry.verified_source(record.name, record.version))
+            data = (self.registry.verified_source(record.name, record.version)
+                    if record.usable else self.registry.read_recorded(record.name,
+                                                                      record.version))
+            meta = read_metadata(data)
             self._metadata[key] = meta
         return meta
 
@@ -637,6 +853,23 @@ class Dyntools:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def approve_command(name: str, version: int) -> str:
+    """The command a reviewer runs to approve a pending version."""
+    return f"dyntools approve {name} {version}"
+
+
+def _approver() -> str:
+    from dyntools.registry.core import default_approver
+
+    return default_approver()
+
+
+def _sha256(data: bytes) -> str:
+    from dyntools.findings import sha256_hex
+
+    return sha256_hex(data)
 
 
 def _log_execute(name: str, version: int | None, started: float, outcome: str,

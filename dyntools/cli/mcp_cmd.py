@@ -2,9 +2,10 @@
 an MCP server, on stdio or on streamable HTTP with a bearer token.
 
 stdio: stdout carries the protocol and nothing else; logs go to stderr and to
-`<registry>/audit.log`. Exits 0 when the client disconnects, 2 on a usage error (before
-serving starts: a bad option, a non-loopback --host without --allow-remote, a bad token file),
-130 on SIGINT and 143 on SIGTERM while serving HTTP.
+`<registry>/audit.log` (stderr on a read-only registry, or --audit-log PATH). Exits 0 when
+the client disconnects, 2 on a usage error (before serving starts: a bad option, a
+non-loopback --host without --allow-remote, a bad token file, a bad registry path), 130 on
+SIGINT and 143 on SIGTERM.
 """
 
 from __future__ import annotations
@@ -127,9 +128,6 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
                 _serve_http(server, str(token), host, sock)
             else:
                 anyio.run(serve_stdio, server)
-        except KeyboardInterrupt:
-            if transport == "http":
-                raise SystemExit(130) from None
         finally:
             server.close()
 

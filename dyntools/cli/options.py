@@ -92,3 +92,79 @@ def echo_error(error: DyntoolsError, extra_lines: Iterable[str] = ()) -> None:
     for line, function, text in error.details.get("trace", []):
         click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
                    err=True)
+
+
+AUDIT_LOG_ENV = "DYNTOOLS_AUDIT_LOG"
+
+
+def registry_root(option: str | None, *, must_exist: bool) -> Path:
+    """The registry folder from `--registry` or DYNTOOLS_REGISTRY, checked: a file, a missing
+    folder where one must exist, or an unreadable one is a UsageError (one line, exit 2)."""
+    import os
+
+    from dyntools.errors import UsageError
+    from dyntools.registry import resolve_registry_path
+
+    root = resolve_registry_path(option)
+    if os.path.lexists(root) and not root.is_dir():
+        raise UsageError(f"registry {root} is not a folder", path=str(root))
+    if must_exist and not root.exists():
+        raise UsageError(f"registry {root} does not exist (dyntools init {root} creates one)",
+                         path=str(root))
+    if root.exists() and not os.access(root, os.R_OK | os.X_OK):
+        raise UsageError(f"registry {root} cannot be read (permission denied)", path=str(root))
+    return root
+
+
+def setup_logging(level: str, root: Path, *, audit: bool, audit_log: str | None) -> None:
+    """Logs on stderr at `level`; audit events (info and up) to `--audit-log PATH`, else
+    DYNTOOLS_AUDIT_LOG, else `<registry>/audit.log` when `audit`. An audit file that cannot
+    be opened (a read-only registry) sends the audit events to stderr instead, with one
+    warning saying so: the command still runs."""
+    import os
+
+    from dyntools.log import configure_logging, get_logger
+
+    explicit = audit_log or os.environ.get(AUDIT_LOG_ENV) or None
+    path = Path(explicit) if explicit else (root / "audit.log" if audit else None)
+    try:
+        configure_logging(level, audit_path=path)
+    except OSError as exc:
+        configure_logging("info" if level in ("warning", "error") else level)
+        get_logger("cli").warning("audit.stderr", path=str(path),
+                                  reason=f"cannot write the audit log: {exc.strerror or exc}",
+                                  hint="audit events go to stderr (or pass --audit-log PATH)")
+
+
+def trusted_keys_option(path: str | None) -> frozenset[str] | None:
+    """`--trusted-keys FILE`, else DYNTOOLS_TRUSTED_KEYS, else None (no signature rule)."""
+    import os
+
+    from dyntools.registry.signing import TRUSTED_KEYS_ENV, load_trusted_keys
+
+    path = path or os.environ.get(TRUSTED_KEYS_ENV) or None
+    return load_trusted_keys(path) if path else None
+
+
+def signer_option(path: str | None) -> Any:
+    """`--sign-key KEYFILE`, else DYNTOOLS_SIGNING_KEY, else None."""
+    import os
+
+    from dyntools.registry.signing import SIGNING_KEY_ENV, load_signing_key
+
+    path = path or os.environ.get(SIGNING_KEY_ENV) or None
+    return load_signing_key(path) if path else None
+
+
+audit_log_option = click.option(
+    "--audit-log", "audit_log", type=click.Path(dir_okay=False), default=None,
+    help="Write audit events here (default: DYNTOOLS_AUDIT_LOG, else <registry>/audit.log "
+         "for commands that change something; on a read-only registry, stderr).")
+trusted_keys_click = click.option(
+    "--trusted-keys", "trusted_keys", type=click.Path(dir_okay=False), default=None,
+    help="A file of trusted Ed25519 public keys, one a line (default: "
+         "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused.")
+sign_key_click = click.option(
+    "--sign-key", "sign_key", type=click.Path(dir_okay=False), default=None,
+    help="Sign the approved version record with this Ed25519 key (default: "
+         "DYNTOOLS_SIGNING_KEY; dyntools keygen makes one).")

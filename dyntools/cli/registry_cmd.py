@@ -1,9 +1,12 @@
-"""Registry commands: list, search, show, diff, review, approve, rollback, watch.
+"""Registry commands: list, search, show, diff, review, rollback, watch (the review workflow's
+init, pending, approve, reject, activate, retire and keygen are in review_cmd.py).
 
-Every command takes `--registry PATH` (else DYNTOOLS_REGISTRY, else ./generated_tools) and
-`--allowlist PATH`. Exit codes: 0 success, 1 a registry problem (quarantined version, unusable
-version, persist failure; `review` exits 1 when anything needs attention), 2 bad input (an
-invalid or unknown tool name, an unknown version, a bad option).
+Every command takes `--registry PATH` (else DYNTOOLS_REGISTRY, else ./generated_tools),
+`--allowlist PATH`, `--trusted-keys FILE` and `--audit-log PATH`. Exit codes: 0 success, 1 a
+registry problem (quarantined version, unusable version, persist failure; `review` exits 1
+when anything needs attention), 2 bad input (an invalid or unknown tool name, an unknown
+version, a bad option, a registry path that is a file, missing or unreadable), 12 an approval
+whose verification failed, 17 a pending version.
 """
 
 from __future__ import annotations
@@ -15,23 +18,31 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from dyntools.cli import main
+from dyntools.cli.options import (
+    audit_log_option,
+    registry_root,
+    setup_logging,
+    trusted_keys_click,
+    trusted_keys_option,
+)
 from dyntools.errors import (
     DyntoolsError,
     GateRejected,
+    PendingApproval,
+    PolicyLoadError,
     RegistryError,
     UnknownTool,
     UnknownVersion,
     UsageError,
+    VerificationFailed,
 )
 from dyntools.gate.policy import PolicyError, load_policy
-from dyntools.log import configure_logging
-from dyntools.registry import APPROVED, Registry, VersionRecord, resolve_registry_path
+from dyntools.registry import APPROVED, Registry, VersionRecord
 from dyntools.registry.records import require_valid_name
 from dyntools.registry.review import build_review, render_review_text, to_review_sarif
 from dyntools.registry.store import read_regular
@@ -39,22 +50,25 @@ from dyntools.terminal import terminal_safe
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 AUDIT_LOG = "audit.log"
-_USAGE_ERRORS = (UsageError, UnknownTool, UnknownVersion)
+_USAGE_ERRORS = (UsageError, UnknownTool, UnknownVersion, PolicyLoadError)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def registry_options(command: F, *, writes: bool = False) -> F:
-    """`--registry` and `--allowlist` on every registry command; DyntoolsError -> exit code.
+def registry_options(command: F, *, writes: bool = False, must_exist: bool = True) -> F:
+    """`--registry`, `--allowlist`, `--trusted-keys` and `--audit-log` on every registry
+    command; DyntoolsError -> exit code.
 
     A NAME argument is validated before the registry is opened, so a bad name touches
-    nothing; only writing commands create a missing registry folder.
+    nothing. A registry path that is a file, missing (where it must exist) or unreadable is
+    one line and exit 2, from the option or DYNTOOLS_REGISTRY alike. Only commands that
+    change something write `<registry>/audit.log` (a review must not modify what it reviews).
     """
 
     @click.option(
         "--registry",
         "registry_path",
-        type=click.Path(file_okay=False),
+        type=click.Path(),
         default=None,
         help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).",
     )
@@ -64,21 +78,22 @@ def registry_options(command: F, *, writes: bool = False) -> F:
         default=None,
         help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).",
     )
+    @trusted_keys_click
+    @audit_log_option
     @functools.wraps(command)
     def wrapper(*args: Any, registry_path: str | None, allowlist: str | None,
-                **kwargs: Any) -> Any:
+                trusted_keys: str | None, audit_log: str | None, **kwargs: Any) -> Any:
         try:
             if "name" in kwargs:
                 require_valid_name(kwargs["name"])
             try:
                 policy = load_policy(allowlist)
             except PolicyError as exc:
-                raise click.UsageError(str(exc)) from exc
-            root = resolve_registry_path(registry_path)
-            # Writers and the watcher leave an audit trail in the registry; readers only
-            # log to stderr (a review must not modify what it reviews).
-            configure_logging("warning", audit_path=root / AUDIT_LOG if writes else None)
-            registry = Registry.open(root, policy, create=writes)
+                raise UsageError(str(exc)) from exc
+            root = registry_root(registry_path, must_exist=must_exist)
+            keys = trusted_keys_option(trusted_keys)
+            setup_logging("warning", root, audit=writes and root.exists(), audit_log=audit_log)
+            registry = Registry.open(root, policy, create=False, trusted_keys=keys)
             return command(registry, *args, **kwargs)
         except DyntoolsError as exc:
             _fail(exc)
@@ -91,6 +106,8 @@ def writer_options(command: F) -> F:
 
 
 def _fail(exc: DyntoolsError) -> None:
+    from dyntools.cli.ensure_cmd import exit_code_for
+
     click.echo(f"error: {terminal_safe(exc.message)}", err=True)
     if isinstance(exc, GateRejected):
         for finding in exc.details.get("findings", []):
@@ -99,6 +116,8 @@ def _fail(exc: DyntoolsError) -> None:
                 f"{terminal_safe(finding['message'])}",
                 err=True,
             )
+    if isinstance(exc, VerificationFailed | PendingApproval):
+        sys.exit(exit_code_for(exc))
     sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
 
 
@@ -277,43 +296,6 @@ def review(registry: Registry, as_json: bool, fmt: str | None) -> None:
     else:
         click.echo(render_review_text(report))
     sys.exit(EXIT_PROBLEM if report["needs_attention"] else EXIT_OK)
-
-
-@main.command()
-@writer_options
-@click.argument("name")
-@click.argument("version", type=click.IntRange(min=1), required=False)
-@click.option("--file", "file_path", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="Add this file as a new version instead of approving a dropped-in one.")
-@click.option("--activate/--no-activate", default=True, show_default=True,
-              help="Make the approved version current.")
-@click.option("--json", "as_json", is_flag=True, help="Print the new record as JSON.")
-def approve(registry: Registry, *, name: str, version: int | None, file_path: str | None,
-            activate: bool, as_json: bool) -> None:
-    """Trust a version file dropped in by hand (NAME VERSION), or add one (--file PATH).
-
-    The file is gated under today's allow-list and its SHA-256 recorded; until then it is
-    never loaded.
-    """
-    if (version is None) == (file_path is None):
-        raise UsageError("give either VERSION (a dropped-in vN.py) or --file PATH")
-    if file_path is not None:
-        # The gate refuses anything over its size limit; reading one byte more is enough to
-        # know, and /dev/zero or an endless pipe cannot fill memory.
-        with open(file_path, "rb") as handle:
-            data = handle.read(registry.policy.limits.max_bytes + 1)
-        record = registry.add_version(
-            name, data, {"generator": "manual", "source_file": str(Path(file_path).resolve())},
-            activate=activate)
-    else:
-        assert version is not None
-        record = registry.approve(name, version, activate=activate)
-    if as_json:
-        _echo_json(record.as_dict())
-    else:
-        current = registry.tool(name).current
-        click.echo(f"approved {name} v{record.version} (sha256 {record.sha256[:12]}); "
-                   f"current is {'v' + str(current) if current is not None else 'none'}")
 
 
 @main.command()

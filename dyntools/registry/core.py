@@ -31,6 +31,7 @@ from typing import Any
 
 import filelock
 
+from dyntools import interrupts
 from dyntools.errors import (
     GateRejected,
     PersistError,
@@ -44,14 +45,17 @@ from dyntools.findings import GateReport, sha256_hex
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy, load_policy
 from dyntools.log import get_logger
-from dyntools.registry import checks
+from dyntools.registry import checks, signing
 from dyntools.registry.checks import VersionCheck
+from dyntools.registry.config import RegistryConfig, read_config
 from dyntools.registry.manifest import (
     APPROVED,
     MANIFEST_NAME,
     MAX_VERSION,
+    PENDING,
     QUARANTINED,
     REJECTED,
+    RETIRED,
     Manifest,
     ManifestError,
     VersionEntry,
@@ -93,9 +97,16 @@ from dyntools.toolname import tool_name_problem
 class Registry:
     """Open with `Registry.open(path, policy)`; see the module docstring for the rules."""
 
-    def __init__(self, root: Path, policy: Policy) -> None:
+    def __init__(self, root: Path, policy: Policy, *,
+                 trusted_keys: frozenset[str] | None = None,
+                 config: RegistryConfig | None = None) -> None:
         self.root = root
         self.policy = policy
+        # With trusted keys, an approved version is served only with a valid signature from
+        # one of them (quarantine reasons `unsigned`, `bad_signature`).
+        self.trusted_keys = trusted_keys
+        self.config = config if config is not None else RegistryConfig()
+        self._opened = False
         self._lock = WriterLock(root)
         self._state_lock = threading.RLock()
         self._tools: dict[str, ToolState] = {}
@@ -119,22 +130,61 @@ class Registry:
         policy: Policy | None = None,
         *,
         create: bool = True,
+        trusted_keys: frozenset[str] | None = None,
     ) -> Registry:
-        """Open (creating if asked) the registry at `path` and check every persisted version."""
+        """Open (creating if asked) the registry at `path` and check every persisted version.
+
+        `trusted_keys` (base64 Ed25519 public keys, see signing.py): every approved version
+        must carry a valid signature by one of them. Without it, `DYNTOOLS_TRUSTED_KEYS`
+        names a file of them, if set."""
         root = resolve_registry_path(path)
+        if trusted_keys is None and os.environ.get(signing.TRUSTED_KEYS_ENV):
+            trusted_keys = signing.load_trusted_keys(os.environ[signing.TRUSTED_KEYS_ENV])
+        if os.path.lexists(root) and not root.is_dir():
+            # The root itself may be a symlink to a folder; nothing inside may be.
+            raise UsageError(f"registry {root} is not a folder", path=str(root))
         if create and not root.exists():
             try:
                 root.mkdir(parents=True)
                 fsync_dir(root.parent)
             except OSError as exc:
-                raise PersistError(f"cannot create registry {root}: {exc}", path=str(root)) from exc
-        registry = cls(root, policy if policy is not None else load_policy())
+                raise PersistError(f"cannot create registry {root}: {exc.strerror or exc}",
+                                   path=str(root)) from exc
+        policy = policy if policy is not None else load_policy()
         if not create and not os.path.lexists(root):
-            return registry  # nothing persisted yet: an empty registry; writes will fail
-        if not root.is_dir():  # the root itself may be a symlink; nothing inside may be
-            raise UsageError(f"registry {root} is not a folder", path=str(root))
-        registry._load_all(use_cache=False)
+            # Nothing persisted yet: an empty registry; writes will fail.
+            return cls(root, policy, trusted_keys=trusted_keys)
+        if not os.access(root, os.R_OK | os.X_OK):
+            raise UsageError(f"registry {root} cannot be read (permission denied)",
+                             path=str(root))
+        registry = cls(root, policy, trusted_keys=trusted_keys, config=read_config(root))
+        try:
+            registry._load_all(use_cache=False)
+        except OSError as exc:
+            raise UsageError(f"registry {root} cannot be read: {exc.strerror or exc}",
+                             path=str(root)) from None
         return registry
+
+    @property
+    def approval(self) -> str:
+        """The registry's approval policy (never, capabilities, always): config.json."""
+        return self.config.approval
+
+    def writable_problem(self, name: str | None = None) -> str | None:
+        """Why a write to this registry (or to tool `name`) would fail, or None. Cheap: asked
+        before anything expensive (a paid model call) so a read-only registry fails first."""
+        targets = [self.root]
+        if name is not None and is_real_dir(self.root / name):
+            targets.append(self.root / name)
+        if not self.root.exists():
+            parent = self.root.parent
+            while not parent.exists() and parent != parent.parent:
+                parent = parent.parent
+            targets = [parent]
+        for target in targets:
+            if not os.access(target, os.W_OK | os.X_OK):
+                return f"the registry {self.root} is read-only ({target} is not writable)"
+        return None
 
     def _load_all(self, *, use_cache: bool) -> None:
         tools: dict[str, ToolState] = {}
@@ -154,8 +204,31 @@ class Registry:
             previous = self._tools
             self._tools = tools
             self._stray = tuple(stray)
+        opening = not self._opened
+        self._opened = True
         for name, state in tools.items():
-            self._log_transitions(previous.get(name), state)
+            # Opening: each problem at info (the audit trail), and one warning line for all
+            # of them, not one per tool per command (every command opens the registry;
+            # review and show report the details).
+            self._log_transitions(previous.get(name), state, quiet=opening)
+        if opening:
+            self._log_open_summary()
+
+    def _log_open_summary(self) -> None:
+        problems: list[str] = []
+        for state in self._tools.values():
+            if state.error:
+                problems.append(f"{state.name}: manifest invalid")
+            for version, record in sorted(state.records.items()):
+                if record.status == QUARANTINED:
+                    problems.append(f"{state.name} v{version}: {record.reason_code}")
+            problems += [f"{state.name}: unrecorded {u.path.name}" for u in state.unrecorded]
+        problems += [f"unrecorded {u.path.name}" for u in self._stray]
+        if problems:
+            get_logger("registry").warning(
+                "registry.problems", registry=str(self.root), count=len(problems),
+                problems=problems[:5], hint="dyntools review shows every detail",
+            )
 
     def _read_manifest(self, name: str) -> tuple[Manifest | None, bytes | None]:
         """The manifest on disk and its bytes; (None, None) if the tool has none. Raises
@@ -204,6 +277,8 @@ class Registry:
         return others
 
     def _check(self, name: str, entry: VersionEntry, *, use_cache: bool) -> VersionCheck:
+        if entry.status == RETIRED:
+            return VersionCheck.passed()  # never served: its bytes are not re-gated
         path = self.root / name / version_file_name(entry.version)
         key = (name, entry.version)
         key_now = stat_key(path)
@@ -222,10 +297,20 @@ class Registry:
         status, reason, reason_code = entry.status, entry.reason, None
         if entry.status == QUARANTINED:
             reason_code = checks.RECORDED
-        if not result.ok:
-            # A failed check overrides every recorded status: review must show tampering even
-            # of a rejected version.
+        if entry.status == RETIRED:
+            # A reviewer retired it: never served, and no longer a problem whatever its file
+            # now holds (that is what retiring a tampered version acknowledges).
+            reason_code = "retired"
+        elif not result.ok:
+            # A failed check overrides every other recorded status: review must show
+            # tampering even of a rejected version.
             status, reason, reason_code = QUARANTINED, result.reason, result.reason_code
+        elif entry.status == APPROVED and self.trusted_keys is not None:
+            problem = signing.check_signature(name, entry.version, entry.sha256, entry.status,
+                                              entry.policy_digest, entry.signature,
+                                              self.trusted_keys)
+            if problem is not None:
+                status, reason_code, reason = QUARANTINED, problem[0], problem[1]
         return VersionRecord(
             name=name,
             version=entry.version,
@@ -240,7 +325,9 @@ class Registry:
             policy_digest=entry.policy_digest,
             provenance=entry.provenance,
             gate=entry.gate,
-            findings=result.findings,
+            findings=result.findings if entry.status != RETIRED else (),
+            decisions=entry.decisions,
+            signature=entry.signature,
         )
 
     def _build_state(
@@ -303,26 +390,28 @@ class Registry:
             history=manifest.history,
         )
 
-    def _log_transitions(self, before: ToolState | None, after: ToolState) -> None:
+    def _log_transitions(self, before: ToolState | None, after: ToolState, *,
+                         quiet: bool = False) -> None:
         log = get_logger("registry")
+        error, warning = (log.info, log.info) if quiet else (log.error, log.warning)
         if after.error and (before is None or before.error != after.error):
-            log.error("registry.manifest_invalid", tool=after.name, reason=after.error)
+            error("registry.manifest_invalid", tool=after.name, reason=after.error)
         for version, record in sorted(after.records.items()):
             old = before.records.get(version) if before else None
             if record.status == QUARANTINED and (old is None or old.status != QUARANTINED
                                                  or old.reason != record.reason):
-                log.error("registry.quarantined", tool=after.name, version=version,
+                error("registry.quarantined", tool=after.name, version=version,
                           reason_code=record.reason_code, reason=record.reason,
                           path=str(record.path))
         old_unrecorded = {u.path for u in before.unrecorded} if before else set()
         for item in after.unrecorded:
             if item.path not in old_unrecorded:
-                log.warning("registry.unrecorded", tool=after.name, path=str(item.path),
+                warning("registry.unrecorded", tool=after.name, path=str(item.path),
                             version=item.version, reason=item.reason)
         if after.current != after.recorded_current and (
             before is None or before.current != after.current
         ):
-            log.warning("registry.pointer_fallback", tool=after.name,
+            warning("registry.pointer_fallback", tool=after.name,
                         recorded=after.recorded_current, effective=after.current)
 
     def _install(self, state: ToolState) -> None:
@@ -511,49 +600,47 @@ class Registry:
         status: str = APPROVED,
         reason: str | None = None,
         report: GateReport | None = None,
+        decision: Mapping[str, Any] | None = None,
+        signer: signing.Signer | None = None,
     ) -> VersionRecord:
         """Gate, persist and record a new version; move the pointer to it if `activate`.
 
         `status="rejected"` (with a `reason`) records a version that passed the gate but
-        failed a later station; it never becomes current. `report` is a gate report the
+        failed a later station; `status="pending"` one that passed everything but waits for
+        a reviewer (`approve_pending`); neither becomes current. `report` is a gate report the
         caller already has for these exact bytes under this policy (else the gate runs here).
+        `decision` ({"action", "by", "reason"}) is recorded on the entry with the time;
+        `signer` signs an approved version's record.
         Raises UsageError, GateRejected, PersistError; nothing is written unless the gate
         accepts and the name checks pass.
         """
         require_valid_name(name)
-        if status not in (APPROVED, REJECTED):
-            raise UsageError(f"status must be {APPROVED!r} or {REJECTED!r}, got {status!r}")
-        if status == REJECTED and not reason:
-            raise UsageError("a rejected version needs a reason")
-        if status == REJECTED:
+        if status not in (APPROVED, REJECTED, PENDING):
+            raise UsageError(f"status must be {APPROVED!r}, {REJECTED!r} or {PENDING!r}, "
+                             f"got {status!r}")
+        if status != APPROVED and not reason:
+            raise UsageError(f"a {status} version needs a reason")
+        if status != APPROVED:
             activate = False
         data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
         provenance = _normal_provenance(provenance)
         gate_report = self._gate(name, data, report)
         with self._writing(name) as (folder, on_disk_manifest, fresh):
             manifest = on_disk_manifest
-            new_folder = not folder.exists()
-            if new_folder:
-                folder.mkdir()
             version = max(manifest.next_version, self._max_version_on_disk(name) + 1)
             if not version_in_range(version):
                 # A manifest with it would not parse, and the whole tool would be untrusted.
                 raise PersistError(f"tool {name!r} has used every version number up to "
                                    f"{MAX_VERSION}", tool=name, version=version)
-            path = folder / version_file_name(version)
-            link_new(path, data)
             entry = self._entry(version, data, gate_report, provenance, status, reason)
+            entry = self._decided(name, entry, decision, signer)
             manifest = manifest.with_version(entry)
             if activate:
                 manifest = manifest.with_pointer(version, "activate")
             manifest_path = folder / MANIFEST_NAME
             manifest_bytes = dump_manifest(manifest)
-            temp = write_temp(manifest_path, manifest_bytes, MANIFEST_MODE, sync=False)
-            # The version file, its folder entry (and the folder's own, if new) and the
-            # manifest's temp file become durable together; only then does the rename move
-            # the pointer.
-            sync_all([path, temp, folder, *([self.root] if new_folder else [])])
-            publish(temp, manifest_path)
+            path = folder / version_file_name(version)
+            self._publish_version(folder, path, data, manifest_path, manifest_bytes)
             key_now = stat_key(path)
             if key_now is not None:
                 self._check_cache[(name, version)] = (key_now, entry.sha256,
@@ -576,11 +663,57 @@ class Registry:
         get_logger("registry").info(
             "registry.version_added", tool=name, version=version, status=status,
             sha256=entry.sha256, current=state.current, generator=provenance.get("generator"),
+            **_decision_fields(entry, decision),
         )
         self._install(state)
         return state.records[version]
 
-    def _move_pointer(self, name: str, version: int, action: str) -> VersionRecord:
+    def _publish_version(self, folder: Path, path: Path, data: bytes, manifest_path: Path,
+                         manifest_bytes: bytes) -> None:
+        with interrupts.critical():
+            # Ctrl-C waits until the version is recorded (or was never written): an
+            # interrupted ensure leaves no orphan file for review to report.
+            new_folder = not folder.exists()
+            if new_folder:
+                folder.mkdir()
+            linked = published = False
+            try:
+                link_new(path, data)
+                linked = True
+                temp = write_temp(manifest_path, manifest_bytes, MANIFEST_MODE, sync=False)
+                # The version file, its folder entry (and the folder's own, if new) and the
+                # manifest's temp file become durable together; only then does the rename
+                # move the pointer.
+                sync_all([path, temp, folder, *([self.root] if new_folder else [])])
+                publish(temp, manifest_path)
+                published = True
+            finally:
+                if linked and not published:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+
+    def _decided(self, name: str, entry: VersionEntry, decision: Mapping[str, Any] | None,
+                 signer: signing.Signer | None) -> VersionEntry:
+        """`entry` with `decision` appended (stamped now) and, for an approved version with a
+        signer, a signature over its record by the decision's approver."""
+        if decision is None and signer is None:
+            return entry
+        stamped = {"action": entry.status, "by": default_approver(), "reason": None,
+                   **(decision or {}), "time": utc_now()}
+        changes: dict[str, Any] = {}
+        if signer is not None:
+            if entry.status != APPROVED:
+                raise UsageError(f"only an approved version is signed ({name} v{entry.version} "
+                                 f"is {entry.status})", tool=name, version=entry.version)
+            changes["signature"] = signer.sign(name, entry.version, entry.sha256, entry.status,
+                                               str(stamped["by"]), str(stamped["time"]),
+                                               entry.policy_digest)
+            stamped["signed_by_key"] = signer.public_key
+        return entry.with_decision(stamped, **changes)
+
+    def _move_pointer(self, name: str, version: int, action: str, *,
+                      decision: Mapping[str, Any] | None = None,
+                      signer: signing.Signer | None = None) -> VersionRecord:
         require_valid_name(name)
         if isinstance(version, bool) or not isinstance(version, int):
             raise UsageError(f"a version is a whole number, got {version!r}")
@@ -600,6 +733,16 @@ class Registry:
                     f"current v{manifest.current} (use activate to move it forward)",
                     tool=name, version=version,
                 )
+            if entry.status == PENDING:
+                raise VersionUnusable(
+                    f"cannot {action} {name} v{version}: it is pending approval "
+                    f"(dyntools approve {name} {version})", tool=name, version=version,
+                    reason_code=PENDING,
+                )
+            if signer is not None or decision is not None:
+                entry = self._decided(name, entry, {"action": action, **(decision or {})},
+                                      signer)
+                manifest = manifest.with_version(entry)
             self.forget_cached_check(name, version)
             record = self._record(name, entry, self._check(name, entry, use_cache=False))
             if not record.usable:
@@ -608,11 +751,13 @@ class Registry:
                     f"({record.reason})", tool=name, version=version,
                     reason_code=record.reason_code,
                 )
-            manifest = manifest.with_pointer(version, action)
-            self._commit(folder, manifest)
+            manifest = manifest.with_pointer(version, action, **_who(entry, decision))
+            with interrupts.critical():
+                self._commit(folder, manifest)
             state = self._build_state(name, use_cache=True, manifest=manifest)
         get_logger("registry").info("registry.pointer_moved", tool=name, action=action,
-                                    to=version, current=state.current)
+                                    to=version, current=state.current,
+                                    **_decision_fields(entry, decision))
         self._install(state)
         return state.records[version]
 
@@ -638,13 +783,43 @@ class Registry:
             gate=MappingProxyType(_verdict(report)),
         )
 
-    def activate(self, name: str, version: int) -> VersionRecord:
-        """Point new calls at `version` (re-checked now)."""
-        return self._move_pointer(name, version, "activate")
+    def activate(self, name: str, version: int, *, decision: Mapping[str, Any] | None = None,
+                 signer: signing.Signer | None = None) -> VersionRecord:
+        """Point new calls at an approved `version`, forward or back (re-checked now);
+        `decision` records who and why, `signer` signs the version record."""
+        return self._move_pointer(name, version, "activate", decision=decision, signer=signer)
 
-    def rollback(self, name: str, version: int) -> VersionRecord:
+    def rollback(self, name: str, version: int, *,
+                 decision: Mapping[str, Any] | None = None) -> VersionRecord:
         """Move the pointer back to an earlier good version; history is kept."""
-        return self._move_pointer(name, version, "rollback")
+        return self._move_pointer(name, version, "rollback", decision=decision)
+
+    def read_unrecorded(self, name: str, version: int) -> bytes:
+        """The bytes of a dropped-in `vN.py` no manifest records (UnknownVersion if none)."""
+        require_valid_name(name)
+        path = self.path_of(name, version)
+        try:
+            data = read_regular(path, limit=self.policy.limits.max_bytes)
+        except FileNotFoundError as exc:
+            raise UnknownVersion(f"there is no file {path} to approve", tool=name,
+                                 version=version) from exc
+        except OSError as exc:
+            raise UsageError(f"{path} cannot be read: {exc.strerror or exc}", tool=name,
+                             version=version) from exc
+        return data
+
+    def read_recorded(self, name: str, version: int) -> bytes:
+        """The bytes of a recorded version of any status, hash-checked now."""
+        record = self.get(name, version)
+        try:
+            data = read_regular(record.path, limit=record.size)
+        except OSError as exc:
+            raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,
+                                  version=version) from exc
+        if sha256_hex(data) != record.sha256:
+            raise VersionUnusable(f"{name} v{version} was changed on disk", tool=name,
+                                  version=version, reason_code=checks.HASH_MISMATCH)
+        return data
 
     def approve(
         self,
@@ -653,17 +828,27 @@ class Registry:
         provenance: Mapping[str, Any] | None = None,
         *,
         activate: bool = True,
+        status: str = APPROVED,
+        reason: str | None = None,
+        expected_sha256: str | None = None,
+        decision: Mapping[str, Any] | None = None,
+        signer: signing.Signer | None = None,
     ) -> VersionRecord:
         """Record a version file that was dropped in by hand (`<name>/v<N>.py`, unrecorded):
-        gate it, make it read-only, and record its hash. A recorded version is never
-        re-approved: an edited file stays quarantined; approve its content as a new version
-        with `add_version` instead."""
+        gate it, make it read-only, and record its hash, as approved (the pointer moves to
+        it if `activate`) or, with `status="rejected"` and a reason, as rejected. With
+        `expected_sha256` (the bytes a caller verified), a file that changed since is refused.
+        A recorded version is never re-approved this way: an edited file stays quarantined;
+        approve its content as a new version with `add_version` instead."""
         require_valid_name(name)
         if not version_in_range(version):
             # Recording it would write a manifest that no longer parses: the whole tool,
             # every good version included, would become untrusted.
             raise UsageError(f"a version number is 1..{MAX_VERSION}, got {version!r}",
                              tool=name, version=version)
+        if status not in (APPROVED, REJECTED) or (status == REJECTED and not reason):
+            raise UsageError("approve records an approved version, or a rejected one with a "
+                             "reason")
         provenance = _normal_provenance({"generator": "manual", **(provenance or {})})
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
@@ -682,21 +867,141 @@ class Registry:
             if os.lstat(path).st_nlink > 1:
                 raise UsageError(f"{path} has other hard links; a version file must have one "
                                  "name (copy it instead)", tool=name, version=version)
+            if expected_sha256 is not None and sha256_hex(data) != expected_sha256:
+                raise UsageError(f"{path} changed while it was being verified; approve it "
+                                 "again", tool=name, version=version)
             gate_report = self._gate(name, data, None)
             os.chmod(path, 0o444, follow_symlinks=False)
             # A hand-written file and its folder entry may not be durable yet.
             sync_all([path, folder])
-            entry = self._entry(version, data, gate_report, provenance, APPROVED, None)
+            entry = self._entry(version, data, gate_report, provenance, status, reason)
+            entry = self._decided(name, entry, {"action": "approve" if status == APPROVED
+                                                else "reject", **(decision or {})},
+                                  signer if status == APPROVED else None)
             manifest = manifest.with_version(entry)
-            if activate:
-                manifest = manifest.with_pointer(version, "approve")
-            self._commit(folder, manifest)
+            if activate and status == APPROVED:
+                manifest = manifest.with_pointer(version, "approve", **_who(entry, decision))
+            with interrupts.critical():
+                self._commit(folder, manifest)
             self.forget_cached_check(name, version)
             state = self._build_state(name, use_cache=True, manifest=manifest)
-        get_logger("registry").info("registry.approved", tool=name, version=version,
-                                    sha256=entry.sha256, current=state.current)
+        get_logger("registry").info(
+            "registry.approved" if status == APPROVED else "registry.rejected", tool=name,
+            version=version, sha256=entry.sha256, current=state.current,
+            **_decision_fields(entry, decision))
         self._install(state)
         return state.records[version]
+
+    def decide(
+        self,
+        name: str,
+        version: int,
+        action: str,
+        *,
+        reason: str | None = None,
+        by: str | None = None,
+        activate: bool = True,
+        signer: signing.Signer | None = None,
+    ) -> VersionRecord:
+        """A reviewer's decision on a recorded version, with who, when and why:
+
+        approve   a pending version becomes approved (and current if `activate`);
+        reject    a pending version becomes rejected (never served);
+        retire    any version (quarantined or not) stays on disk and in history, is never
+                  served again and no longer needs attention in `review`. A dropped-in file
+                  no manifest records is recorded as retired. The pointer, if on it, moves to
+                  the newest usable version below it (or none).
+
+        Verification is the caller's job (the pipeline's `approve` runs it first)."""
+        require_valid_name(name)
+        if action not in ("approve", "reject", "retire"):
+            raise UsageError(f"unknown decision {action!r}")
+        if action in ("reject", "retire") and not reason:
+            raise UsageError(f"{action} needs a reason (--reason TEXT)", tool=name,
+                             version=version)
+        if not version_in_range(version):
+            raise UsageError(f"a version number is 1..{MAX_VERSION}, got {version!r}",
+                             tool=name, version=version)
+        decision = {"action": action, "by": by or default_approver(), "reason": reason}
+        with self._writing(name) as (folder, on_disk_manifest, _):
+            manifest = on_disk_manifest
+            entry = manifest.versions.get(version)
+            if entry is None:
+                entry = self._unrecorded_entry(name, folder, version, action)
+            elif action in ("approve", "reject") and entry.status != PENDING:
+                hint = (f"; use dyntools activate {name} {version} to make it current"
+                        if entry.status == APPROVED else "")
+                raise UsageError(f"{name} v{version} is {entry.status}, not pending: there is "
+                                 f"nothing to {action}{hint}", tool=name, version=version)
+            elif action == "retire" and entry.status == RETIRED:
+                raise UsageError(f"{name} v{version} is already retired", tool=name,
+                                 version=version)
+            if action == "approve":
+                entry = self._decided(name, replace(entry, status=APPROVED, reason=None),
+                                      decision, signer)
+            elif action == "reject":
+                entry = self._decided(name, replace(entry, status=REJECTED, reason=reason),
+                                      decision, None)
+            else:
+                entry = self._decided(name, replace(entry, status=RETIRED, reason=reason,
+                                                    signature=None), decision, None)
+            manifest = manifest.with_version(entry)
+            if action == "approve" and activate:
+                self.forget_cached_check(name, version)
+                record = self._record(name, entry, self._check(name, entry, use_cache=False))
+                if not record.usable:
+                    raise VersionUnusable(
+                        f"cannot approve {name} v{version}: it is {record.status} "
+                        f"({record.reason})", tool=name, version=version,
+                        reason_code=record.reason_code)
+                manifest = manifest.with_pointer(version, "approve", **_who(entry, decision))
+            elif action == "retire" and manifest.current == version:
+                below = self._newest_usable_below(name, manifest, version)
+                manifest = manifest.with_pointer(below, "retire", **_who(entry, decision))
+            with interrupts.critical():
+                self._commit(folder, manifest)
+            self.forget_cached_check(name, version)
+            state = self._build_state(name, use_cache=True, manifest=manifest)
+        get_logger("registry").info(f"registry.{action}", tool=name, version=version,
+                                    current=state.current, **_decision_fields(entry, decision))
+        self._install(state)
+        return state.records[version]
+
+    def _newest_usable_below(self, name: str, manifest: Manifest, version: int) -> int | None:
+        for candidate in sorted((v for v in manifest.versions if v < version), reverse=True):
+            entry = manifest.versions[candidate]
+            if entry.status == APPROVED and self._record(
+                name, entry, self._check(name, entry, use_cache=True)
+            ).usable:
+                return candidate
+        return None
+
+    def _unrecorded_entry(self, name: str, folder: Path, version: int,
+                          action: str) -> VersionEntry:
+        """A dropped-in file, recorded so that a decision on it (retire, reject) sticks."""
+        path = folder / version_file_name(version)
+        try:
+            data = read_regular(path)
+        except FileNotFoundError:
+            raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
+                                 version=version) from None
+        if action == "approve":
+            raise UsageError(f"{name} v{version} is not recorded: approve it with verification "
+                             f"(dyntools approve {name} {version})", tool=name, version=version)
+        report = check_source(data, self.policy, path=f"{name}/{path.name}")
+        if action == "reject" and not report.accepted:
+            raise UsageError(f"{path} fails the gate; retire it instead of rejecting it",
+                             tool=name, version=version)
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o444, follow_symlinks=False)
+        sync_all([path, folder])
+        return VersionEntry(
+            version=version, sha256=sha256_hex(data), size=len(data), status=REJECTED,
+            reason="recorded by a reviewer", created=utc_now(),
+            policy_digest=self.policy.digest,
+            provenance=MappingProxyType(_normal_provenance({"generator": "manual"})),
+            gate=MappingProxyType(_verdict(report)),
+        )
 
     def quarantine(self, name: str, version: int, reason: str) -> VersionRecord:
         """Record a reviewer's quarantine; a pointer on it falls back like any quarantine."""
@@ -710,7 +1015,8 @@ class Registry:
                 raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
                                      version=version)
             manifest = manifest.with_version(replace(entry, status=QUARANTINED, reason=reason))
-            self._commit(folder, manifest)
+            with interrupts.critical():
+                self._commit(folder, manifest)
             state = self._build_state(name, use_cache=True, manifest=manifest)
         self._install(state)
         return state.records[version]
@@ -720,6 +1026,33 @@ class Registry:
         watcher = RegistryWatcher(self)
         watcher.start()
         return watcher
+
+
+def default_approver() -> str:
+    """Who a decision is recorded as when no --by is given: the login name."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "unknown"
+
+
+def _who(entry: VersionEntry, decision: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The who/why of a pointer move, for the manifest's history."""
+    if decision is None:
+        return {}
+    last = entry.decisions[-1] if entry.decisions else decision
+    return {"by": last.get("by"), "reason": last.get("reason")}
+
+
+def _decision_fields(entry: VersionEntry, decision: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Who, when and why for the audit log."""
+    if decision is None or not entry.decisions:
+        return {}
+    last = entry.decisions[-1]
+    return {"by": last.get("by"), "reason": last.get("reason"), "decided": last.get("time"),
+            "signed": entry.signature is not None}
 
 
 def _verdict(report: GateReport) -> dict[str, Any]:

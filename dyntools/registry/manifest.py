@@ -37,7 +37,11 @@ MANIFEST_FORMAT = 1
 APPROVED = "approved"
 REJECTED = "rejected"
 QUARANTINED = "quarantined"
-STATUSES = frozenset({APPROVED, REJECTED, QUARANTINED})
+# Passed the gate and verification but waits for a person (the registry's approval policy).
+PENDING = "pending"
+# Kept on disk and in history, never served, and no longer a problem for `review`.
+RETIRED = "retired"
+STATUSES = frozenset({APPROVED, REJECTED, QUARANTINED, PENDING, RETIRED})
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _VERSION_FILE = re.compile(r"v([1-9][0-9]{0,8})\.py")
@@ -78,9 +82,18 @@ class VersionEntry:
     policy_digest: str
     provenance: Mapping[str, Any]
     gate: Mapping[str, Any]
+    # Every reviewer decision on this version, oldest first: {"action", "by", "time",
+    # "reason"} (approve, reject, retire, activate, ...). Append-only.
+    decisions: tuple[Mapping[str, Any], ...] = ()
+    # An Ed25519 signature over the version record (see signing.py), or None.
+    signature: Mapping[str, Any] | None = None
+
+    def with_decision(self, decision: Mapping[str, Any], **changes: Any) -> VersionEntry:
+        return replace(self, decisions=(*self.decisions, MappingProxyType(dict(decision))),
+                       **changes)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        raw: dict[str, Any] = {
             "version": self.version,
             "sha256": self.sha256,
             "size": self.size,
@@ -91,6 +104,12 @@ class VersionEntry:
             "provenance": dict(self.provenance),
             "gate": dict(self.gate),
         }
+        # Written only when present: a manifest without decisions reads as it always did.
+        if self.decisions:
+            raw["decisions"] = [dict(d) for d in self.decisions]
+        if self.signature is not None:
+            raw["signature"] = dict(self.signature)
+        return raw
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +208,12 @@ def _parse_entry(raw: Any, where: str) -> VersionEntry:
         _require(isinstance(raw.get(key), str), f"{where}.{key} must be a string")
     for key in ("provenance", "gate"):
         _require(isinstance(raw.get(key), dict), f"{where}.{key} must be an object")
+    decisions = raw.get("decisions", [])
+    _require(isinstance(decisions, list) and all(isinstance(d, dict) for d in decisions),
+             f"{where}.decisions must be a list of objects")
+    signature = raw.get("signature")
+    _require(signature is None or isinstance(signature, dict),
+             f"{where}.signature must be an object")
     return VersionEntry(
         version=version,
         sha256=sha,
@@ -199,6 +224,8 @@ def _parse_entry(raw: Any, where: str) -> VersionEntry:
         policy_digest=raw["policy_digest"],
         provenance=MappingProxyType(raw["provenance"]),
         gate=MappingProxyType(raw["gate"]),
+        decisions=tuple(MappingProxyType(d) for d in decisions),
+        signature=MappingProxyType(signature) if signature is not None else None,
     )
 
 

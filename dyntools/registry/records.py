@@ -65,10 +65,17 @@ class VersionRecord:
     provenance: Mapping[str, Any]
     gate: Mapping[str, Any]
     findings: tuple[dict[str, Any], ...] = ()
+    decisions: tuple[Mapping[str, Any], ...] = ()
+    signature: Mapping[str, Any] | None = None
 
     @property
     def usable(self) -> bool:
         return self.status == APPROVED
+
+    @property
+    def last_decision(self) -> Mapping[str, Any] | None:
+        """The latest reviewer decision (who, when, why), or None."""
+        return self.decisions[-1] if self.decisions else None
 
     @property
     def module_name(self) -> str:
@@ -91,6 +98,8 @@ class VersionRecord:
             "provenance": dict(self.provenance),
             "gate": dict(self.gate),
             "findings": list(self.findings),
+            "decisions": [dict(d) for d in self.decisions],
+            "signature": dict(self.signature) if self.signature is not None else None,
         }
 
 

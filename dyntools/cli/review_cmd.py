@@ -1,0 +1,242 @@
+"""The review workflow: init, pending, approve, reject, activate, retire, keygen.
+
+    dyntools init [PATH] --approval always      the registry holds every new version back
+    dyntools pending                            what waits for a decision
+    dyntools diff NAME 1 2; dyntools show NAME --version 2
+    dyntools approve NAME 2 --by alice --reason "read it" --sign-key alice.key
+    dyntools reject NAME 3 --reason "calls out to ..."
+    dyntools activate NAME 1 --reason "v2 misbehaves"     forward or back
+    dyntools retire NAME 4 --reason "tampered on disk, incident 12"
+
+Each decision records who (`--by`, else the login name), when and why in the tool's manifest
+and the audit log; `show` and `list` show it. `approve` verifies exactly as `ensure` does
+(the version's EXAMPLES, the `--example`s given and the current version's contract unless
+`--contract-change`, in the sandbox): on a failure nothing becomes current, the version is
+recorded as rejected with the failing example, and the exit code is 12.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dyntools.cli import main
+from dyntools.cli.options import sign_key_click, signer_option
+from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
+from dyntools.errors import DyntoolsError, UsageError
+from dyntools.registry import Registry, VersionRecord
+from dyntools.registry.config import APPROVAL_POLICIES, RegistryConfig, read_config, write_config
+from dyntools.terminal import terminal_safe
+
+
+def _by_option(command: Any) -> Any:
+    return click.option("--by", "by", default=None,
+                        help="Who decides (default: the login name).")(command)
+
+
+def _decided_line(record: VersionRecord) -> str:
+    last = record.last_decision
+    if last is None:
+        return ""
+    why = f": {terminal_safe(last.get('reason'))}" if last.get("reason") else ""
+    signed = ", signed" if record.signature is not None else ""
+    return f" (by {terminal_safe(last.get('by'))} at {last.get('time')}{signed}{why})"
+
+
+def _current_text(registry: Registry, name: str) -> str:
+    current = registry.tool(name).current
+    return f"v{current}" if current is not None else "none"
+
+
+@main.command()
+@click.argument("path", required=False)
+@click.option("--approval", type=click.Choice(APPROVAL_POLICIES), default=None,
+              help="Which verified versions wait for a reviewer: never (default), "
+                   "capabilities (versions that declare capabilities), always.")
+def init(path: str | None, approval: str | None) -> None:
+    """Create a registry folder (PATH, else DYNTOOLS_REGISTRY, else ./generated_tools) and
+    its config.json; on an existing registry, set its approval policy."""
+    import os
+
+    from dyntools.cli.options import registry_root
+    from dyntools.registry.store import fsync_dir
+
+    try:
+        root = registry_root(path, must_exist=False)
+        existing = read_config(root) if root.exists() else RegistryConfig()
+        config = RegistryConfig(approval=approval or existing.approval)
+        try:
+            if not root.exists():
+                root.mkdir(parents=True)
+                fsync_dir(root.parent)
+            if not os.access(root, os.W_OK):
+                raise UsageError(f"registry {root} is read-only")
+            written = write_config(root, config)
+        except OSError as exc:
+            raise UsageError(f"cannot initialise registry {root}: {exc.strerror or exc}") \
+                from None
+    except DyntoolsError as exc:
+        _fail(exc)
+        return
+    click.echo(f"registry {root}: approval {config.approval} ({written})")
+
+
+@main.command()
+@click.argument("keyfile")
+def keygen(keyfile: str) -> None:
+    """Write a new Ed25519 key pair: KEYFILE (private, mode 0600) and KEYFILE.pub (the line
+    to add to a trusted keys file). An existing file is never overwritten."""
+    from dyntools.registry.signing import generate_keypair
+
+    try:
+        private, public_path, public = generate_keypair(keyfile)
+    except DyntoolsError as exc:
+        _fail(exc)
+        return
+    click.echo(f"private key: {private} (keep it secret; mode 0600)")
+    click.echo(f"public key:  {public_path}: ed25519 {public}")
+
+
+@main.command()
+@registry_options
+@click.option("--json", "as_json", is_flag=True, help="Print the pending versions as JSON.")
+def pending(registry: Registry, as_json: bool) -> None:
+    """List versions that passed gate and verification and wait for a reviewer."""
+    records = [record for state in registry.tools()
+               for _, record in sorted(state.records.items()) if record.status == "pending"]
+    if as_json:
+        _echo_json({"registry": str(registry.root), "approval": registry.approval,
+                    "pending": [r.as_dict() for r in records]})
+        return
+    if not records:
+        click.echo(f"nothing is pending in {registry.root} (approval policy: "
+                   f"{registry.approval})")
+        return
+    for record in records:
+        current = _current_text(registry, record.name)
+        prov = record.provenance
+        who = "/".join(str(prov.get(k)) for k in ("generator", "model") if prov.get(k))
+        click.echo(f"{record.name} v{record.version}  (current {current})  created "
+                   f"{record.created} by {who or 'unknown'}  sha256 {record.sha256[:12]}")
+        base = f" {current[1:]}" if current != "none" else ""
+        click.echo(f"  read: dyntools show {record.name} --version {record.version}"
+                   + (f"; dyntools diff {record.name}{base} {record.version}" if base else ""))
+        click.echo(f"  then: dyntools approve {record.name} {record.version} --reason TEXT   "
+                   f"or   dyntools reject {record.name} {record.version} --reason TEXT")
+
+
+@main.command()
+@writer_options
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1), required=False)
+@click.option("--file", "file_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Add this file as a new version instead of approving a recorded one.")
+@click.option("--example", "example_texts", multiple=True,
+              help='An example the version must also pass: {"params": {...}, "result": '
+                   "{...}}. Repeatable.")
+@click.option("--contract-change", is_flag=True,
+              help="Do not hold the version to the examples the current version passed.")
+@click.option("--reason", default=None, help="Why it is approved (recorded).")
+@_by_option
+@sign_key_click
+@click.option("--activate/--no-activate", default=True, show_default=True,
+              help="Make the approved version current.")
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+def approve(registry: Registry, *, name: str, version: int | None, file_path: str | None,
+            example_texts: tuple[str, ...], contract_change: bool, reason: str | None,
+            by: str | None, sign_key: str | None, activate: bool, as_json: bool) -> None:
+    """Approve a pending version or a dropped-in vN.py (NAME VERSION), or add a file as a new
+    version (NAME --file PATH), after verifying it as ensure does.
+
+    Exit 12 when verification fails: the version is then recorded as rejected.
+    """
+    from dyntools.pipeline import Dyntools
+
+    if (version is None) == (file_path is None):
+        raise UsageError("give either VERSION (a pending or dropped-in version) or --file PATH")
+    examples = []
+    for text in example_texts:
+        try:
+            examples.append(json.loads(text))
+        except ValueError as exc:
+            raise UsageError(f"--example is not valid JSON: {exc}") from None
+    signer = signer_option(sign_key)
+    data = None
+    if file_path is not None:
+        # The gate refuses anything over its size limit; reading one byte more is enough to
+        # know, and /dev/zero or an endless pipe cannot fill memory.
+        with open(file_path, "rb") as handle:
+            data = handle.read(registry.policy.limits.max_bytes + 1)
+    with Dyntools(registry, signer=signer) as dt:
+        record, report = dt.approve(
+            name, version, source=data, examples=examples, contract_change=contract_change,
+            by=by, reason=reason, activate=activate,
+            provenance={"source_file": str(Path(file_path).resolve())} if file_path else None)
+    if as_json:
+        _echo_json({**record.as_dict(), "verification": report.as_dict()})
+        return
+    click.echo(f"approved {name} v{record.version} (sha256 {record.sha256[:12]}; "
+               f"{report.summary()}){_decided_line(record)}; current is "
+               f"{_current_text(registry, name)}")
+
+
+@main.command()
+@writer_options
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1))
+@click.option("--reason", required=True, help="Why it is rejected (recorded).")
+@_by_option
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+def reject(registry: Registry, name: str, version: int, reason: str, by: str | None,
+           as_json: bool) -> None:
+    """Reject a pending version (or a dropped-in file): kept on disk, never served."""
+    record = registry.decide(name, version, "reject", reason=reason, by=by)
+    if as_json:
+        _echo_json(record.as_dict())
+        return
+    click.echo(f"rejected {name} v{version}{_decided_line(record)}")
+
+
+@main.command()
+@writer_options
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1))
+@click.option("--reason", default=None, help="Why (recorded).")
+@_by_option
+@sign_key_click
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+def activate(registry: Registry, name: str, version: int, reason: str | None, by: str | None,
+             sign_key: str | None, as_json: bool) -> None:
+    """Move the current pointer of NAME to any approved VERSION, forward or back."""
+    from dyntools.registry.core import default_approver
+
+    signer = signer_option(sign_key)
+    record = registry.activate(name, version, signer=signer,
+                               decision={"by": by or default_approver(), "reason": reason})
+    if as_json:
+        _echo_json(record.as_dict())
+        return
+    click.echo(f"{name}: current is now v{record.version}{_decided_line(record)}")
+
+
+@main.command()
+@writer_options
+@click.argument("name")
+@click.argument("version", type=click.IntRange(min=1))
+@click.option("--reason", required=True, help="Why it is retired (recorded).")
+@_by_option
+@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+def retire(registry: Registry, name: str, version: int, reason: str, by: str | None,
+           as_json: bool) -> None:
+    """Retire a version (quarantined or not): kept on disk and in history, never served, and
+    no longer a problem for review. If it was current, the pointer moves to the newest good
+    version below it."""
+    record = registry.decide(name, version, "retire", reason=reason, by=by)
+    if as_json:
+        _echo_json(record.as_dict())
+        return
+    click.echo(f"retired {name} v{version}{_decided_line(record)}; current is "
+               f"{_current_text(registry, name)}")

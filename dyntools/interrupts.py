@@ -1,0 +1,90 @@
+"""Ctrl-C and SIGTERM: one clean exit (130, 143), never a half-written registry.
+
+The CLI installs `install()` once. The first SIGINT or SIGTERM raises `Interrupted` (a
+KeyboardInterrupt, so asyncio and the SDKs unwind as they do for Ctrl-C) in the main thread;
+later ones are ignored while the process cleans up, so a second Ctrl-C cannot turn an orderly
+exit into a traceback. Inside `critical()` (the registry's commit of a version file and its
+manifest) the signal is held and raised when the section ends: a commit is all or nothing.
+
+Without `install()` (a library caller), `critical()` changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived; `exit_code` is 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class _State:
+    installed = False
+    depth = 0
+    held: int | None = None
+    raised: int | None = None
+
+
+_state = _State()
+
+
+def _handler(signum: int, frame: FrameType | None) -> None:
+    del frame
+    if _state.raised is not None:
+        return  # already unwinding from the first signal
+    if _state.depth > 0:
+        _state.held = signum if _state.held is None else _state.held
+        return
+    _state.raised = signum
+    raise Interrupted(signum)
+
+
+def install() -> None:
+    """Route SIGINT and SIGTERM to `Interrupted` (main thread only; a no-op elsewhere)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in EXIT_CODES:
+        signal.signal(signum, _handler)
+    _state.installed = True
+
+
+def raised_signal() -> int | None:
+    """The signal being handled, once `Interrupted` was raised."""
+    return _state.raised
+
+
+def exit_code_for(exc: KeyboardInterrupt) -> int:
+    if isinstance(exc, Interrupted):
+        return exc.exit_code
+    return 128 + int(signal.SIGINT)
+
+
+@contextlib.contextmanager
+def critical() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM until the block ends (main thread, when installed)."""
+    if not _state.installed or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _state.depth += 1
+    try:
+        yield
+    finally:
+        _state.depth -= 1
+        if _state.depth == 0 and _state.held is not None and _state.raised is None:
+            signum, _state.held = _state.held, None
+            _state.raised = signum
+            raise Interrupted(signum)
