@@ -9,12 +9,14 @@ Exit codes (the same numbers as `exec` for the sandbox reasons):
     1 unsafe_source (gate)    9 worker_crashed
     2 usage: bad option, bad  10 layer_unavailable
       name, unknown tool,     11 any other sandbox error
-      invalid params, policy  12 verification_failed
-    3 compile_error           13 generation failed (refusal, timeout, rate limit, no code, ...)
-    4 runtime_error           14 generation auth: no key, or the key was refused
-    5 timeout                 15 no_template (offline generator)
-    6 memory_limit            16 registry: persist_failed, version_unusable, registry_error
-    7 bad_result
+      invalid params, policy, 12 verification_failed
+      bad registry path       13 generation failed (refusal, timeout, rate limit, no code, ...)
+    3 compile_error           14 generation auth: no key, or the key was refused
+    4 runtime_error           15 no_template (offline generator)
+    5 timeout                 16 registry: persist_failed (a read-only registry), version_unusable,
+    6 memory_limit               registry_error
+    7 bad_result              17 pending approval (the version waits for a reviewer)
+                              130 SIGINT, 143 SIGTERM
 """
 
 from __future__ import annotations
@@ -30,11 +32,17 @@ from dyntools.cli import main
 from dyntools.cli.options import (
     EXECUTOR_HELP,
     RAY_ADDRESS_HELP,
-    configure_logs,
+    audit_log_option,
     echo_error,
     echo_model_notice,
     json_option,
+    registry_root,
     sandbox_limits,
+    setup_logging,
+    sign_key_click,
+    signer_option,
+    trusted_keys_click,
+    trusted_keys_option,
 )
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import (
@@ -46,6 +54,7 @@ from dyntools.errors import (
     GenerationNoTemplate,
     LayerUnavailable,
     LoadError,
+    PendingApproval,
     PersistError,
     PolicyLoadError,
     RegistryError,
@@ -63,6 +72,7 @@ from dyntools.errors import (
 from dyntools.terminal import terminal_safe
 
 EXIT_OK = 0
+EXIT_PENDING = 17
 # Most specific first: the first matching class decides.
 EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
     (GateRejected, 1),
@@ -83,6 +93,7 @@ EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
     (GenerationNoTemplate, 15),
     (GenerationAuthError, 14),
     (GenerationError, 13),
+    (PendingApproval, EXIT_PENDING),
     (PersistError, 16),
     (RegistryError, 16),
 )
@@ -93,7 +104,8 @@ EXIT_EPILOG = (
     "3 compile_error, 4 runtime_error, 5 timeout, 6 memory_limit, 7 bad_result, "
     "8 sandbox_violation, 9 worker_crashed, 10 layer_unavailable, 11 other sandbox error, "
     "12 verification_failed, 13 generation failed, 14 no key or key refused, "
-    "15 no_template, 16 registry error."
+    "15 no_template, 16 registry error (a read-only registry), 17 pending approval, "
+    "130 SIGINT, 143 SIGTERM."
 )
 
 
@@ -109,7 +121,7 @@ class StationDisplay:
 
     MARKS: ClassVar[dict[str, str]] = {
         "ok": "ok", "hit": "hit", "miss": "miss", "accepted": "ok", "approved": "ok",
-        "new_version": "new",
+        "new_version": "new", "pending": "wait",
     }
 
     def __init__(self, stream: IO[str], *, live: bool, enabled: bool = True) -> None:
@@ -164,7 +176,7 @@ def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
 
 
 _common = [
-    click.option("--registry", "registry_path", type=click.Path(file_okay=False), default=None,
+    click.option("--registry", "registry_path", type=click.Path(), default=None,
                  help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
     click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
                  help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
@@ -180,6 +192,8 @@ _common = [
     click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
                  help=EXECUTOR_HELP),
     click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
+    trusted_keys_click,
+    audit_log_option,
 ]
 
 
@@ -222,6 +236,10 @@ def common_options(command: Any) -> Any:
 @click.option("--reuse-similar", is_flag=True,
               help="If NAME is missing and a tool doing the same job exists (similar "
                    "description, compatible params), serve that one instead of generating.")
+@click.option("--require-approval", is_flag=True,
+              help="Hold the new version for a reviewer (pending, exit 17) whatever the "
+                   "registry's approval policy; a caller can only make the policy stricter.")
+@sign_key_click
 @common_options
 def ensure(name: str, description: str, schema_text: str | None,
            example_texts: tuple[str, ...], params_text: str | None, generator_name: str,
@@ -229,9 +247,11 @@ def ensure(name: str, description: str, schema_text: str | None,
            api_key_env: str | None, temperature: float | None, max_tokens: int | None,
            effort: str | None, retries: int | None, model_timeout: float | None,
            max_attempts: int, new_version: bool, contract_change: bool, reuse_similar: bool,
+           require_approval: bool, sign_key: str | None,
            registry_path: str | None, allowlist: str | None, timeout: float | None,
            require_layers: str | None, log_level: str, as_json: bool,
-           executor: str | None, ray_address: str | None) -> None:
+           executor: str | None, ray_address: str | None,
+           trusted_keys: str | None, audit_log: str | None) -> None:
     """Make sure tool NAME exists: look it up, else generate, gate, verify and activate it.
 
     Before generating, a --description is searched for among the existing tools: one doing
@@ -242,7 +262,6 @@ def ensure(name: str, description: str, schema_text: str | None,
     from dyntools.cli.check_cmd import policy_option
     from dyntools.generators import ToolSpec, build_generator
     from dyntools.pipeline import Dyntools
-    from dyntools.registry import resolve_registry_path
 
     schema = _json_option(schema_text, "--schema")
     examples = [_json_option(text, "--example") for text in example_texts]
@@ -254,8 +273,8 @@ def ensure(name: str, description: str, schema_text: str | None,
     limits = sandbox_limits(timeout)
     stream = sys.stderr
     display = StationDisplay(stream, live=stream.isatty(), enabled=not as_json)
-    root = resolve_registry_path(registry_path)
     try:
+        signer = signer_option(sign_key)
         spec = ToolSpec(name, description, schema, tuple(examples))
         generator = build_generator(
             generator_name, policy=policy, source_path=source_file, model=model,
@@ -263,9 +282,10 @@ def ensure(name: str, description: str, schema_text: str | None,
             max_tokens=max_tokens, effort=effort, retries=retries, timeout=model_timeout,
         )
         echo_model_notice(generator)
-        configure_logs(log_level, root, audit=True)
-        with Dyntools(root, policy=policy, generator=generator, limits=limits,
-                      require_layers=layers, max_attempts=max_attempts, executor=executor,
+        registry = _open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
+                                  must_exist=False)
+        with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
+                      max_attempts=max_attempts, signer=signer, executor=executor,
                       ray_address=ray_address) as dt:
             similar = []
             if description.strip() and not new_version and dt.tool(name) is None:
@@ -278,8 +298,11 @@ def ensure(name: str, description: str, schema_text: str | None,
                                    on_station=display)
             else:
                 result = dt.ensure(spec, new_version=new_version,
-                                   contract_change=contract_change, on_station=display)
+                                   contract_change=contract_change, on_station=display,
+                                   require_approval=require_approval)
             called: dict[str, Any] | None = None
+            if result.pending:
+                _pending_exit(result, as_json, similar)
             if params is not None:
                 called = _timed_call(dt, served, params, display, result.version)
     except DyntoolsError as exc:
@@ -300,6 +323,37 @@ def ensure(name: str, description: str, schema_text: str | None,
         click.echo(f"{name} v{result.version}: {how}")
     if called is not None:
         click.echo(json.dumps(called))
+
+
+def _open_registry(registry_path: str | None, policy: Any, trusted_keys: str | None,
+                   log_level: str, audit_log: str | None, *, must_exist: bool) -> Any:
+    """The checked registry path (one line and exit 2 when it is a file, missing or
+    unreadable), logging with its audit trail, and the registry opened under the trusted keys.
+    A missing registry is created only when it need not exist (ensure)."""
+    from dyntools.registry import Registry
+
+    root = registry_root(registry_path, must_exist=must_exist)
+    keys = trusted_keys_option(trusted_keys)
+    setup_logging(log_level, root, audit=True, audit_log=audit_log)
+    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys)
+
+
+def _pending_exit(result: Any, as_json: bool, similar: list[Any]) -> None:
+    """A verified version that waits for a reviewer: a summary, and exit 17."""
+    if as_json:
+        click.echo(json.dumps({"ok": False, **result.as_dict(),
+                               "similar": [{"name": h.name, "score": h.score} for h in similar],
+                               "reused": None}, indent=2))
+    else:
+        record = result.record
+        how = ("generated, gated and verified" if result.created
+               else "already waiting (nothing generated)")
+        click.echo(f"{record.name} v{record.version}: pending approval ({how}); it is not "
+                   "served until a reviewer approves it")
+        click.echo(f"  read it:    dyntools show {record.name} --version {record.version}")
+        click.echo(f"  approve it: {result.approve_command} [--reason TEXT] [--sign-key KEY]")
+        click.echo(f"  reject it:  dyntools reject {record.name} {record.version} --reason TEXT")
+    sys.exit(EXIT_PENDING)
 
 
 def _echo_similar(similar: list[Any], reused: bool) -> None:
@@ -336,22 +390,21 @@ def _ms(started: float) -> float:
 @common_options
 def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
          timeout: float | None, require_layers: str | None, log_level: str,
-         as_json: bool, executor: str | None, ray_address: str | None) -> None:
+         as_json: bool, executor: str | None, ray_address: str | None,
+         trusted_keys: str | None, audit_log: str | None) -> None:
     """Call the current version of tool NAME with --params; print the result JSON."""
     from dyntools.cli.check_cmd import policy_option
     from dyntools.pipeline import Dyntools
-    from dyntools.registry import Registry, resolve_registry_path
     from dyntools.registry.records import require_valid_name
 
     params = _json_option(params_text, "--params")
     policy = policy_option(allowlist)
     layers = require_layers_option(require_layers)
     limits = sandbox_limits(timeout)
-    root = resolve_registry_path(registry_path)
     try:
         require_valid_name(name)
-        configure_logs(log_level, root, audit=root.is_dir())
-        registry = Registry.open(root, policy, create=False)
+        registry = _open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
+                                  must_exist=True)
         with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
                       ray_address=ray_address) as dt:
             result = dt.call(name, params)

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from dyntools.cli import main
-from dyntools.cli.options import executor_options
+from dyntools.cli.options import audit_log_option, executor_options, trusted_keys_click
 from dyntools.terminal import terminal_safe
 
 GENERATOR_OPTIONS_HELP = (
@@ -34,7 +34,7 @@ GENERATOR_OPTIONS_HELP = (
               help="Generation attempts when the gate refuses (models only).")
 @click.option("--watch/--no-watch", default=True, show_default=True,
               help="Watch the registry folder and apply changes (and notify clients) live.")
-@click.option("--registry", "registry_path", type=click.Path(file_okay=False), default=None,
+@click.option("--registry", "registry_path", type=click.Path(), default=None,
               help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).")
 @click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
               help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
@@ -63,12 +63,15 @@ GENERATOR_OPTIONS_HELP = (
 @click.option("--allow-remote", is_flag=True,
               help="http: allow a --host that is not a loopback address.")
 @executor_options
+@trusted_keys_click
+@audit_log_option
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
               require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
               transport: str, host: str, port: int, token_file: str | None,
-              allow_remote: bool, executor: str | None, ray_address: str | None) -> None:
+              allow_remote: bool, executor: str | None, ray_address: str | None,
+              trusted_keys: str | None, audit_log: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
@@ -80,12 +83,18 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
     from dyntools.catalog import Catalog
     from dyntools.cli.check_cmd import policy_option
-    from dyntools.cli.options import configure_logs, echo_model_notice, sandbox_limits
+    from dyntools.cli.options import (
+        echo_model_notice,
+        registry_root,
+        sandbox_limits,
+        setup_logging,
+        trusted_keys_option,
+    )
     from dyntools.cli.options import require_layers as require_layers_option
     from dyntools.errors import DyntoolsError
     from dyntools.generators import Generator, build_generator
     from dyntools.pipeline import Dyntools
-    from dyntools.registry import resolve_registry_path
+    from dyntools.registry import Registry
 
     names = tuple(n.strip() for n in generator_names.split(",") if n.strip())
     unknown = sorted(set(names) - set(KNOWN_GENERATORS))
@@ -95,7 +104,6 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     policy = policy_option(allowlist)
     layers = require_layers_option(require_layers)
     limits = sandbox_limits(timeout)
-    root = resolve_registry_path(registry_path)
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
 
     def factory(name: str) -> Generator:
@@ -110,13 +118,17 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
                        if transport == "http" else (None, None))
         if transport != "http" and (token_file or allow_remote):
             raise click.UsageError("--token-file and --allow-remote apply to --transport http")
-        configure_logs(log_level, root, audit=True)
-        dyntools = Dyntools(root, policy=policy, limits=limits, require_layers=layers,
+        root = registry_root(registry_path, must_exist=False)
+        keys = trusted_keys_option(trusted_keys)
+        setup_logging(log_level, root, audit=True, audit_log=audit_log)
+        registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys)
+        dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
                             ray_address=ray_address)
     except DyntoolsError as exc:
-        raise click.UsageError(
-            f"{exc.station}/{exc.reason}: {terminal_safe(exc.message)}") from exc
+        click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
+                   err=True)
+        raise SystemExit(2) from None
     if transport == "http" and not token_file:
         # Shown once, here, and never logged or stored: copy it into the client's config.
         click.echo(f"bearer token (shown once): {token}", err=True)

@@ -137,6 +137,11 @@ def _tool_status(registry: Registry, name: str) -> str:
         parts.append(f"{len(state.unrecorded)} unrecorded")
     if state.current is None:
         parts.append("no usable version")
+    last = max((r.last_decision for r in state.records.values() if r.last_decision),
+               key=lambda d: str(d.get("time")), default=None)
+    if last is not None:
+        parts.append(f"last decision: {terminal_safe(last.get('action'))} by "
+                     f"{terminal_safe(last.get('by'))}")
     return ", ".join(parts) or "ok"
 
 
@@ -241,6 +246,14 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     click.echo(f"# sha256 {record.sha256}  created {record.created}")
     prov = ", ".join(f"{k}={v}" for k, v in record.provenance.items() if v is not None)
     click.echo(f"# provenance: {prov}")
+    for decision in record.decisions:
+        why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
+        signed = " (signed)" if decision.get("signed_by_key") else ""
+        click.echo(f"# {terminal_safe(decision.get('action'))} by "
+                   f"{terminal_safe(decision.get('by'))} at {decision.get('time')}{signed}{why}")
+    if record.signature is not None:
+        click.echo(f"# signature: ed25519 key {str(record.signature.get('key'))[:16]}... by "
+                   f"{terminal_safe(record.signature.get('approver'))}")
     verdict = "accepted" if record.gate.get("accepted") else "rejected"
     today = " (today's)" if record.policy_digest == registry.policy.digest else ""
     click.echo(f"# gate: {verdict} under allow-list {record.policy_digest[:12]}{today}")

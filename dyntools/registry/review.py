@@ -18,7 +18,7 @@ from dyntools import __version__
 from dyntools.findings import GateReport, to_sarif
 from dyntools.gate import check_source
 from dyntools.registry.core import Registry
-from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
+from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import ToolState, VersionRecord
 from dyntools.registry.store import read_regular
 from dyntools.terminal import terminal_safe
@@ -80,7 +80,7 @@ def _tool_review(state: ToolState) -> dict[str, Any]:
 
 def build_review(registry: Registry) -> dict[str, Any]:
     tools = [_tool_review(state) for state in registry.tools()]
-    counts = {APPROVED: 0, REJECTED: 0, QUARANTINED: 0}
+    counts = {APPROVED: 0, REJECTED: 0, QUARANTINED: 0, PENDING: 0, RETIRED: 0}
     for state in registry.tools():
         for record in state.records.values():
             counts[record.status] = counts.get(record.status, 0) + 1
@@ -117,7 +117,8 @@ def render_review_text(review: dict[str, Any]) -> str:
         f"dyntools registry review: {review['registry']}",
         f"allow-list: {policy['path']} (sha256 {_short(policy['digest'])})",
         f"{s['tools']} tool(s), {s['versions']} version(s): {s[APPROVED]} approved, "
-        f"{s[QUARANTINED]} quarantined, {s[REJECTED]} rejected; {s['unrecorded']} unrecorded "
+        f"{s[QUARANTINED]} quarantined, {s[REJECTED]} rejected, {s[PENDING]} pending, "
+        f"{s[RETIRED]} retired; {s['unrecorded']} unrecorded "
         f"file(s); {s['invalid_manifests']} invalid manifest(s)",
     ]
     for tool in review["tools"]:
@@ -170,6 +171,12 @@ def _render_version(
     if status != APPROVED:
         reason = terminal_safe(version["reason"])
         lines.append(f"       {version['reason_code'] or status}: {reason}")
+    for decision in version.get("decisions", []):
+        why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
+        signed = " (signed)" if decision.get("signed_by_key") else ""
+        lines.append(f"       {terminal_safe(decision.get('action'))} by "
+                     f"{terminal_safe(decision.get('by'))} at {decision.get('time')}"
+                     f"{signed}{why}")
     for finding in version["findings"]:
         lines.append(
             f"       {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}"
@@ -194,6 +201,11 @@ _REGISTRY_RULES = {
     "not_a_regular_file": "A recorded version file is a symlink or not a regular file.",
     "unreadable": "A recorded version file cannot be read.",
     "quarantined_by_reviewer": "A reviewer quarantined this version.",
+    "unsigned": "Trusted keys are configured and this version carries no signature.",
+    "bad_signature": "The version's signature is invalid or not by a trusted key.",
+    "gate_rejected": "The version fails today's gate.",
+    "name_mismatch": "The version's NAME is not its folder's tool name.",
+    "hard_linked": "The version file has more than one hard link.",
     "unrecorded": "A file in the registry that no manifest vouches for.",
     "manifest_invalid": "A tool's manifest cannot be parsed; none of its versions is trusted.",
 }
