@@ -176,7 +176,7 @@ def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
 
 
 _common = [
-    click.option("--registry", "registry_path", type=click.Path(), default=None,
+    click.option("--registry", "registry_path", type=str, default=None,
                  help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
     click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
                  help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "

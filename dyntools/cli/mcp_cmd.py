@@ -34,7 +34,7 @@ GENERATOR_OPTIONS_HELP = (
               help="Generation attempts when the gate refuses (models only).")
 @click.option("--watch/--no-watch", default=True, show_default=True,
               help="Watch the registry folder and apply changes (and notify clients) live.")
-@click.option("--registry", "registry_path", type=click.Path(), default=None,
+@click.option("--registry", "registry_path", type=str, default=None,
               help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).")
 @click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
               help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")

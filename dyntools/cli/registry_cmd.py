@@ -68,7 +68,7 @@ def registry_options(command: F, *, writes: bool = False, must_exist: bool = Tru
     @click.option(
         "--registry",
         "registry_path",
-        type=click.Path(),
+        type=str,  # checked by registry_root: one line, the same for the variable
         default=None,
         help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).",
     )

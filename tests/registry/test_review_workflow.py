@@ -383,7 +383,7 @@ def _read_only_prefix(root: Path) -> tuple[str, ...]:
                            capture_output=True, check=False)
     if probe.returncode != 0:
         pytest.skip(f"cannot make a read-only mount here: {probe.stderr!r}")
-    return ("unshare", "-m", "sh", "-c", f'mount --bind -o ro "$0" "$0" && shift && exec "$@"',
+    return ("unshare", "-m", "sh", "-c", 'mount --bind -o ro "$0" "$0" && shift && exec "$@"',
             str(root), "--")
 
 
@@ -445,7 +445,7 @@ def test_interrupting_ensure_at_random_points_leaves_the_registry_reviewable(
             env=env_without_dyntools())
         time.sleep(rng.uniform(0.05, 1.2))
         process.send_signal(signum)
-        out, err = process.communicate(timeout=60)
+        _out, err = process.communicate(timeout=60)
         assert "Traceback" not in err, err
         expected = 130 if signum == signal.SIGINT else 143
         assert process.returncode in (0, expected), (process.returncode, err)
