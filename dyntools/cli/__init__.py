@@ -18,6 +18,12 @@ class _Group(click.Group):
     with one line on stderr and an `interrupted` audit event, never a traceback (click's
     own handling would print "Aborted!" and exit 1, the gate-rejection code)."""
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from dyntools import interrupts
+
+        interrupts.install()  # as early as the console script allows
+        return super().main(*args, **kwargs)
+
     def invoke(self, ctx: click.Context) -> Any:
         from dyntools import interrupts
 
