@@ -17,14 +17,13 @@ recorded as rejected with the failing example, and the exit code is 12.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import click
 
 from dyntools.cli import main
-from dyntools.cli.options import sign_key_click, signer_option
+from dyntools.cli.options import json_option, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
 from dyntools.errors import DyntoolsError, UsageError
 from dyntools.registry import Registry, VersionRecord
@@ -157,12 +156,7 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
 
     if (version is None) == (file_path is None):
         raise UsageError("give either VERSION (a pending or dropped-in version) or --file PATH")
-    examples = []
-    for text in example_texts:
-        try:
-            examples.append(json.loads(text))
-        except ValueError as exc:
-            raise UsageError(f"--example is not valid JSON: {exc}") from None
+    examples = [json_option(text, "--example") for text in example_texts]
     signer = signer_option(sign_key)
     data = None
     if file_path is not None:
