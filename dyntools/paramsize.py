@@ -35,13 +35,23 @@ def params_units(value: Any, limit: int, max_depth: int = MAX_PARAMS_DEPTH) -> i
             if depth > max_depth:
                 raise TooDeep(f"params nest deeper than {max_depth} levels")
             units += 1
+            if units + len(item) > limit:  # every member is at least one unit
+                return units + len(item)
             for key, child in item.items():
                 units += len(key) if type(key) is str else 1
-                push((child, depth + 1))
+                child_kind = type(child)
+                if child_kind is str:  # scalars inline: a call's params are mostly these
+                    units += 1 + len(child)
+                elif child_kind in _SCALARS:
+                    units += 1
+                else:
+                    push((child, depth + 1))
         elif kind is list or kind is tuple:
             if depth > max_depth:
                 raise TooDeep(f"params nest deeper than {max_depth} levels")
             units += 1
+            if units + len(item) > limit:  # every item is at least one unit
+                return units + len(item)
             if item and set(map(type, item)) <= _SCALARS:
                 units += len(item)  # numbers, booleans, nulls: no walk needed
             else:
