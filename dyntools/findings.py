@@ -106,7 +106,8 @@ RULES: dict[str, Rule] = _rules(
     ("DT202", IM, "member-not-allowed", "The module member is not on the allow-list."),
     ("DT203", IM, "star-import", "import * hides what a file uses."),
     ("DT204", IM, "relative-import", "Relative imports are not allowed."),
-    ("DT205", IM, "nested-import", "Imports are only allowed at the top level."),
+    ("DT205", IM, "nested-import",
+     "Imports are only allowed at the top level and in function bodies (not in a class body)."),
     ("DT206", IM, "module-as-value",
      "An imported module name may only be used as module.member with an allowed member; it "
      "may not be stored, passed, returned or aliased."),

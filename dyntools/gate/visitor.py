@@ -52,11 +52,14 @@ class Scope:
     bound: set[str] = field(default_factory=set)
     loads: list[Load] = field(default_factory=list)
     has_yield: bool = False
+    # Names this scope binds by an import (the module scope's dict is GateVisitor.imports).
+    imports: dict[str, ImportBinding] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class ImportBinding:
-    """A top-level name bound by an import: a module, a package prefix, or a member."""
+    """A name bound by an import (at the top level or in a function body): a module, a
+    package prefix, or a member."""
 
     kind: str  # "module", "package", "member", "refused"
     dotted: str
@@ -87,7 +90,7 @@ class GateVisitor:
         self.denied_prefixes = tuple(policy.denied_attribute_prefixes)
         self.module_scope = Scope("module", None)
         self.scope = self.module_scope
-        self.imports: dict[str, ImportBinding] = {}
+        self.imports: dict[str, ImportBinding] = self.module_scope.imports
         self.function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool] = {}
         self._dispatch = _dispatch_table(HANDLED_NODES)
         self.code_counts: dict[str, int] = {}
@@ -187,7 +190,15 @@ class GateVisitor:
         scope = self.scope
         parent = scope.parent
         assert parent is not None
+        imports = scope.imports
         for load in scope.loads:
+            if imports:
+                binding = imports.get(load.name)
+                if binding is not None:
+                    # A function-level import: the same member rules as at the top level.
+                    if binding.kind != "member":
+                        self.check_module_chain(load, binding)
+                    continue
             if load.name not in scope.bound:
                 parent.loads.append(load)
         self.scope = parent
@@ -305,6 +316,15 @@ class GateVisitor:
     def top_level(self) -> bool:
         return self.scope is self.module_scope
 
+    def import_allowed_here(self, node: ast.AST) -> bool:
+        """Imports stand at the top level or in a function body (not in a class body)."""
+        if self.scope.kind in ("module", "function"):
+            return True
+        self.report(
+            node, "DT205", "imports are only allowed at the top level or in a function body"
+        )
+        return False
+
     def bind_import(self, name: str, binding: ImportBinding, node: ast.AST) -> None:
         policy = self.policy
         if name in policy.builtins or name in policy.denied_builtins or name in (
@@ -314,12 +334,11 @@ class GateVisitor:
                 node, "DT208", f"import binds {name!r}, which shadows a builtin or contract name"
             )
         self.bind(name, node)
-        if self.top_level():
-            self.imports[name] = binding
+        if self.scope.kind in ("module", "function"):
+            self.scope.imports[name] = binding
 
     def visit_Import(self, node: ast.Import) -> None:
-        if not self.top_level():
-            self.report(node, "DT205", "imports are only allowed at the top level")
+        self.import_allowed_here(node)
         policy = self.policy
         for alias in node.names:
             dotted = alias.name
@@ -346,8 +365,7 @@ class GateVisitor:
             # A compiler directive (annotations stay unevaluated strings), common in modern
             # code; the sandbox drops it from the tree it compiles, with the annotations.
             return
-        if not self.top_level():
-            self.report(node, "DT205", "imports are only allowed at the top level")
+        self.import_allowed_here(node)
         policy = self.policy
         if node.level:
             self.report(node, "DT204", "relative imports are not allowed")

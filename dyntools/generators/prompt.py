@@ -60,7 +60,8 @@ only, in this order:
 - an optional module docstring;
 - imports of allowed modules and members only: `import MODULE` (then use it only as
   `MODULE.member` with an allowed member, never as a value) or `from MODULE import member`;
-  never `import *`, never relative imports, never imports inside functions;
+  never `import *`, never relative imports; the same imports may also stand inside a
+  function body, with the same rules (never in a class body);
 - UPPERCASE constants whose values are literals (str, int, float, bool, None, and lists,
   tuples and dicts of literals):
   NAME (required) = the tool name exactly,

@@ -118,11 +118,12 @@ def is_future_annotations(node: ast.ImportFrom) -> bool:
 def imported_modules(tree: ast.Module) -> set[str]:
     """Dotted names of the modules the file imports (absolute imports only).
 
-    Only top-level statements are read: the gate accepts imports nowhere else, and a module
-    missing from the worker is refused by its import guard anyway.
+    The whole tree is read: the gate accepts imports at the top level and in function bodies,
+    and the worker imports (before lockdown) only what this returns; a module missing from
+    the worker is refused by its import guard.
     """
     names: set[str] = set()
-    for node in tree.body:
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif (isinstance(node, ast.ImportFrom) and node.module and not node.level

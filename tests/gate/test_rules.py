@@ -62,7 +62,29 @@ CASES: list[tuple[str, str, str]] = [
     ("DT202", tool(top="from typing import get_type_hints  #!\n"), tool(top="from typing import Optional\n")),
     ("DT203", tool(top="from math import *  #!\n"), tool(top="from math import sqrt\n")),
     ("DT204", tool(top="from . import sibling  #!\n"), tool(top="from math import floor\n")),
-    ("DT205", tool("    import math  #!\n    return {}\n"), tool("    return {}\n", top="import math\n")),
+    ("DT205", tool(top="class Holder:\n    import math  #!\n"),
+     tool("    import math\n    return {'x': math.pi}\n")),
+    # Function-level imports: the same member rules as at the top level (issue 15).
+    ("DT201", tool("    import os  #!\n    return {}\n"),
+     tool("    import math\n    return {'x': math.sqrt(4)}\n")),
+    ("DT202", tool("    from typing import get_type_hints  #!\n    return {}\n"),
+     tool("    from typing import Optional\n    x: Optional[int] = None\n    return {'x': x}\n")),
+    ("DT203", tool("    from math import *  #!\n    return {}\n"),
+     tool("    from math import sqrt\n    return {'x': sqrt(4)}\n")),
+    ("DT204", tool("    from . import sibling  #!\n    return {}\n"),
+     tool("    from math import floor\n    return {'x': floor(1.5)}\n")),
+    ("DT206", tool("    import math\n    return {'m': [math]}  #!\n"),
+     tool("    import math\n    return {'m': [math.pi]}\n")),
+    ("DT206", tool("    def inner():\n        return re  #!\n    import re\n    return {'x': inner()}\n"),
+     tool("    def inner():\n        return re.escape('a')\n    import re\n    return {'x': inner()}\n")),
+    ("DT207", tool("    from json import decoder  #!\n    return {}\n"),
+     tool("    from json import loads\n    return {'x': loads('1')}\n")),
+    ("DT207", tool("    import json as codec\n    return {'x': codec.decoder}  #!\n"),
+     tool("    import json as codec\n    return {'x': codec.dumps(1)}\n")),
+    ("DT208", tool("    from json import loads as print  #!\n    return {}\n"),
+     tool("    from json import loads as parse_json\n    return {'x': parse_json('1')}\n")),
+    ("DT402", tool("    import operator\n    return {'x': operator.attrgetter('a')}  #!\n"),
+     tool("    import operator\n    return {'x': operator.add(1, 2)}\n")),
     ("DT206", tool("    module = re  #!\n    return {}\n"),
      tool("    found = re.findall('a', params['text'])\n    return {'n': len(found)}\n")),
     ("DT206", tool("    return {'n': len([json])}  #!\n"), tool("    return {'s': json.dumps([1])}\n")),
@@ -226,6 +248,19 @@ def test_local_names_shadow_builtins_and_modules() -> None:
         "    return {'x': re, 'y': json.dumps(type)}\n"
     )
     assert check_source(source).accepted
+
+
+def test_function_level_import_binds_only_in_its_function() -> None:
+    source = tool(
+        "    return {'x': math.pi}  #!\n",
+        top="def helper():\n    import math\n    return math.pi\n",
+    )
+    report = check_source(source)
+    assert ("DT306", _marked_line(source)) in {(f.code, f.line) for f in report.findings}
+    assert check_source(tool(
+        "    import math\n    return {'x': math.pi, 'y': helper()}\n",
+        top="def helper():\n    import math\n    return math.pi\n",
+    )).accepted
 
 
 def test_module_name_only_as_allowed_member_base() -> None:

@@ -347,3 +347,48 @@ def test_start_prewarms_every_slot(tool, policy, limits):
         pool.start()  # already full: nothing more starts
         assert pool.stats["started"] == 3
         assert pool.layers["seccomp"]["active"]
+
+
+FUNCTION_IMPORTS = '''
+def helper(values):
+    from statistics import median
+
+    return median(values)
+
+
+def run(params):
+    import math
+    import json as codec
+
+    def root(value):
+        return math.isqrt(value)
+
+    return {"root": root(params["n"]), "median": helper([1, params["n"], 9]),
+            "text": codec.dumps({"n": params["n"]})}
+'''
+
+
+def test_function_level_imports_run_in_a_worker(tool, policy, limits):
+    # No top-level import at all: the worker must still import math, statistics and json
+    # (before lockdown) because the functions import them (issue 15).
+    from dyntools.gate import check_source
+
+    path = tool(FUNCTION_IMPORTS)
+    assert check_source(path.read_text(), policy).accepted
+    with WorkerPool(path, module_name="fimports_v1", policy=policy, limits=limits,
+                    size=1) as pool:
+        assert pool.call({"n": 17}) == {"root": 4, "median": 9, "text": '{"n": 17}'}
+        assert pool.call({"n": 4}) == {"root": 2, "median": 4, "text": '{"n": 4}'}
+
+
+def test_a_function_level_import_of_a_refused_member_is_stopped_in_the_worker(
+        tool, policy, limits):
+    # The gate refuses it (DT202); with the gate bypassed the worker's import guard holds.
+    path = tool('''
+        def run(params):
+            from typing import get_type_hints
+            return {"x": 1}
+        ''')
+    with WorkerPool(path, module_name="fimports_v2", policy=policy, limits=limits,
+                    size=1) as pool, pytest.raises(SandboxViolation):
+        pool.call({})

@@ -8,5 +8,5 @@ DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 def run(params):
-    import os  # expect: DT205 DT201
+    import os  # expect: DT201
     return {"cwd": os.getcwd()}

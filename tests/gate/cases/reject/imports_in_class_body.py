@@ -1,12 +1,14 @@
-# technique: import statement inside a function body
+# technique: import inside a class body (class scope, neither top level nor a function)
 # source: dyntools DESIGN.md section 1/3 (the tool-file contract)
 # family: imports
-"""Attack case: import statement inside a function body."""
+"""Attack case: an import in a class body."""
 
-NAME = "nested_import"
+NAME = "class_body_import"
 DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
-def run(params):
+class Holder:  # expect: DT102
     import math  # expect: DT205
-    return {"root": math.sqrt(len(params["text"]))}
+
+def run(params):
+    return {"x": 1}
