@@ -4,7 +4,9 @@
 
 Prints: the in-process call of a trivial tool (the floor), a bare pipe round trip to an idle
 child (the boundary floor), the warm round trip through the sandbox with every layer on
-(median, p99), the cold call (start a locked-down worker and call it), and two compute-bound
+(median, p99), the slowest of 10,000 warm calls through a pool with default settings (its
+workers retire and are replaced in the background meanwhile), the cold call (start a
+locked-down worker and call it), and two compute-bound
 tools under dyntools, plain CPython in-process, RestrictedPython's stock guards and smolagents'
 LocalPythonExecutor, as ratios against the targets.
 """
@@ -227,6 +229,12 @@ def guard_costs() -> None:
 MATCH = __import__("re").match("a", "a")
 
 
+def cold_estimate(files: dict[str, Path], policy: Any, limits: SandboxLimits) -> float:
+    """One cold call of the trivial tool, for scale next to the slowest warm call."""
+    return min(timed(lambda: run_once(files["trivial"], {"value": 1}, policy=policy,
+                                      limits=limits), 3))
+
+
 def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="dyntools-bench-"))
     try:
@@ -278,6 +286,20 @@ def run_bench(folder: Path) -> None:
           f"p99 {us(percentile(warm, 0.99))}   target < 30 µs median: "
           f"{'met' if warm_median < 30e-6 else 'MISSED'} ({warm_median / 30e-6:.2f}x of "
           f"target; {warm_median / pipe_median:.2f}x bare pipe)")
+
+    # Default settings (size 2, a worker retires every 1,000 calls): retirements happen
+    # during these calls, and their replacements must start in the background.
+    with WorkerPool(files["trivial"], module_name="echo_v1", policy=policy,
+                    limits=limits) as pool:
+        pool.start()
+        default = timed(lambda: pool.call({"value": 1}), 10000)
+        stats = pool.stats
+    slowest = max(default)
+    cold = ms(cold_estimate(files, policy, limits)).strip()
+    print(f"10,000 warm calls, default pool settings  slowest {us(slowest)}  "
+          f"p99.9 {us(percentile(default, 0.999))}  median {us(statistics.median(default))}"
+          f"  ({stats['retired']} retired, {stats['cold_starts']} calls waited for a start, "
+          f"{stats['live']} live after; a cold call is ~{cold})")
 
     interpreter = statistics.median(timed(lambda: subprocess.run(
         [sys.executable, "-I", "-S", "-c", "pass"], check=True), cold_n))

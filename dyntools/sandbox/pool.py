@@ -2,9 +2,11 @@
 
 A call takes an idle worker (or starts one while the pool is below its size) and gives it
 back afterwards. A worker that timed out, crashed, hit a limit or tripped a guard is killed
-and replaced, never reused; a worker retires after `max_calls_per_worker` calls. `close()`
-stops new calls; calls already running finish and their workers retire when idle, which is
-how a hot reload lets the old version drain while the new one takes new calls.
+and replaced, never reused. A worker retires after `max_calls_per_worker` calls, without a
+call ever waiting for it: when it reaches the limit its replacement starts in the background
+and it keeps serving until the replacement is idle, then it ends. `close()` stops new calls;
+calls already running finish and their workers retire when idle, which is how a hot reload
+lets the old version drain while the new one takes new calls.
 """
 
 from __future__ import annotations
@@ -58,7 +60,12 @@ class WorkerPool:
         self._live = 0  # workers running or starting, counted against `size`
         self._closed = False
         self._warm = False
-        self._counts = {"started": 0, "replaced": 0, "retired": 0, "calls": 0}
+        # Workers past max_calls_per_worker: id -> False while their replacement is starting,
+        # True once it is idle (the old worker then ends as soon as it is idle itself).
+        self._due: dict[int, bool] = {}
+        # "cold_starts": calls that started a worker themselves and waited for it.
+        self._counts = {"started": 0, "replaced": 0, "retired": 0, "calls": 0,
+                        "cold_starts": 0}
         self.layers: dict[str, dict[str, Any]] = {}
         # A pool dropped without close(): end its idle workers and remove its directory.
         weakref.finalize(self, _abandon, self._idle, self._cwd)
@@ -106,6 +113,7 @@ class WorkerPool:
         with self._cond:
             self._closed = True
             idle, self._idle = self._idle, []
+            self._due.clear()
             self._live -= len(idle)
             self._counts["retired"] += len(idle)
             self._cond.notify_all()
@@ -144,27 +152,42 @@ class WorkerPool:
         self.layers = worker.start()
         return worker
 
-    def _spawn_idle(self) -> None:
-        """Start one worker for a slot already counted in `_live` and park it idle."""
+    def _spawn_idle(self, succeeds: WorkerProcess | None = None) -> None:
+        """Start one worker for a slot already counted in `_live` and park it idle. With
+        `succeeds` (a worker past its call limit), that worker ends once this one is idle."""
         try:
             worker = self._new_worker()
         except BaseException:
             with self._cond:
                 self._live -= 1
+                if succeeds is not None and id(succeeds) in self._due:
+                    # No replacement: the old worker ends at its next release, and the call
+                    # after that starts a worker itself (and reports the error).
+                    self._due[id(succeeds)] = True
                 self._cond.notify_all()
             raise
+        ended: list[WorkerProcess] = []
         with self._cond:
             if self._closed:
                 self._live -= 1
                 self._counts["retired"] += 1
                 self._cond.notify_all()
-                retire = True
+                ended.append(worker)
             else:
                 self._idle.append(worker)
+                if succeeds is not None and id(succeeds) in self._due:
+                    if succeeds in self._idle:
+                        self._idle.remove(succeeds)
+                        del self._due[id(succeeds)]
+                        self._live -= 1
+                        self._counts["retired"] += 1
+                        ended.append(succeeds)
+                    else:  # busy: it ends when its call is done
+                        self._due[id(succeeds)] = True
                 self._cond.notify()
-                retire = False
-        if retire:
-            worker.stop()
+        for old in ended:
+            old.stop()
+        if ended:
             self._maybe_remove_cwd()
 
     def _acquire(self) -> WorkerProcess:
@@ -180,6 +203,7 @@ class WorkerPool:
                     self._live += 1
                     self._busy += 1
                     self._counts["calls"] += 1
+                    self._counts["cold_starts"] += 1
                     break
                 self._cond.wait()
         try:
@@ -193,10 +217,13 @@ class WorkerPool:
 
     def _release(self, worker: WorkerProcess) -> None:
         replace = False
+        succeed = False
         with self._cond:
             self._busy -= 1
-            if worker.broken or worker.calls >= self.max_calls_per_worker or self._closed:
+            due = self._due.get(id(worker))
+            if worker.broken or self._closed or due:
                 self._live -= 1
+                self._due.pop(id(worker), None)
                 if worker.broken:
                     self._counts["replaced"] += 1
                     replace = self._warm and not self._closed
@@ -204,9 +231,17 @@ class WorkerPool:
                     self._counts["retired"] += 1
                 retire = True
             else:
+                if due is None and worker.calls >= self.max_calls_per_worker:
+                    # Its replacement starts now, in the background, over `size` for a
+                    # moment; this worker keeps serving until the replacement is idle.
+                    self._due[id(worker)] = False
+                    self._live += 1
+                    succeed = True
                 self._idle.append(worker)
                 retire = False
             self._cond.notify_all()
+        if succeed:
+            self._start_background(worker)
         if retire:
             if worker.broken:
                 worker.kill()
@@ -221,11 +256,15 @@ class WorkerPool:
             if self._closed or self._live >= self.size:
                 return
             self._live += 1
+        self._start_background(None)
+
+    def _start_background(self, succeeds: WorkerProcess | None) -> None:
+        """Start a worker for a slot already counted in `_live`, in a daemon thread."""
 
         def spawn() -> None:
             # On failure the next call starts a worker itself and reports the error.
             with contextlib.suppress(SandboxError):
-                self._spawn_idle()
+                self._spawn_idle(succeeds)
 
         threading.Thread(target=spawn, name="dyntools-sandbox-replace", daemon=True).start()
 

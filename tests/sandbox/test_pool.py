@@ -91,14 +91,81 @@ def test_runtime_errors_keep_the_worker(tool, policy, limits):
         assert pool.stats["started"] == 1
 
 
+def _settled(pool: WorkerPool, timeout: float = 20.0) -> dict:
+    """The pool's stats once no background start is pending (live == size, all idle)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        stats = pool.stats
+        if stats["live"] == stats["size"] == stats["idle"] or time.monotonic() > deadline:
+            return stats
+        time.sleep(0.01)
+
+
 def test_workers_recycle_after_max_calls(tool, policy, limits):
     path = tool(SQUARE)
     with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1,
                     max_calls_per_worker=3) as pool:
         for n in range(7):
             assert pool.call({"n": n})["square"] == n * n
-        assert pool.stats["started"] == 3
-        assert pool.stats["replaced"] == 0
+        stats = _settled(pool)
+        # The third call's release starts a replacement in the background; the old worker
+        # serves until the replacement is idle, so only the very first call (lazy pool)
+        # waited for a start.
+        assert stats["started"] >= 2
+        assert stats["retired"] == stats["started"] - 1
+        assert stats["cold_starts"] == 1
+        assert stats["replaced"] == 0
+
+
+def test_retired_workers_are_replaced_in_the_background(tool, policy, limits):
+    # Issue 15: a retirement used to cost the next call a cold start, and the pool shrank.
+    path = tool(SQUARE)
+    max_calls = 5
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=2,
+                    max_calls_per_worker=max_calls) as pool:
+        pool.start()
+        calls = 0
+        deadline = time.monotonic() + 60
+        while calls < 40 * max_calls or (pool.stats["retired"] < 6
+                                         and time.monotonic() < deadline):
+            assert pool.call({"n": calls})["square"] == calls * calls
+            calls += 1
+        stats = _settled(pool)
+        assert stats["retired"] >= 6, stats  # many generations of workers came and went
+        assert stats["cold_starts"] == 0, stats  # no call ever waited for a start
+        assert stats["live"] == stats["idle"] == 2, stats  # still warm, at full size
+        assert stats["started"] == stats["retired"] + 2, stats
+        # Concurrent callers too: every call answered, the pool back at full size after.
+        with ThreadPoolExecutor(max_workers=4) as executor:
+            results = list(executor.map(lambda n: pool.call({"n": n}), range(100)))
+        assert results == [{"square": n * n, "n": n} for n in range(100)]
+        stats = _settled(pool)
+        assert stats["live"] == stats["idle"] == 2, stats
+        assert stats["started"] == stats["retired"] + 2, stats
+
+
+def test_a_failed_background_start_falls_back_to_a_call_start(tool, policy, limits,
+                                                                monkeypatch):
+    path = tool(SQUARE)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1,
+                    max_calls_per_worker=2) as pool:
+        pool.start()
+        real_new_worker = pool._new_worker
+        failures = {"n": 0}
+
+        def failing() -> object:
+            if failures["n"] == 0:
+                failures["n"] += 1
+                raise WorkerCrashed("no start this time")
+            return real_new_worker()
+
+        monkeypatch.setattr(pool, "_new_worker", failing)
+        for n in range(8):
+            assert pool.call({"n": n})["square"] == n * n
+        stats = _settled(pool)
+        assert failures["n"] == 1
+        assert stats["live"] == stats["idle"] == 1, stats
+        assert stats["cold_starts"] <= 1, stats
 
 
 def test_close_lets_running_calls_finish(tool, policy, limits):
