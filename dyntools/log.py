@@ -1,7 +1,6 @@
-"""structlog configuration: JSON lines on stderr, and optionally an audit file.
+"""dyntools' logging: JSON lines on stderr, and optionally an audit file.
 
-stdout belongs to CLI results and to the MCP stdio protocol, and structlog writes to stdout by
-default, so `configure_logging` must run before anything logs in a process that prints results.
+stdout belongs to CLI results and to the MCP stdio protocol, so nothing here writes to stdout.
 The audit file (normally `<registry>/audit.log`) always receives info and above, whatever the
 stderr level, so a quiet terminal never means a thin audit trail.
 
@@ -9,44 +8,174 @@ stderr level, so a quiet terminal never means a thin audit trail.
     log = get_logger("pipeline")
     log.info("station", station="gate", tool="slugify_text", outcome="accepted", ms=0.4)
 
-Tests read events with `structlog.testing.capture_logs()`, which works with or without this.
+Nothing here changes the host application's logging: `configure_logging` sets up dyntools'
+own outputs and never calls `structlog.configure`, and `get_logger` configures nothing. Where
+an event goes is decided when it is logged:
+
+1. while `structlog.testing.capture_logs()` is active, to structlog (tests read events so);
+2. after `configure_logging`, to its stderr stream and audit file;
+3. otherwise, if the host configured structlog, to structlog as the host configured it;
+4. otherwise to stderr at warning and above (a library caller's stdout stays clean).
+
+The audit file is JSON lines, written through a queue: an event costs the caller an append
+(no JSON, no system call; values are rendered later, so log values you do not change
+afterwards). A background thread renders, writes and flushes within `FLUSH_INTERVAL_S`; so do
+`flush_logs()`, exit, SIGTERM (the handler, installed only when an audit file is configured,
+flushes and then does what the previous handler did: ends the process by the signal, or calls
+the host's handler), and a further `configure_logging` call, which closes the previous file
+(no handle leaks).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import json as _json
+import os
+import signal
 import sys
+import threading
+import time
+from collections import deque
+from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import IO, Any
 
 import structlog
+from structlog.testing import LogCapture
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 AUDIT_LEVEL = LEVELS["info"]
+FLUSH_INTERVAL_S = 0.2
 _LEVEL_ALIASES = {"warn": "warning", "exception": "error", "fatal": "critical", "msg": "info"}
+_UTC = UTC
+_ENCODER = _json.JSONEncoder(default=repr)  # built once: json.dumps(default=) builds one a call
 
 
-class _Tee:
-    """A structlog output logger that sends each line to stderr and to the audit file."""
+class _AuditWriter:
+    """An append-only file fed through a queue: the caller only appends the event (rendering
+    and the system call happen later, in one batch), and a daemon thread renders, writes and
+    flushes within FLUSH_INTERVAL_S of an event; flush() and close() do it at once."""
 
-    def __init__(self, stderr: IO[str], stderr_level: int, audit: IO[str] | None) -> None:
-        self._stderr = stderr
-        self._stderr_level = stderr_level
-        self._audit = audit
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._file: IO[str] | None = open(  # noqa: SIM115 - closed by close()
+            path, "a", encoding="utf-8", buffering=1 << 16
+        )
+        # Items are rendered lines (str) or (event_dict, unix time) still to render.
+        self._queue: deque[Any] = deque()
+        self._lock = threading.RLock()  # RLock: the SIGTERM handler may run inside flush()
+        self._dirty = threading.Event()
+        self._closed = False
+        self._thread: threading.Thread | None = None
 
-    def _emit(self, level: int, message: str) -> None:
-        if level >= self._stderr_level:
-            self._stderr.write(message + "\n")
-            self._stderr.flush()
-        if self._audit is not None and level >= AUDIT_LEVEL:
-            self._audit.write(message + "\n")
-            self._audit.flush()
+    def add(self, item: Any) -> None:
+        self._queue.append(item)
+        if not self._dirty.is_set():
+            self._dirty.set()
+            if self._thread is None:
+                self._start_flusher()
 
-    def __getattr__(self, method: str) -> Any:
-        name = _LEVEL_ALIASES.get(method, method)
-        if name not in LEVELS:
-            raise AttributeError(method)
-        level = LEVELS[name]
-        return lambda message: self._emit(level, message)
+    def _start_flusher(self) -> None:
+        with self._lock:
+            if self._thread is not None or self._closed:
+                return
+            self._thread = threading.Thread(target=self._flush_loop, daemon=True,
+                                            name="dyntools-audit-flush")
+            self._thread.start()
+
+    def _flush_loop(self) -> None:
+        while not self._closed:
+            self._dirty.wait()
+            if self._closed:
+                return
+            # Let events gather for a moment, then write them in one system call.
+            time.sleep(FLUSH_INTERVAL_S)
+            self._dirty.clear()
+            self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            file = self._file
+            if file is None:
+                return
+            queue = self._queue
+            try:
+                while queue:
+                    item = queue.popleft()
+                    if type(item) is not str:
+                        event_dict, stamp = item
+                        event_dict["timestamp"] = _timestamp(stamp)
+                        item = _ENCODER.encode(event_dict) + "\n"
+                    file.write(item)
+                file.flush()
+            except (OSError, ValueError, RuntimeError):
+                pass  # a full disk must not break the caller; the next flush retries
+
+    def close(self) -> None:
+        with self._lock:
+            self.flush()
+            self._closed = True
+            file, self._file = self._file, None
+        self._dirty.set()  # wakes the flusher, which sees _closed and ends
+        if file is not None:
+            with contextlib.suppress(OSError, ValueError):
+                file.close()
+
+
+def _timestamp(stamp: float) -> str:
+    return datetime.fromtimestamp(stamp, _UTC).isoformat().replace("+00:00", "Z")
+
+
+class _Outputs:
+    """What `configure_logging` set up: where events go and how they are rendered."""
+
+    def __init__(self, stderr: IO[str] | None, stderr_level: int,
+                 audit: _AuditWriter | None, json: bool) -> None:
+        self.stderr = stderr  # None: sys.stderr at the time of the event
+        self.stderr_level = stderr_level
+        self.audit = audit
+        self.min_level = min(stderr_level, AUDIT_LEVEL) if audit is not None else stderr_level
+        self.json = json
+        self._console: Any = None
+
+    def emit(self, level: int, name: str, event_dict: dict[str, Any]) -> None:
+        event_dict["level"] = name
+        if "exc_info" in event_dict:  # the exception exists only now: format it now
+            event_dict = dict(structlog.processors.format_exc_info(None, name, event_dict))
+        if level >= self.stderr_level:
+            event_dict["timestamp"] = _timestamp(time.time())
+            line = self.render(name, event_dict) + "\n"
+            stream = self.stderr if self.stderr is not None else sys.stderr
+            stream.write(line)
+            stream.flush()
+            if self.audit is not None:
+                self.audit.add(line if self.json else _ENCODER.encode(event_dict) + "\n")
+        elif self.audit is not None and level >= AUDIT_LEVEL:
+            # Rendered by the flusher: the caller pays for an append, not for JSON.
+            self.audit.add((event_dict, time.time()))
+
+    def render(self, name: str, event_dict: dict[str, Any]) -> str:
+        if self.json:
+            return _ENCODER.encode(event_dict)
+        if self._console is None:
+            self._console = structlog.dev.ConsoleRenderer(colors=False)
+        return str(self._console(None, name, event_dict))
+
+
+_DEFAULT = _Outputs(None, LEVELS["warning"], None, True)
+
+
+class _State:
+    configured: _Outputs | None = None  # set by configure_logging
+    previous_sigterm: Any = None
+    sigterm_installed = False
+
+
+_state = _State()
+_config_lock = threading.Lock()
 
 
 def configure_logging(
@@ -56,43 +185,151 @@ def configure_logging(
     json: bool = True,
     stderr: IO[str] | None = None,
 ) -> None:
-    """Route every structlog event to stderr at `level` (and the audit file at info)."""
+    """Send dyntools' events to stderr at `level` (and the audit file at info and above).
+
+    Changes nothing outside dyntools: structlog's configuration and the standard `logging`
+    module are left as the host set them. Calling it again replaces the outputs and closes
+    the previous audit file.
+    """
     stderr_level = LEVELS[_LEVEL_ALIASES.get(level, level)]
-    audit: IO[str] | None = None
-    if audit_path is not None:
-        Path(audit_path).parent.mkdir(parents=True, exist_ok=True)
-        audit = open(audit_path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - lives as long as the process
-    tee = _Tee(stderr or sys.stderr, stderr_level, audit)
-    renderer: Any = (
-        structlog.processors.JSONRenderer(sort_keys=False)
-        if json
-        else structlog.dev.ConsoleRenderer(colors=False)
-    )
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(
-            min(stderr_level, AUDIT_LEVEL if audit else stderr_level)
-        ),
-        logger_factory=lambda *_: tee,
-        cache_logger_on_first_use=False,
-    )
+    audit = _AuditWriter(Path(audit_path)) if audit_path is not None else None
+    outputs = _Outputs(stderr or sys.stderr, stderr_level, audit, json)
+    with _config_lock:
+        previous, _state.configured = _state.configured, outputs
+    if previous is not None and previous.audit is not None:
+        previous.audit.close()
+    if audit is not None:
+        _install_sigterm_flush()
+
+
+def flush_logs() -> None:
+    """Write out buffered audit events now (also done within FLUSH_INTERVAL_S, at exit and
+    on SIGTERM)."""
+    outputs = _state.configured
+    if outputs is not None and outputs.audit is not None:
+        outputs.audit.flush()
+
+
+def _close_at_exit() -> None:
+    outputs = _state.configured
+    if outputs is not None and outputs.audit is not None:
+        outputs.audit.close()
+
+
+atexit.register(_close_at_exit)
+
+
+def _install_sigterm_flush() -> None:
+    """Flush the audit file on SIGTERM, then do what the previous handler did. Only from the
+    main thread, and never over SIG_IGN (a host that ignores SIGTERM keeps ignoring it)."""
+    if _state.sigterm_installed or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+    except (ValueError, OSError):
+        return
+    if previous is signal.SIG_IGN or previous is None:
+        return
+    _state.previous_sigterm = previous
+    try:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):
+        return
+    _state.sigterm_installed = True
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    flush_logs()
+    previous = _state.previous_sigterm
+    if callable(previous):
+        previous(signum, frame)
+        return
+    # The default action: end the process by the signal, as if no handler had been there.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _capturing() -> bool:
+    processors = structlog.get_config()["processors"]
+    return bool(processors) and type(processors[-1]) is LogCapture
+
+
+class _Logger:
+    """A bound logger (structlog's interface: bind, new, unbind, info, warning, ...) whose
+    events go where the module docstring says, decided per event."""
+
+    __slots__ = ("_context",)
+
+    def __init__(self, context: dict[str, Any]) -> None:
+        self._context = context
+
+    def bind(self, **values: Any) -> _Logger:
+        return _Logger({**self._context, **values})
+
+    def new(self, **values: Any) -> _Logger:
+        return _Logger(dict(values))
+
+    def unbind(self, *keys: str) -> _Logger:
+        context = dict(self._context)
+        for key in keys:
+            del context[key]
+        return _Logger(context)
+
+    def try_unbind(self, *keys: str) -> _Logger:
+        return _Logger({k: v for k, v in self._context.items() if k not in keys})
+
+    def _log(self, method: str, event: Any, values: dict[str, Any]) -> None:
+        outputs = _state.configured
+        if _capturing() or (outputs is None and structlog.is_configured()):
+            bound = structlog.get_logger()
+            if self._context:
+                bound = bound.bind(**self._context)
+            getattr(bound, method)(event, **values)
+            return
+        if outputs is None:
+            outputs = _DEFAULT
+        name = _LEVEL_ALIASES.get(method, method)
+        level = LEVELS[name]
+        if level < outputs.min_level:
+            return
+        if method == "exception":
+            values.setdefault("exc_info", True)
+        contextvars = structlog.contextvars.get_contextvars()
+        event_dict = ({**contextvars, **self._context, **values} if contextvars
+                      else {**self._context, **values})
+        event_dict["event"] = event
+        outputs.emit(level, name, event_dict)
+
+    def debug(self, event: Any = None, **values: Any) -> None:
+        self._log("debug", event, values)
+
+    def info(self, event: Any = None, **values: Any) -> None:
+        self._log("info", event, values)
+
+    def msg(self, event: Any = None, **values: Any) -> None:
+        self._log("msg", event, values)
+
+    def warning(self, event: Any = None, **values: Any) -> None:
+        self._log("warning", event, values)
+
+    def warn(self, event: Any = None, **values: Any) -> None:
+        self._log("warn", event, values)
+
+    def error(self, event: Any = None, **values: Any) -> None:
+        self._log("error", event, values)
+
+    def exception(self, event: Any = None, **values: Any) -> None:
+        self._log("exception", event, values)
+
+    def critical(self, event: Any = None, **values: Any) -> None:
+        self._log("critical", event, values)
+
+    def fatal(self, event: Any = None, **values: Any) -> None:
+        self._log("fatal", event, values)
 
 
 def get_logger(component: str | None = None, **bound: Any) -> Any:
-    """A structlog logger, bound to `component` when given.
-
-    If nothing configured structlog yet, this configures the stderr default first, so a library
-    caller that never called `configure_logging` still keeps stdout clean.
-    """
-    if not structlog.is_configured():
-        configure_logging()
-    logger = structlog.get_logger()
+    """A logger bound to `component` when given. Configures nothing."""
     if component:
         bound = {"component": component, **bound}
-    return logger.bind(**bound) if bound else logger
+    return _Logger(bound)
