@@ -376,6 +376,12 @@ class Dyntools:
             if current is not None and not new_version:
                 return self._existing(current, caller_examples, recorder)
             problem = self.registry.writable_problem(spec.name)
+            if (problem is None and self.registry.trusted_keys is not None
+                    and self.signer is None and not needs_approval(approval, "")):
+                # It would be persisted approved but unsigned, and refused at once.
+                problem = ("trusted keys are configured, so a new version must be signed "
+                           "(--sign-key / DYNTOOLS_SIGNING_KEY) or held for a reviewer "
+                           "(--require-approval)")
             if problem is not None:
                 # Before generating: a read-only registry must not cost a model call.
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from dyntools.registry.core import Registry
-from dyntools.registry.manifest import APPROVED, QUARANTINED, REJECTED
+from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import (
     DEFAULT_REGISTRY_DIR,
     MODULE_PREFIX,
@@ -25,9 +25,11 @@ __all__ = [
     "APPROVED",
     "DEFAULT_REGISTRY_DIR",
     "MODULE_PREFIX",
+    "PENDING",
     "QUARANTINED",
     "REGISTRY_ENV",
     "REJECTED",
+    "RETIRED",
     "Registry",
     "ToolState",
     "Unrecorded",

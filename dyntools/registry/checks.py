@@ -73,7 +73,8 @@ def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) ->
             tuple(f.as_dict() for f in report.findings),
         )
     # The write path refuses a source whose NAME is not its tool's name; a manifest and file
-    # forged together (the manifest is unsigned) must not get past the open rule either.
+    # forged together (without trusted keys nothing signs the manifest) must not get past the
+    # open rule either.
     declared, folder_name = report.declared_name, path.parent.name
     if declared != folder_name:
         return VersionCheck(

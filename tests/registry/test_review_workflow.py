@@ -257,6 +257,12 @@ def test_signed_approvals_and_trusted_keys(reg: Path, tmp_path: Path) -> None:
     env = env_without_dyntools(DYNTOOLS_SIGNING_KEY=str(key))
     assert dt("ensure", "word_count", "--registry", str(reg), env=env).returncode == 0
     assert dt("ensure", "url_parts", "--registry", str(reg)).returncode == 0  # unsigned
+    # with trusted keys, ensure without a signing key fails before generating
+    refused_early = dt("ensure", "roman_numeral", "--registry", str(reg), "--trusted-keys",
+                       str(trusted))
+    assert refused_early.returncode == 16 and "must be signed" in refused_early.stderr
+    assert "generate" not in refused_early.stderr
+    assert not (reg / "roman_numeral").exists()
     keys = ("--trusted-keys", str(trusted))
     call = dt("call", "slugify_text", "--params", '{"text": "A b"}', "--registry", str(reg),
               *keys)
