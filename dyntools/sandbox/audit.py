@@ -7,8 +7,18 @@ they like), so this is never the layer that makes something safe. It ends the ca
 Only events raised while tool code runs count: the worker's own bookkeeping (reading
 tracebacks, unmarshalling params) raises some of them legitimately. Events that library code
 raises during ordinary lazy imports (`import`, `open` for reading, `os.listdir`,
-`sys._getframe`, `object.__setattr__`, and `exec`/`compile`, which import raises when it
-runs or compiles a module) are deliberately not on the list.
+`sys._getframe`) are deliberately not on the list, and three are judged by their arguments:
+
+- `object.__setattr__` ends the call when it writes a function's `__code__`, `__defaults__`
+  or `__kwdefaults__`, an object's `__class__`, or anything onto a function: no path a library
+  offers may rebuild tool code or swap an object's class (`uuid.UUID` sets its own fields with
+  `object.__setattr__`, which is allowed);
+- `compile` and `exec` end the call unless a module is being imported (library code run
+  lazily by a call: its module body builds namedtuples, typing aliases with string forward
+  references, ...), the code comes from a `.py` file or a frozen module, or it is the tool's
+  own module body: a string compiled at run time (`typing.List["expr"]`) is code the
+  RestrictedPython policy never saw. A tool cannot start an import of code of its choosing:
+  the import guard hands it views, and C code imports only the modules it names itself.
 """
 
 from __future__ import annotations
@@ -39,12 +49,17 @@ STOP_EVENTS = frozenset({
     "pickle.find_class", "webbrowser.open", "urllib.Request", "http.client.connect",
 })
 WRITE_FLAGS = 0o1 | 0o2 | 0o100 | 0o1000 | 0o2000  # O_WRONLY O_RDWR O_CREAT O_TRUNC O_APPEND
+PROTECTED_ATTRIBUTES = frozenset({
+    "__code__", "__defaults__", "__kwdefaults__", "__globals__", "__closure__", "__dict__",
+    "__class__", "__bases__",
+})
 
 
 class AuditTripwire:
-    def __init__(self, stop: Callable[[str, str], NoReturn]) -> None:
+    def __init__(self, stop: Callable[[str, str], NoReturn], tool_filename: str = "") -> None:
         self.stop = stop
         self.inside_tool = False
+        self.tool_filename = tool_filename
 
     def install(self) -> None:
         # `types` reads `__code__` and `tb_frame` at import time to name its classes, which
@@ -55,15 +70,52 @@ class AuditTripwire:
         import types  # noqa: F401
 
         stop_events = STOP_EVENTS
+        judged = {"open": _writes, "object.__setattr__": _protected_write,
+                  "compile": _compiles_string, "exec": self._foreign_code}
 
         def hook(event: str, args: tuple[Any, ...]) -> None:
-            if not self.inside_tool:
+            if not self.inside_tool or (event not in stop_events and event not in judged):
                 return
-            if event in stop_events or (event == "open" and _writes(args)):
-                self.inside_tool = False
-                self.stop("sandbox_violation", f"the tool triggered the audit event {event!r}")
+            judge = judged.get(event)
+            if judge is not None and event not in stop_events:
+                self.inside_tool = False  # a judge reads a frame's code: an event itself
+                verdict = judge(args)
+                self.inside_tool = True
+                if not verdict:
+                    return
+            self.inside_tool = False
+            self.stop("sandbox_violation", f"the tool triggered the audit event {event!r}")
 
         sys.addaudithook(hook)
+
+
+    def _foreign_code(self, args: tuple[Any, ...]) -> bool:
+        filename = getattr(args[0], "co_filename", None) if args else None
+        # A lazy import runs module code from `.py` files or frozen modules (`<frozen ...>`,
+        # importlib's own): strings compiled at run time were already stopped at `compile`.
+        return not (isinstance(filename, str)
+                    and (filename.endswith(".py") or filename.startswith("<frozen ")
+                         or filename == self.tool_filename)) and not importing()
+
+
+def _protected_write(args: tuple[Any, ...]) -> bool:
+    if len(args) < 2:
+        return True
+    target, name = args[0], args[1]
+    return name in PROTECTED_ATTRIBUTES or type(target) is type(_protected_write)
+
+
+def _compiles_string(args: tuple[Any, ...]) -> bool:
+    filename = args[1] if len(args) > 1 else None
+    return not (isinstance(filename, str) and filename.endswith(".py")
+                and not filename.startswith("<")) and not importing()
+
+
+def importing() -> bool:
+    """Is a module being imported? importlib holds a lock per module while it runs the
+    module's body (`_module_locks`, emptied as each import ends)."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    return bool(getattr(bootstrap, "_module_locks", None))
 
 
 def _writes(args: tuple[Any, ...]) -> bool:

@@ -1,19 +1,27 @@
 """Layer 2 at run time: the guards RestrictedPython-compiled tool code calls (worker side).
 
-Every guard is O(1) and refuses by ending the call at once: `Guards.stop` reports
-`sandbox_violation` on the protocol pipe and exits the process, so a tool cannot catch the
-refusal and try something else. This module imports nothing; the worker's start-up time is
-the cold-call budget.
+Every guard refuses by ending the call at once: `Guards.stop` reports `sandbox_violation` on
+the protocol pipe and exits the process, so a tool cannot catch the refusal and try something
+else. This module imports nothing; the worker's start-up time is the cold-call budget.
 
-What the guards refuse:
-- attribute names that start with `_` or that the policy denies (exact names and prefixes);
-- attribute values that are modules, frames, code objects or tracebacks, classes made by a
-  metaclass (class factories such as Enum's functional API), metaclasses, and the escape-route
-  members the policy excludes (`functools.wraps`, `typing.get_type_hints`, ...), whichever
-  object they are reached through;
-- attribute writes and deletes (`_write_`);
-- imports of modules or members that are not on the allow-list. An allowed import yields a
-  `ModuleView`: a fresh object holding only the allowed members, never the module itself.
+Where values enter tool code, and what checks them:
+- `import`: the import guard gives a `ModuleView` holding only the allowed members;
+- `obj.name` (`_getattr_`): names starting with `_` or denied by the policy, and the value;
+- calls whose callee may be library code (`_call_`, also `_apply_` for `f(*a, **k)`): keys of
+  `**` mappings, a class as the callee, and the value returned;
+- items out of containers a library may have filled (`_getitem_`, `_getiter_`, unpacking)
+  and arguments library code passes to the tool's callbacks (`_args_`);
+- writes and deletes of attributes always end the call (`_write_`).
+`restrict` and `flow` decide where these calls are compiled in.
+
+`check_value` refuses every value a tool must never hold: modules, code, frames, tracebacks,
+cells, generator frames' owners' internals, descriptors and property objects (their `fset`
+writes onto any object), mapping proxies, weak references, `ForwardRef`s, the worker's own
+objects, classes that are not allowed members or builtins (`type` itself, metaclasses,
+anything built at run time), Python functions that are neither allowed members nor the tool's
+own (an unbound library method accepts a foreign `self`), built-in functions of modules that
+are not allowed members, and the policy's escape routes. Values of the plain built-in types
+pass on a set lookup: this is the hot path.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the worker must not pay for importing typing or collections.abc
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from typing import Any, NoReturn
 
 _MISSING = object()
@@ -39,13 +47,34 @@ def _traceback_type() -> type:
         return type(exc.__traceback__)
 
 
+def _cell_type() -> type:
+    inner = 0
+
+    def read() -> int:
+        return inner
+
+    return type(read.__closure__[0])  # type: ignore[index]
+
+
 ModuleType = type(sys)
 FunctionType = type(_frame_type)
 CodeType = type(_frame_type.__code__)
 BuiltinFunctionType = type(len)
 FrameType = _frame_type()
 TracebackType = _traceback_type()
+CellType = _cell_type()
+GetSetDescriptorType = type(FunctionType.__dict__["__code__"])
+MemberDescriptorType = type(FunctionType.__dict__["__globals__"])
+# Objects of these kinds hash and compare by identity (a built-in method by its `__self__`'s),
+# so set lookups find them with no `id()` call: `id` raises an audit event, one call of the
+# tripwire's Python hook on each check.
 IDENTITY_HASHED = frozenset({FunctionType, BuiltinFunctionType})
+
+# Kinds of objects a tool may never hold, whatever it got them from.
+FORBIDDEN_TYPES = frozenset({
+    ModuleType, CodeType, FrameType, TracebackType, CellType,
+    GetSetDescriptorType, MemberDescriptorType, property, classmethod, staticmethod, super,
+})
 
 
 # Instances of these exact built-in types have no __dict__: their public attributes are the
@@ -67,6 +96,14 @@ class ModuleView:
         return "<allowed module members>"
 
 
+MethodType = type(ModuleView().__repr__)  # a method bound to an instance of a Python class
+
+
+def _identity_kind(kind: type) -> bool:
+    return kind in IDENTITY_HASHED or issubclass(kind, type)
+CHECKED_PLAIN = PLAIN_TYPES | {ModuleView}
+
+
 class Guards:
     """The guard functions of one worker, bound to its policy data and its report channel."""
 
@@ -80,13 +117,19 @@ class Guards:
         max_output_bytes: int,
         denied_modules: Iterable[str] = (),
         real_import: Callable[..., Any] | None = None,
+        tool_globals: dict[str, Any] | None = None,
     ) -> None:
         self.stop = stop
         self.denied_attributes = frozenset(denied_attributes)
         self.denied_prefixes = tuple(denied_prefixes)
         self.checked_names: set[str] = set()
+        escape_objects = list(escape_objects)
         self.escape_ids: dict[int, str] = {id(obj): label for label, obj in escape_objects}
         self.escape_keep = [obj for _, obj in escape_objects]
+        self.escape_by_identity: dict[Any, str] = {
+            obj: label for label, obj in escape_objects if _identity_kind(type(obj))}
+        self.escape_id_types = frozenset(
+            type(obj) for _, obj in escape_objects if not _identity_kind(type(obj)))
         self.max_output_bytes = max_output_bytes
         self.output: list[str] = []
         self.output_size = 0
@@ -94,65 +137,117 @@ class Guards:
         self.view_members: dict[str, frozenset[str]] = {}
         self.denied_modules = frozenset(denied_modules)
         self.real_import = real_import
-        self.result_checks = self._result_checks()
+        # What a tool may hold beyond plain values: allowed members and builtins (classes
+        # and functions among them), and the functions of its own module.
+        self.allowed: set[Any] = set()  # functions, built-ins and classes (by identity)
+        # Ids of the code objects nested in allowed functions (their closures); code objects
+        # compare by value, so they are kept and looked up by identity.
+        self.allowed_code_ids: dict[int, Any] = {}
+        self.forbidden_types: set[type] = set(FORBIDDEN_TYPES)
+        self.tool_globals = tool_globals
+        # Types whose instances passed `check_value` and always will (not functions, classes,
+        # forbidden or escape kinds): later values of these types pass on a set lookup.
+        self.safe_values: set[type] = set(CHECKED_PLAIN)
+        # The same, less the kinds of the escape routes that are data (a tuple of names):
+        # those are refused where they are reached, through an attribute.
+        self.attr_safe_values: set[type] = self.safe_values - self.escape_id_types
+        self.tripwire: Any = None  # set by the worker: reading __globals__ is an audit event
 
-    # -- results of attribute reads -------------------------------------------------------
+    # -- what a tool may hold ---------------------------------------------------------------
 
-    def _result_checks(self) -> dict[type, Callable[[Any, str], None]]:
-        def refuse_kind(value: Any, name: str) -> None:
-            self.stop("sandbox_violation", f"attribute {name!r} leads to a "
-                      f"{type(value).__name__} object, which tools may not handle")
+    def allow(self, value: Any) -> None:
+        """`value` (an allowed member or builtin) may be held, called and passed around.
+        A function made by an allowed function (`functools.lru_cache(maxsize=None)` returns
+        its `decorating_function`) may be too: its code is among the allowed one's."""
+        if not _identity_kind(type(value)):
+            return  # not a function or class: the kind checks decide
+        self.allowed.add(value)
+        if type(value) is FunctionType:
+            stack = [value.__code__]
+            while stack:
+                code = stack.pop()
+                for const in code.co_consts:
+                    if type(const) is CodeType and id(const) not in self.allowed_code_ids:
+                        self.allowed_code_ids[id(const)] = const
+                        stack.append(const)
 
-        def check_escape(value: Any, name: str) -> None:
+    def forbid_type(self, kind: type) -> None:
+        """Instances of `kind` (the worker's own objects, ForwardRef, ...) are never handed
+        to a tool."""
+        self.forbidden_types.add(kind)
+        self.safe_values.discard(kind)
+        self.attr_safe_values.discard(kind)
+
+    def check_value(self, value: Any) -> None:
+        """End the call if `value` is something a tool must never hold (see the module
+        docstring). Callers skip values whose type is in `safe_values`."""
+        kind = type(value)
+        if kind in self.escape_id_types:  # a plain tuple may be an escape route's data
             label = self.escape_ids.get(id(value))
-            if label is not None:
-                self.stop("sandbox_violation", f"{label} is an escape route and not allowed")
+        elif kind in self.safe_values:
+            return
+        elif _identity_kind(kind):
+            label = self.escape_by_identity.get(value)
+            if label is None and value in self.allowed:
+                return
+        else:
+            label = None
+        if label is not None:
+            self.stop("sandbox_violation", f"{label} is an escape route and not allowed")
+        if kind in self.forbidden_types:
+            self.stop("sandbox_violation", f"a {kind.__name__} object is not for tools")
+        if issubclass(kind, type):
+            what = "a metaclass" if issubclass(value, type) else "a class"
+            self.stop("sandbox_violation", f"{what} ({value.__name__}) that is not an allowed "
+                      "member: tools may not hold classes made or reached at run time")
+        if kind is FunctionType:
+            if not self._is_tool_function(value):
+                self.stop("sandbox_violation", f"function {value.__qualname__!r} is neither "
+                          "an allowed member nor the tool's own")
+        elif kind is BuiltinFunctionType:
+            if type(value.__self__) is ModuleType:
+                self.stop("sandbox_violation", f"built-in function {value.__name__!r} of "
+                          "a module is not an allowed member")
+        elif kind is MethodType:
+            # Bound: the library function gets this `__self__`, never one the tool picks.
+            self.check_value(value.__self__)
+        elif kind not in self.escape_id_types and not _identity_kind(kind):
+            self.safe_values.add(kind)
+            self.attr_safe_values.add(kind)
 
-        def check_class(value: Any, name: str) -> None:
-            check_escape(value, name)
-            if issubclass(value, type):
-                self.stop("sandbox_violation", f"attribute {name!r} is a metaclass")
+    def _is_tool_function(self, value: Any) -> bool:
+        tripwire = self.tripwire
+        inside = tripwire.inside_tool if tripwire is not None else False
+        if tripwire is not None:
+            tripwire.inside_tool = False  # the reads below raise `object.__getattr__`
+        try:
+            return (value.__globals__ is self.tool_globals
+                    or id(value.__code__) in self.allowed_code_ids)
+        finally:
+            if tripwire is not None:
+                tripwire.inside_tool = inside
 
-        def refuse_factory(value: Any, name: str) -> None:
-            self.stop("sandbox_violation", f"attribute {name!r} is a class built by a "
-                      f"metaclass ({type(value).__name__}), a class factory")
-
-        checks: dict[type, Callable[[Any, str], None]] = {
-            ModuleType: refuse_kind,
-            FrameType: refuse_kind,
-            CodeType: refuse_kind,
-            TracebackType: refuse_kind,
-            FunctionType: check_escape,
-            BuiltinFunctionType: check_escape,
-            type: check_class,
-        }
-        for meta in _all_subclasses(type):
-            checks.setdefault(meta, refuse_factory)
-        return checks
+    def check_items(self, value: Any, depth: int) -> None:
+        """`check_value` on the items of tuples and lists, `depth` levels down (unpacking)."""
+        if depth > 0 and type(value) in (tuple, list):
+            for item in value:
+                if type(item) not in self.safe_values:
+                    self.check_value(item)
+                self.check_items(item, depth - 1)
 
     # -- the guard functions compiled code calls ------------------------------------------
 
     def getattr_guard(self) -> Callable[..., Any]:
         checked = self.checked_names
         check_name = self._check_name
-        # Types whose values always need a closer look; everything else only needs the
-        # escape-route identity test. Kept to set/dict lookups: this runs on every `a.b`.
-        watched = frozenset(t for t in self.result_checks
-                            if t not in (FunctionType, BuiltinFunctionType))
-        inspect = self._inspect
+        check_value = self.check_value
         module_type = ModuleType
-        # `id()` raises the audit event `builtins.id`, i.e. a call of the tripwire's Python
-        # hook on every read (a third of the time of a loop over datetime fields). Functions
-        # and built-in methods hash and compare by identity (a built-in method by the identity
-        # of its `__self__`), so a frozenset finds them with no event and no tool code run;
-        # only values of the other types an escape route has go through `_inspect`'s `id()`.
-        by_identity = frozenset(obj for obj in self.escape_keep if type(obj) in IDENTITY_HASHED)
-        id_types = frozenset(type(obj) for obj in self.escape_keep
-                             if type(obj) not in IDENTITY_HASHED)
-        closer_look = watched | id_types
-
-        # A view holds only policy-approved members: no value checks either.
-        plain = PLAIN_TYPES | {ModuleView}
+        plain = CHECKED_PLAIN  # a view holds only policy-approved members
+        safe = self.attr_safe_values
+        builtin_method = BuiltinFunctionType
+        bound_method = MethodType
+        escapes = self.escape_by_identity
+        bound_ok = MethodType not in self.escape_id_types
 
         def _getattr_(obj: Any, name: str) -> Any:
             # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
@@ -160,25 +255,22 @@ class Guards:
                 check_name(name)
             if type(obj) in plain:
                 return getattr(obj, name)  # built-in values' methods, a view's members
+            if type(obj) is module_type:
+                self.stop("sandbox_violation", f"attribute {name!r} of a module object: tools "
+                          "get modules only through import, as views of their allowed members")
             value = getattr(obj, name)
             kind = type(value)
-            if (kind in closer_look or type(obj) is module_type
-                    or (kind in IDENTITY_HASHED and value in by_identity)):
-                inspect(obj, value, name)
+            if kind in safe:
+                return value
+            # A method bound to the object itself is as safe as the object, which was checked
+            # when the tool got it (`moment.weekday`: the hot case).
+            if ((kind is builtin_method and value not in escapes)
+                    or (kind is bound_method and bound_ok)) and value.__self__ is obj:
+                return value
+            check_value(value)
             return value
 
         return _getattr_
-
-    def _inspect(self, obj: Any, value: Any, name: str) -> None:
-        if type(obj) is ModuleType:
-            self.stop("sandbox_violation", f"attribute {name!r} of a module object: tools get "
-                      "modules only through import, as views of their allowed members")
-        check = self.result_checks.get(type(value))
-        if check is not None:
-            check(value, name)
-        label = self.escape_ids.get(id(value))
-        if label is not None:
-            self.stop("sandbox_violation", f"{label} is an escape route and not allowed")
 
     def _check_name(self, name: str) -> None:
         if type(name) is not str:
@@ -189,31 +281,122 @@ class Guards:
             self.stop("sandbox_violation", f"attribute {name!r} is denied by the policy")
         self.checked_names.add(name)
 
+    def call_guard(self) -> Callable[..., Any]:
+        check_value = self.check_value
+        plain = self.safe_values
+        allowed = self.allowed
+
+        def _call_(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+            # Literal keywords were checked at compile time; `**` goes through `_apply_`.
+            if isinstance(func, type) and func not in allowed:
+                check_value(func)
+            result = func(*args, **kwargs)
+            if type(result) not in plain:
+                check_value(result)
+            return result
+
+        return _call_
+
+    def apply_guard(self) -> Callable[..., Any]:
+        """`f(*args, **kwargs)` compiles to `_apply_(f, ...)`: the call guard, and no key of
+        a `**` mapping may start with an underscore, as no literal keyword may."""
+        call = self.call_guard()
+        stop = self.stop
+
+        def _apply_(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+            for key in kwargs:
+                if key.startswith("_"):
+                    stop("sandbox_violation", f"keyword argument {key!r} starts with an "
+                         "underscore (also when it comes from a ** mapping)")
+            return call(func, *args, **kwargs)
+
+        return _apply_
+
+    def getitem_guard(self) -> Callable[[Any, Any], Any]:
+        check_value = self.check_value
+        plain = self.safe_values
+
+        def _getitem_(obj: Any, key: Any) -> Any:
+            value = obj[key]
+            if type(value) not in plain:
+                check_value(value)
+            return value
+
+        return _getitem_
+
+    def getiter_guard(self) -> Callable[[Any, int], Iterator[Any]]:
+        check_value = self.check_value
+        check_items = self.check_items
+        plain = self.safe_values
+
+        def _getiter_(obj: Any, depth: int = 0) -> Iterator[Any]:
+            for item in obj:
+                if type(item) not in plain:
+                    check_value(item)
+                if depth:
+                    check_items(item, depth)
+                yield item
+
+        return _getiter_
+
+    def args_guard(self) -> Callable[..., None]:
+        check_value = self.check_value
+        plain = self.safe_values
+
+        def _args_(*values: Any) -> None:
+            for value in values:
+                kind = type(value)
+                if kind not in plain:
+                    check_value(value)
+                elif kind is tuple:  # *args
+                    for item in value:
+                        if type(item) not in plain:
+                            check_value(item)
+                elif kind is dict:  # **kwargs
+                    for item in value.values():
+                        if type(item) not in plain:
+                            check_value(item)
+
+        return _args_
+
     def write_guard(self) -> Callable[[Any], NoReturn]:
         def _write_(obj: Any) -> NoReturn:
             self.stop("sandbox_violation", "tools may not write or delete attributes")
 
         return _write_
 
-    def apply_guard(self) -> Callable[..., Any]:
-        def _apply_(func: Any, *args: Any, **kwargs: Any) -> Any:
-            return func(*args, **kwargs)
-
-        return _apply_
+    def guard_names(self) -> dict[str, Any]:
+        """Every name RestrictedPython-compiled tool code refers to, for its globals."""
+        return {
+            "_getattr_": self.getattr_guard(),
+            "_write_": self.write_guard(),
+            "_call_": self.call_guard(),
+            "_apply_": self.apply_guard(),
+            "_getitem_": self.getitem_guard(),
+            "_getiter_": self.getiter_guard(),
+            "_args_": self.args_guard(),
+            "_slice_": slice,
+        }
 
     # -- imports ---------------------------------------------------------------------------
 
-    def add_module(self, dotted: str, module: Any, members: Iterable[str]) -> None:
+    def add_module(self, dotted: str, module: Any, members: Iterable[str],
+                   replacements: Mapping[str, Any] | None = None) -> None:
+        """A view of `module`'s allowed `members`; `replacements` (member -> value) put the
+        worker's hardened versions in place of some (see `hardening`)."""
         view = self._view(dotted)
         allowed = []
         for member in members:
             value = getattr(module, member, _MISSING)
+            if replacements and member in replacements and value is not _MISSING:
+                value = replacements[member]
             # Escape routes never enter a view, even if a policy lists them.
             # A module never enters a view: allowed submodules get views of their own.
             if (value is not _MISSING and not member.startswith("_")
                     and id(value) not in self.escape_ids and type(value) is not ModuleType):
                 view.__dict__[member] = value
                 allowed.append(member)
+                self.allow(value)
         self.view_members[dotted] = frozenset(allowed)
 
     def _view(self, dotted: str) -> ModuleView:
@@ -291,26 +474,40 @@ class Guards:
         return text
 
 
-def _all_subclasses(cls: type) -> list[type]:
-    seen: list[type] = []
-    stack: list[type] = list(type.__subclasses__(cls))
-    while stack:
-        sub = stack.pop()
-        if sub not in seen:
-            seen.append(sub)
-            stack.extend(type.__subclasses__(sub))
-    return seen
-
-
 def safe_builtins(names: Iterable[str], guards: Guards) -> dict[str, Any]:
     """The builtins a tool sees: the policy's names, our print, the import guard."""
     import builtins
+
+    from dyntools.sandbox.hardening import safe_hash
 
     table: dict[str, Any] = {}
     for name in names:
         value = getattr(builtins, name, _MISSING)
         if value is not _MISSING:
             table[name] = value
+    if "hash" in table:
+        table["hash"] = safe_hash
     table["print"] = guards.print_function()
     table["__import__"] = guards.import_guard()
+    for value in table.values():
+        guards.allow(value)
     return table
+
+
+def permissive_guard_names() -> dict[str, Any]:
+    """Guards that let everything through, to show what the other layers hold alone (the
+    `restricted` layer disabled: tests and `--disable-layer` only)."""
+    def call(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    def getiter(obj: Any, depth: int = 0) -> Any:
+        return iter(obj)
+
+    def args(*values: Any) -> None:
+        return None
+
+    return {
+        "_getattr_": getattr, "_write_": lambda obj: obj, "_call_": call, "_apply_": call,
+        "_getitem_": lambda obj, key: obj[key], "_getiter_": getiter, "_args_": args,
+        "_slice_": slice,
+    }

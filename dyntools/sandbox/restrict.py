@@ -7,11 +7,16 @@ Differences from RestrictedPython's stock policy, each for a reason:
 - `x[k] += v` and annotated assignments are accepted: realistic tools use them.
 - Annotations are dropped: nothing reads them at run time, and evaluating them would need
   `object`/`type`, which the policy allows only inside annotations.
-- Subscripts, iteration, sequence unpacking and in-place operators compile to plain Python.
-  Item access and iteration cannot reach attributes, frames or modules, so `_getitem_`,
-  `_write_` on items, `_getiter_`, `_unpack_sequence_` and `_inplacevar_` wrappers would cost
-  time (25-60% on compute-bound loops, see bench/exec.py) without guarding anything: the
-  values a tool can reach are guarded where they enter, at the import guard and `_getattr_`.
+- Values that come out of a container (subscript, iteration, sequence unpacking) are checked
+  by `_getitem_` / `_getiter_`, and calls by `_call_` (the callee's result, `**` keys), only
+  where the container or the callee may hold something a library put there: `flow` works
+  that out for the whole file. Where the tool built the container from plain data, or calls
+  its own function, a builtin or a container method on plain data, the code is plain Python:
+  a guard there would check nothing a library wrote and cost a Python call per item
+  (1.7-2.8x native on compute-bound loops, see bench/exec.py).
+- Functions the file hands to library code (key functions, callbacks) check their arguments
+  on entry (`_args_`), and so does the body of a `with ... as` block for its targets.
+- Keyword arguments may not start with an underscore (`f(_root=1)`), as names may not.
 - `print` is the worker's capped capture function (a builtin), not RestrictedPython's
   `_print_` collector.
 - Attribute writes and deletes compile to `_write_(obj).name`, and `_write_` always ends the
@@ -21,12 +26,13 @@ Differences from RestrictedPython's stock policy, each for a reason:
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
 from dyntools.errors import LoadError
-from dyntools.sandbox import astcodec
+from dyntools.sandbox import astcodec, flow
 
 # RestrictedPython reserves these for its `_print_` collector (`printed`) and for builtins it
 # keeps away from code. This policy has no collector, and the worker's builtins hold neither
@@ -36,8 +42,51 @@ from dyntools.sandbox import astcodec
 PLAIN_LOCAL_NAMES = frozenset({"printed", "builtins", "breakpoint", "print"})
 
 
+def _located(new: ast.AST, old: ast.AST) -> Any:
+    ast.copy_location(new, old)
+    return ast.fix_missing_locations(new)
+
+
+def _guard_call(name: str, args: list[ast.expr], old: ast.AST) -> Any:
+    return _located(ast.Call(func=ast.Name(name, ast.Load()), args=args, keywords=[]), old)
+
+
+def _slice_value(node: ast.expr) -> ast.expr:
+    """`a:b:c` as an expression (`_slice_(a, b, c)`), for `_getitem_`'s key."""
+    if isinstance(node, ast.Slice):
+        parts: list[ast.expr] = [
+            part if part is not None else _located(ast.Constant(None), node)
+            for part in (node.lower, node.upper, node.step)
+        ]
+        call: ast.expr = _guard_call("_slice_", parts, node)
+        return call
+    if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts):
+        parts_tuple: ast.expr = _located(
+            ast.Tuple([_slice_value(e) for e in node.elts], ast.Load()), node)
+        return parts_tuple
+    return node
+
+
+def unpack_depth(target: ast.AST) -> int:
+    """How many levels of sequence unpacking a target does (`a` 0, `a, (b, c)` 2)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return 1 + max((unpack_depth(e) for e in target.elts), default=0)
+    if isinstance(target, ast.Starred):
+        return unpack_depth(target.value)
+    return 0
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
 class ToolPolicy(RestrictingNodeTransformer):
     """RestrictedPython's transformer with the differences listed in the module docstring."""
+
+    def __init__(self, errors: list[str], warnings: list[str], used_names: dict[str, bool],
+                 facts: flow.Facts) -> None:
+        super().__init__(errors, warnings, used_names)
+        self.facts = facts
 
     def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
         if name not in PLAIN_LOCAL_NAMES:
@@ -54,19 +103,54 @@ class ToolPolicy(RestrictingNodeTransformer):
         return node
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
-        return self.node_contents_visit(node)
+        guarded = isinstance(node.ctx, ast.Load) and self.facts.tainted(node.value)
+        node = self.node_contents_visit(node)
+        if not guarded:
+            return node
+        return _guard_call("_getitem_", [node.value, _slice_value(node.slice)], node)
 
     def guard_iter(self, node: Any) -> Any:
-        # `for x in seq` already calls iter(seq) (GET_ITER); wrapping it in `_getiter_ = iter`
-        # would guard nothing and cost a global lookup and a call per loop (1.19x on the
-        # primes bench instead of ~1.0x).
-        return self.node_contents_visit(node)
+        # A loop over data the tool built is plain Python (see the module docstring).
+        guarded = self.facts.tainted(node.iter)
+        depth = unpack_depth(node.target)
+        node = self.node_contents_visit(node)
+        if guarded:
+            node.iter = _guard_call("_getiter_", [node.iter, ast.Constant(depth)], node.iter)
+        return node
 
     def visit_Assign(self, node: ast.Assign) -> Any:
-        return self.node_contents_visit(node)
+        depth = max(unpack_depth(t) for t in node.targets)
+        guarded = depth > 0 and self.facts.tainted(node.value)
+        node = self.node_contents_visit(node)
+        if guarded:
+            node.value = _guard_call("_getiter_", [node.value, ast.Constant(depth - 1)],
+                                     node.value)
+        return node
 
     def visit_With(self, node: ast.With) -> Any:
-        return self.node_contents_visit(node)
+        node = self.node_contents_visit(node)
+        names = [n for item in node.items if item.optional_vars is not None
+                 for n in _target_names(item.optional_vars)]
+        if names:
+            check = _guard_call("_args_", [ast.Name(n, ast.Load()) for n in names], node)
+            node.body.insert(0, _located(ast.Expr(check), node))
+        return node
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        guarded = self.facts.call_guarded(node)
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg.startswith("_"):
+                self.error(node, f'"{keyword.arg}" is an invalid keyword argument name '
+                                 'because it starts with "_".')
+        visited = super().visit_Call(node)
+        assert isinstance(visited, ast.Call)
+        node = visited
+        if isinstance(node.func, ast.Name) and node.func.id == "_apply_":
+            return node  # `f(*a, **k)`: `_apply_` is the call guard
+        if guarded:
+            node.args.insert(0, node.func)
+            node.func = _located(ast.Name("_call_", ast.Load()), node)
+        return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:
         node = self.node_contents_visit(node)
@@ -89,9 +173,20 @@ class ToolPolicy(RestrictingNodeTransformer):
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
         node.returns = None
+        callback = self.facts.is_callback(node)
         self.check_name(node, node.name)
         self.check_function_argument_names(node)
-        return self.node_contents_visit(node)
+        node = self.node_contents_visit(node)
+        if callback:
+            # Library code calls it: what it passes is checked before the body runs.
+            args = node.args
+            names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                      *([args.vararg] if args.vararg else []),
+                                      *([args.kwarg] if args.kwarg else [])]]
+            if names:
+                check = _guard_call("_args_", [ast.Name(n, ast.Load()) for n in names], node)
+                node.body.insert(0, _located(ast.Expr(check), node.body[0]))
+        return node
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> Any:
         if is_future_annotations(node):
@@ -132,7 +227,12 @@ def imported_modules(tree: ast.Module) -> set[str]:
     return names
 
 
-def restrict_source(source: str, filename: str) -> tuple[Any, set[str]]:
+def restrict_source(
+    source: str,
+    filename: str,
+    *,
+    constructors: Callable[[set[str]], frozenset[tuple[str, str]]] | None = None,
+) -> tuple[Any, set[str]]:
     """Parse and transform `source`; return the encoded tree for the worker and the names of
     the modules it imports.
 
@@ -147,8 +247,12 @@ def restrict_source(source: str, filename: str) -> tuple[Any, set[str]]:
     errors: list[str] = []
     warnings: list[str] = []
     used_names: dict[str, bool] = {}
-    policy = ToolPolicy(errors, warnings, used_names)
-    tree = policy.visit(tree)
+    try:
+        facts = flow.analyse(tree, constructors(imports) if constructors else frozenset())
+        policy = ToolPolicy(errors, warnings, used_names, facts)
+        tree = policy.visit(tree)
+    except RecursionError as exc:
+        raise LoadError(f"{filename}: nested too deeply to analyse", path=filename) from exc
     if errors:
         raise LoadError(
             f"{filename}: refused by the restricted-code policy: {'; '.join(errors)}",

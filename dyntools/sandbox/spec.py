@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import marshal
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,23 @@ def _plain_tree(source: str, path: str) -> tuple[Any, set[str]]:
     return astcodec.encode(tree), imported_modules(tree)
 
 
+def constructors(policy: Policy, modules: Iterable[str]) -> frozenset[tuple[str, str]]:
+    """(module, member) for the allowed members of `modules` that are plain classes: calling
+    one by its imported name makes an instance of it, so `flow` need not guard that call."""
+    found: set[tuple[str, str]] = set()
+    for name in modules:
+        allowed = policy.modules.get(name)
+        if allowed is None:
+            continue
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        found.update((name, member) for member in allowed.members
+                     if type(getattr(module, member, None)) is type)
+    return frozenset(found)
+
+
 def escape_members(policy: Policy) -> list[tuple[str, str]]:
     escapes = set(KNOWN_ESCAPES)
     for name, module in policy.modules.items():
@@ -175,7 +194,8 @@ def build_spec(
     if "restricted" in skip_layers:
         tree, imports = _plain_tree(source, path)
     else:
-        tree, imports = restrict_source(source, path)
+        tree, imports = restrict_source(
+            source, path, constructors=lambda names: constructors(policy, names))
     # Only what the tool imports, and only if allowed: every module costs start-up time.
     allowed = {name: sorted(policy.modules[name].members)
                for name in sorted(imports) if name in policy.modules}

@@ -157,6 +157,7 @@ class Worker:
                 __import__(name)
             except ImportError:
                 pass  # absent on this Python: the import guard will refuse it
+        replacements = self._harden() if "restricted" not in self.skip else {}
         escapes = []
         for module_name, member in init["escapes"]:
             module = sys.modules.get(module_name)
@@ -175,10 +176,36 @@ class Worker:
         for name, members in init["modules"].items():
             module = sys.modules.get(name)
             if module is not None:
-                self.guards.add_module(name, module, members)
+                self.guards.add_module(name, module, members, replacements.get(name))
         self.builtins = safe_builtins(init["builtins"], self.guards)
         self.module_view_type = ModuleView
         self.tripwire: Any = None
+        for kind in self._worker_types():
+            self.guards.forbid_type(kind)
+
+    def _harden(self) -> dict[str, dict[str, Any]]:
+        """Make the allowed modules safe before any view of them exists (see `hardening`);
+        return the members a view gets in place of the module's own."""
+        from dyntools.sandbox.hardening import DataCopier, refuse_string_annotations
+
+        typing = sys.modules.get("typing")
+        if typing is not None:
+            refuse_string_annotations(typing)
+        copy, deepcopy = DataCopier().functions()
+        return {"copy": {"copy": copy, "deepcopy": deepcopy}}
+
+    def _worker_types(self) -> list[type]:
+        import _weakref
+
+        from dyntools.sandbox.audit import AuditTripwire
+        from dyntools.sandbox.guards import Guards
+
+        kinds = [Worker, Channel, Guards, AuditTripwire, _weakref.ReferenceType,
+                 _weakref.ProxyType, _weakref.CallableProxyType]
+        typing = sys.modules.get("typing")
+        if typing is not None:
+            kinds.append(typing.ForwardRef)
+        return kinds
 
     def stop(self, reason: str, message: str) -> NoReturn:
         """End the call now: report on the protocol pipe and exit, uncatchable by the tool."""
@@ -202,20 +229,17 @@ class Worker:
         namespace: dict[str, Any] = module.__dict__
         if "restricted" not in self.skip:
             namespace["__builtins__"] = self.builtins
-            namespace["_getattr_"] = self.guards.getattr_guard()
-            namespace["_getiter_"] = iter
-            namespace["_write_"] = self.guards.write_guard()
-            namespace["_apply_"] = self.guards.apply_guard()
+            self.guards.tool_globals = namespace
+            namespace.update(self.guards.guard_names())
         else:
             # Test-only: RestrictedPython's rewrites stay, but the guards let everything
             # through and the builtins are the real ones, to show the OS layers alone.
             import builtins
 
+            from dyntools.sandbox.guards import permissive_guard_names
+
             namespace["__builtins__"] = builtins
-            namespace["_getattr_"] = getattr
-            namespace["_getiter_"] = iter
-            namespace["_write_"] = lambda obj: obj
-            namespace["_apply_"] = lambda f, *a, **k: f(*a, **k)
+            namespace.update(permissive_guard_names())
         return namespace
 
     def reply_exception(self, exc: BaseException, *, during: str) -> bool:
@@ -340,8 +364,9 @@ def _lock_down(worker: Worker, init: dict[str, Any]) -> dict[str, list[object]]:
     if "audit_hook" in worker.skip:
         report["audit_hook"] = [False, "disabled"]
     else:
-        worker.tripwire = AuditTripwire(worker.stop)
+        worker.tripwire = AuditTripwire(worker.stop, worker.filename)
         worker.tripwire.install()
+        worker.guards.tripwire = worker.tripwire
         report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
                                 "ctypes, write and introspection events in tool code"]
     return report

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from dyntools.sandbox import flow
 from dyntools.sandbox.restrict import ToolPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,7 @@ SOURCES = sorted((ROOT / "tests" / "gate" / "cases" / "accept").glob("*.py")) + 
 def test_transformed_tree_has_every_position(path: Path) -> None:
     tree = ast.parse(path.read_text("utf-8"))
     errors: list[str] = []
-    tree = ToolPolicy(errors, [], {}).visit(tree)
+    tree = ToolPolicy(errors, [], {}, flow.analyse(tree)).visit(tree)
     assert not errors
     missing = [
         type(node).__name__
