@@ -221,10 +221,10 @@ class WorkerPool:
         with self._cond:
             self._busy -= 1
             due = self._due.get(id(worker))
-            if worker.broken or self._closed or due:
+            if worker.broken or worker.spent or self._closed or due:
                 self._live -= 1
                 self._due.pop(id(worker), None)
-                if worker.broken:
+                if worker.broken or worker.spent:
                     self._counts["replaced"] += 1
                     replace = self._warm and not self._closed
                 else:

@@ -91,6 +91,7 @@ class WorkerProcess:
         self.calls = 0
         self.layers: dict[str, dict[str, Any]] = {}
         self.broken = False
+        self.spent = False  # the last call changed module state: never reused
         self._buffer = b""
         self.startup: dict[str, float] = {}
         spawn_started = time.monotonic()
@@ -212,6 +213,10 @@ class WorkerProcess:
             if not isinstance(ok, dict):
                 self.kill()
                 raise BadResult("the worker returned a result that is not a JSON object")
+            if reply.get("spent"):
+                # The call changed the tool's module state: the worker ends after this
+                # reply and is never handed another call (see sandbox/state.py).
+                self.spent = True
             return CallOutcome(ok, str(reply.get("out", "")))
         error = self._error_from(reply)
         if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):

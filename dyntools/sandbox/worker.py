@@ -180,6 +180,11 @@ class Worker:
         self.builtins = safe_builtins(init["builtins"], self.guards)
         self.module_view_type = ModuleView
         self.tripwire: Any = None
+        self.state: Any = None  # the tool's module state after load (see `state`)
+        # Imported now: once Landlock is on, the worker can import nothing more of its own.
+        from dyntools.sandbox.state import ModuleState, static_kinds
+
+        self.module_state = lambda namespace: ModuleState(namespace, static_kinds(ModuleView))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
 
@@ -242,7 +247,7 @@ class Worker:
             namespace.update(permissive_guard_names())
         return namespace
 
-    def reply_exception(self, exc: BaseException, *, during: str) -> bool:
+    def reply_exception(self, exc: BaseException, *, during: str, fatal: bool = False) -> bool:
         """Report a tool exception; return True when the worker must end."""
         output = self.guards.take_output()
         if isinstance(exc, MemoryError):
@@ -250,8 +255,9 @@ class Worker:
                                     fatal=True, output=output)
             return True
         trace = _tool_trace(exc, self.filename, self.lines)
-        self.channel.send_error("runtime_error", _describe(exc), trace=trace, output=output)
-        return False
+        self.channel.send_error("runtime_error", _describe(exc), trace=trace, output=output,
+                                fatal=fatal)
+        return fatal
 
     def serve(self, run: Any) -> None:
         channel = self.channel
@@ -283,10 +289,15 @@ class Worker:
             if tripwire is not None:
                 tripwire.inside_tool = False
             self.check_threads()
-            return not self.reply_exception(exc, during="during the call")
+            spent = self.state is not None and self.state.changed()
+            return not self.reply_exception(exc, during="during the call",
+                                            fatal=spent) and not spent
         if tripwire is not None:
             tripwire.inside_tool = False
         self.check_threads()
+        # State this call left behind must not reach the next caller: the reply says the
+        # worker is spent, and it ends after sending it.
+        spent = self.state is not None and self.state.changed()
         try:
             if not isinstance(result, dict):
                 raise TypeError(f"run() returned {type(result).__name__}, not a dict")
@@ -304,9 +315,10 @@ class Worker:
                                f"of {self.max_result_bytes}", output=guards.take_output())
             return True
         out = guards.take_output()
-        channel.send_text(channel.opening + '"ok":' + text + ',"out":' + _encode_str(out) + "}"
-                          if out else channel.opening + '"ok":' + text + "}")
-        return True
+        ending = (',"out":' + _encode_str(out) if out else "") + (',"spent":true}' if spent
+                                                                   else "}")
+        channel.send_text(channel.opening + '"ok":' + text + ending)
+        return not spent
 
     def check_threads(self) -> None:
         """No thread may outlive a call. Nothing a tool may use starts one (and seccomp kills
@@ -393,6 +405,7 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
         worker.channel.send_error("compile_error", "the tool defines no run(params) function",
                                   fatal=True)
         posix._exit(EXIT_STOPPED)
+    worker.state = worker.module_state(namespace)
     return run
 
 
