@@ -153,8 +153,8 @@ def _reseeder() -> Callable[[], None]:
     random = sys.modules.get("random")
     if random is None:
         return lambda: None
-    seed = random.seed
-    return lambda: seed()
+    seed: Callable[[], None] = random.seed
+    return seed
 
 
 def static_kinds(module_view_type: type) -> frozenset[type]:

@@ -32,6 +32,7 @@ from dyntools.sandbox import protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
 EXIT_STOPPED = 70  # the worker ended a call on purpose (violation, output cap, memory)
@@ -184,7 +185,8 @@ class Worker:
         # Imported now: once Landlock is on, the worker can import nothing more of its own.
         from dyntools.sandbox.state import ModuleState, static_kinds
 
-        self.module_state = lambda namespace: ModuleState(namespace, static_kinds(ModuleView))
+        self.module_state: Callable[[dict[str, Any]], ModuleState] = (
+            lambda namespace: ModuleState(namespace, static_kinds(ModuleView)))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
 
