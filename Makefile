@@ -57,6 +57,7 @@ bench: $(VENV)/.installed-dev
 fuzz: $(VENV)/.installed-dev
 	$(PY) -m pip install --quiet -e '.[fuzz]'
 	$(PY) tests/fuzz/fuzz_gate.py -max_total_time=$${SECONDS_TO_FUZZ:-60} tests/fuzz/corpus
+	$(PY) tests/sandbox/reachability_walk.py --calls $${WALK_CALLS:-1000000} --depth 2
 
 clean:
 	rm -rf $(VENV) $(DEMO_REGISTRY) .pytest_cache .ruff_cache .mypy_cache .hypothesis
