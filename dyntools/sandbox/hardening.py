@@ -21,11 +21,10 @@ for what they do *inside*, whatever comes back, so the worker replaces or narrow
 
 from __future__ import annotations
 
-from typing import Any
-
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the worker must not pay for importing typing
     from collections.abc import Callable
+    from typing import Any
 
 _object_hash: Any = object.__hash__
 
@@ -52,22 +51,28 @@ class DataCopier:
     """`copy` and `deepcopy` for data: no memo from the caller, no hook of the object called."""
 
     def __init__(self) -> None:
-        import collections
-        import datetime
-        import decimal
-        import fractions
+        import sys
 
-        self.immutable: frozenset[type] = frozenset({
+        # Types of modules the tool did not import cannot reach it: only loaded ones are
+        # looked up (importing decimal and fractions here cost the cold call milliseconds).
+        immutable: set[type] = {
             type(None), bool, int, float, complex, str, bytes, range, slice,
             type(Ellipsis), type(NotImplemented),
-            decimal.Decimal, fractions.Fraction,
-            datetime.date, datetime.datetime, datetime.time, datetime.timedelta,
-            datetime.timezone,
-        })
-        self.counter = collections.Counter
-        self.ordered = collections.OrderedDict
-        self.default = collections.defaultdict
-        self.deque = collections.deque
+        }
+        for module_name, names in (
+            ("decimal", ("Decimal",)), ("fractions", ("Fraction",)),
+            ("datetime", ("date", "datetime", "time", "timedelta", "timezone")),
+        ):
+            module = sys.modules.get(module_name)
+            if module is not None:
+                immutable.update(getattr(module, name) for name in names)
+        self.immutable = frozenset(immutable)
+        collections = sys.modules.get("collections")
+        missing = type("NotLoaded", (), {})  # matches no value's type
+        self.counter: Any = getattr(collections, "Counter", missing)
+        self.ordered: Any = getattr(collections, "OrderedDict", missing)
+        self.default: Any = getattr(collections, "defaultdict", missing)
+        self.deque: Any = getattr(collections, "deque", missing)
 
     def refuse(self, value: Any) -> Any:
         raise TypeError(f"copy of a {type(value).__name__} object is not supported in tools: "

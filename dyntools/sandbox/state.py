@@ -159,16 +159,13 @@ def _reseeder() -> Callable[[], None]:
 
 def static_kinds(module_view_type: type) -> frozenset[type]:
     """Kinds of module-level values that hold no state a call can change."""
-    import datetime
-
     kinds: set[type] = {
         str, bytes, int, float, complex, bool, type(None), range, slice,
         type(Ellipsis), type(NotImplemented), module_view_type, type(sys),
         type(len), type(static_kinds),  # built-in and Python functions
-        datetime.date, datetime.datetime, datetime.time, datetime.timedelta,
-        datetime.timezone,
     }
     for module_name, names in (
+        ("datetime", ("date", "datetime", "time", "timedelta", "timezone")),
         ("re", ("Pattern", "RegexFlag")), ("decimal", ("Decimal",)),
         ("fractions", ("Fraction",)), ("zoneinfo", ("ZoneInfo",)), ("uuid", ("UUID",)),
         ("ipaddress", ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network")),
