@@ -112,10 +112,19 @@ def _compiles_string(args: tuple[Any, ...]) -> bool:
 
 
 def importing() -> bool:
-    """Is a module being imported? importlib holds a lock per module while it runs the
-    module's body (`_module_locks`, emptied as each import ends)."""
+    """Is a module being imported right now? importlib holds a lock per module while it
+    finds and runs it (`_module_locks`). An entry can outlive its import (a failed import's
+    traceback kept alive keeps the lock object), so only a lock that is still held counts
+    (`count`: an int in 3.11, a list from 3.12)."""
     bootstrap = sys.modules.get("_frozen_importlib")
-    return bool(getattr(bootstrap, "_module_locks", None))
+    locks = getattr(bootstrap, "_module_locks", None)
+    if not locks:
+        return False
+    for ref in list(locks.values()):
+        lock = ref()
+        if lock is not None and getattr(lock, "count", 0):
+            return True
+    return False
 
 
 def _writes(args: tuple[Any, ...]) -> bool:

@@ -289,3 +289,26 @@ def test_allowed_values_pass_the_guards():
     assert list(names["_getiter_"]([(1, [2, list]), (3, [4, int])], 2))[1][1][1] is int
     assert names["_call_"](int, "7") == 7
     assert names["_call_"](lambda: ValueError) is ValueError
+
+
+def test_a_stale_import_lock_does_not_count_as_an_import():
+    """The audit hook and the typing patch let strings compile only while an import runs.
+    A lock entry kept alive after its import ended (a failed import's traceback held by the
+    tool) must not count."""
+    import _frozen_importlib as bootstrap
+    import weakref
+
+    from dyntools.sandbox.audit import importing
+
+    lock = bootstrap._ModuleLock("stale_module_for_the_test")
+    bootstrap._module_locks["stale_module_for_the_test"] = weakref.ref(lock)
+    try:
+        assert not importing()
+        lock.acquire()
+        try:
+            assert importing()
+        finally:
+            lock.release()
+        assert not importing()
+    finally:
+        del bootstrap._module_locks["stale_module_for_the_test"]
