@@ -122,7 +122,8 @@ def importing() -> bool:
         return False
     for ref in list(locks.values()):
         lock = ref()
-        if lock is not None and getattr(lock, "count", 0):
+        held: object = getattr(lock, "count", None)
+        if lock is not None and held:
             return True
     return False
 

@@ -314,7 +314,10 @@ class Analysis:
         if isinstance(node, ast.Slice):
             return self.merge([self.expr(p) for p in (node.lower, node.upper, node.step) if p])
         if isinstance(node, ast.Attribute):
-            self.expr(node.value)
+            # Not the callee of a call here (calls read their callee themselves): a bound
+            # method taken as a value (`put = box.append`, `map(box.append, ...)`) lets
+            # library code put anything into its receiver.
+            self.taint(self.expr(node.value))
             return TAINT
         if isinstance(node, ast.Call):
             return self.call(node)

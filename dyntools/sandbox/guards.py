@@ -16,7 +16,7 @@ Where values enter tool code, and what checks them:
 
 `check_value` refuses every value a tool must never hold: modules, code, frames, tracebacks,
 cells, generator frames' owners' internals, descriptors and property objects (their `fset`
-writes onto any object), mapping proxies, weak references, `ForwardRef`s, the worker's own
+writes onto any object), weak references, `ForwardRef`s, the worker's own
 objects, classes that are not allowed members or builtins (`type` itself, metaclasses,
 anything built at run time), Python functions that are neither allowed members nor the tool's
 own (an unbound library method accepts a foreign `self`), built-in functions of modules that
@@ -83,8 +83,9 @@ FORBIDDEN_TYPES = frozenset({
 # in a hot loop cheap.
 PLAIN_TYPES = frozenset({
     str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset,
-    range, slice, type(None),
+    range, type(None),
 })
+# (`slice` is not here: its start, stop and step can be any object.)
 
 
 class ModuleView:
@@ -303,11 +304,21 @@ class Guards:
         call = self.call_guard()
         stop = self.stop
 
+        check_value = self.check_value
+        safe = self.safe_values
+
         def _apply_(func: Any, /, *args: Any, **kwargs: Any) -> Any:
-            for key in kwargs:
+            # `f(*items, **mapping)` takes values out of containers: they are checked like
+            # any item (`slice(*tainted).stop` read one back unchecked).
+            for key, value in kwargs.items():
                 if key.startswith("_"):
                     stop("sandbox_violation", f"keyword argument {key!r} starts with an "
                          "underscore (also when it comes from a ** mapping)")
+                if type(value) not in safe:
+                    check_value(value)
+            for value in args:
+                if type(value) not in safe:
+                    check_value(value)
             return call(func, *args, **kwargs)
 
         return _apply_

@@ -33,27 +33,30 @@ MAX_DEPTH = 50
 
 
 class ModuleState:
-    def __init__(self, namespace: dict[str, Any], static_kinds: frozenset[type]) -> None:
+    def __init__(self, namespace: dict[str, Any], static_kinds: frozenset[type],
+                 members: list[Any] | None = None) -> None:
+        """`members`: the allowed members the tool can reach (their caches are emptied
+        after each call)."""
         self.namespace = namespace
+        functools = sys.modules.get("functools")
+        cached = getattr(functools, "_lru_cache_wrapper", None)
+        self.cache_clearers = [m.cache_clear for m in members or ()
+                               if cached is not None and type(m) is cached]
         self.static_kinds = static_kinds
         self.names = dict(namespace)
         self.containers: dict[str, Any] = {}
-        self.defaults: list[tuple[Any, Any, Any]] = []
+        self.functions: list[tuple[Any, Any]] = []
+        self.tracked: set[int] = set()
         self.opaque = False
-        container_kinds = _container_kinds()
-        self.container_kinds = container_kinds
-        function_type = type(_reseeder)  # a Python function
+        self.container_kinds = _container_kinds()
+        self.function_type = type(_reseeder)  # a Python function
         for name, value in namespace.items():
             if name.startswith("_"):
                 continue  # the worker's own names (builtins, guards): tools cannot bind them
-            if type(value) in container_kinds:
+            if type(value) in self.container_kinds:
                 self.containers[name] = self.snapshot(value, 0)
-            elif type(value) is function_type and value.__globals__ is namespace:
-                # `def f(x, seen=[])`: a default filled by one call is there for the next.
-                self.defaults.append((value, self.snapshot(value.__defaults__, 0),
-                                      self.snapshot(value.__kwdefaults__, 0)))
-            elif not self.is_static(value):
-                self.opaque = True
+            else:
+                self.snapshot(value, 0)
         self.process = _process_state()
         self.fingerprint = self.process()
         self.reseed = _reseeder()
@@ -62,9 +65,36 @@ class ModuleState:
         kind = type(value)
         return kind in self.static_kinds or issubclass(kind, type)
 
+    def function_state(self, function: Any, depth: int) -> Any:
+        """What a tool function carries from call to call: its defaults (`def f(x, seen=[])`)
+        and what its closure cells hold (a module-level `remember = make()`)."""
+        cells = []
+        for cell in function.__closure__ or ():
+            try:
+                cells.append(self.snapshot(cell.cell_contents, depth))
+            except ValueError:  # an empty cell
+                cells.append(_MISSING)
+        return (self.snapshot(function.__defaults__, depth),
+                self.snapshot(function.__kwdefaults__, depth), tuple(cells))
+
+    def current_state(self, function: Any) -> Any:
+        cells = []
+        for cell in function.__closure__ or ():
+            try:
+                cells.append(cell.cell_contents)
+            except ValueError:
+                cells.append(_MISSING)
+        return (function.__defaults__, function.__kwdefaults__, tuple(cells))
+
     def snapshot(self, value: Any, depth: int) -> Any:
-        """A copy of the containers in `value`; anything else is the same object."""
+        """A copy of the containers in `value`; anything else is the same object. The tool's
+        functions met on the way are tracked (`function_state`)."""
         kind = type(value)
+        if kind is self.function_type and value.__globals__ is self.namespace:
+            if id(value) not in self.tracked and depth <= MAX_DEPTH:
+                self.tracked.add(id(value))
+                self.functions.append((value, self.function_state(value, depth + 1)))
+            return value
         if kind not in self.container_kinds:
             if not self.is_static(value):
                 self.opaque = True
@@ -100,8 +130,12 @@ class ModuleState:
         return value is copy
 
     def changed(self) -> bool:
-        """Did the last call leave anything behind? (Reseeds `random` either way.)"""
+        """Did the last call leave anything behind? (Reseeds `random` and empties the
+        allowed members' caches either way: `urlsplit.cache_info()` told whether an earlier
+        caller had parsed a given URL.)"""
         self.reseed()
+        for clear in self.cache_clearers:
+            clear()
         if self.opaque:
             return True
         namespace = self.namespace
@@ -113,11 +147,17 @@ class ModuleState:
         for name, copy in self.containers.items():
             if not self.same(namespace[name], copy):
                 return True
-        for function, defaults, kwdefaults in self.defaults:
-            if not (self.same(function.__defaults__, defaults)
-                    and self.same(function.__kwdefaults__, kwdefaults)):
+        for function, state in self.functions:
+            if not self.same_state(self.current_state(function), state):
                 return True
-        return self.process() != self.fingerprint
+        return bool(self.process() != self.fingerprint)
+
+    def same_state(self, current: tuple[Any, Any, tuple[Any, ...]],
+                   copy: tuple[Any, Any, tuple[Any, ...]]) -> bool:
+        if len(current[2]) != len(copy[2]):
+            return False
+        return (self.same(current[0], copy[0]) and self.same(current[1], copy[1])
+                and all(self.same(a, b) for a, b in zip(current[2], copy[2], strict=True)))
 
 
 def _container_kinds() -> frozenset[type]:
@@ -143,7 +183,12 @@ def _process_state() -> Callable[[], tuple[Any, ...]]:
         if calendar is not None:
             parts.append(calendar.firstweekday())
         if csv is not None:
-            parts += [csv.field_size_limit(), tuple(sorted(csv.list_dialects()))]
+            parts.append(csv.field_size_limit())
+            for name in sorted(csv.list_dialects()):
+                dialect = csv.get_dialect(name)
+                parts.append((name, dialect.delimiter, dialect.quotechar, dialect.escapechar,
+                              dialect.doublequote, dialect.skipinitialspace,
+                              dialect.lineterminator, dialect.quoting, dialect.strict))
         return tuple(parts)
 
     return read
@@ -169,7 +214,7 @@ def static_kinds(module_view_type: type) -> frozenset[type]:
         ("re", ("Pattern", "RegexFlag")), ("decimal", ("Decimal",)),
         ("fractions", ("Fraction",)), ("zoneinfo", ("ZoneInfo",)), ("uuid", ("UUID",)),
         ("ipaddress", ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network")),
-        ("string", ("Template",)), ("functools", ("partial",)),
+        ("string", ("Template",)),
     ):
         module = sys.modules.get(module_name)
         for name in names:

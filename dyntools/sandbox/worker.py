@@ -186,7 +186,9 @@ class Worker:
         from dyntools.sandbox.state import ModuleState, static_kinds
 
         self.module_state: Callable[[dict[str, Any]], ModuleState] = (
-            lambda namespace: ModuleState(namespace, static_kinds(ModuleView)))
+            lambda namespace: ModuleState(
+                namespace, static_kinds(ModuleView),
+                [v for view in self.guards.views.values() for v in vars(view).values()]))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
 

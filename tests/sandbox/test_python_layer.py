@@ -312,3 +312,36 @@ def test_a_stale_import_lock_does_not_count_as_an_import():
         assert not importing()
     finally:
         del bootstrap._module_locks["stale_module_for_the_test"]
+
+
+# -- found by our own attack on this layer ---------------------------------------------------
+
+def test_a_container_filled_through_a_bound_method_is_guarded(tool, policy):
+    """`put = box.append` handed library values to `box`; `box[0][1]` was read unguarded."""
+    outcome = attempt(tool, policy, '''
+        def run(params):
+            box = []
+            put = box.append
+            put(typing.get_args(typing.Optional[int]))
+            none_type = box[0][1]
+            return {"escaped": True}
+        ''', PYTHON_ONLY, imports="import typing")
+    assert outcome.get("sandbox_error") == "sandbox_violation", outcome
+
+
+@pytest.mark.parametrize("body", [
+    # A slice holds any object: its fields were read back with no check.
+    'held = slice(*typing.get_args(typing.Optional[int])).stop',
+    # `f(*items)` took values out of a library's container unchecked.
+    'held = max(*typing.get_args(typing.Optional[int]), key=len)',
+    # A class built at run time, called through map and read back through a slice.
+    'held = slice(*map(csv.Sniffer().sniff, ["a,b,c\\n1,2,3\\n"])).stop',
+])
+def test_star_arguments_and_slice_fields_are_checked(tool, policy, body):
+    outcome = attempt(tool, policy, f'''
+        def run(params):
+            {body}
+            return {{"escaped": True}}
+        ''', PYTHON_ONLY, imports="import csv\nimport typing")
+    assert refused(outcome), outcome
+    assert "escaped" not in outcome

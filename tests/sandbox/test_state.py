@@ -50,6 +50,47 @@ def run(params):
     decimal.setcontext(decimal.Context(prec=params["digits"]))
     return {"previous": previous}
 ''',
+    "closure": '''
+def make():
+    seen = []
+
+    def remember(value):
+        previous = seen[-1] if seen else None
+        seen.append(value)
+        return previous
+
+    return remember
+
+
+REMEMBER = make()
+
+
+def run(params):
+    return {"previous": REMEMBER(params.get("secret"))}
+''',
+    "partial": '''
+import functools
+
+BOX = functools.partial(max, [])
+
+
+def run(params):
+    store = BOX.args[0]
+    previous = store[-1] if store else None
+    store.append(params.get("secret"))
+    return {"previous": previous}
+''',
+    "dialect": '''
+import csv
+
+
+def run(params):
+    previous = csv.get_dialect("excel").delimiter
+    if "secret" in params:
+        csv.register_dialect("excel", delimiter=";")
+        return {"previous": None}
+    return {"previous": None if previous == "," else previous}
+''',
     "random_seed": '''
 import random
 
@@ -96,3 +137,23 @@ def run(params):
             assert pool.call({"text": "aa b aaa"}) == {"n": 5}
         assert pool.stats["started"] == 1
         assert pool.stats["replaced"] == 0
+
+
+def test_allowed_members_caches_are_emptied_after_each_call(tool, policy):
+    """`urlsplit.cache_info()` told whether an earlier caller had parsed a given URL."""
+    path = tool('''
+import urllib.parse
+
+
+def run(params):
+    if "secret" in params:
+        urllib.parse.urlsplit(params["secret"])
+        return {"seen": None}
+    before = urllib.parse.urlsplit.cache_info().hits
+    urllib.parse.urlsplit(params["guess"])
+    return {"seen": urllib.parse.urlsplit.cache_info().hits > before}
+''')
+    with WorkerPool(path, module_name="state_v1", policy=policy,
+                    limits=SandboxLimits(timeout_s=10.0), size=1) as pool:
+        pool.call({"secret": "https://alice.example/token"})
+        assert pool.call({"guess": "https://alice.example/token"}) == {"seen": False}
