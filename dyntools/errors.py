@@ -8,6 +8,7 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
     ├── UsageError                    bad input from the caller (unknown tool, bad name, ...)
     │   └── InvalidParams             reason "invalid_params" (params do not match the schema)
     ├── PolicyLoadError               the allow-list cannot be read or parsed
+    │   └── CapabilityPolicyError     reason "capability_policy" (the operator's TOML is bad)
     ├── GateRejected                  station "gate", reason "unsafe_source"; carries the report
     ├── GenerationError               station "generate", reason "generation_failed"
     │   ├── GenerationAuthError       reason "auth" (401/403, missing permission or billing)
@@ -35,6 +36,9 @@ Callers that want values (the CLI, the adapters) catch `DyntoolsError` and read 
         ├── ToolRuntimeError          reason "runtime_error" (the tool raised)
         ├── BadResult                 reason "bad_result" (not a JSON object, too large, ...)
         ├── SandboxViolation          reason "sandbox_violation" (a guard or an OS layer refused)
+        │   └── CapabilityViolation   the same reason: a host request the declaration or the
+        │                             operator's policy does not grant (undeclared or refused
+        │                             host, a private address, too many requests, no policy)
         ├── WorkerCrashed             reason "worker_crashed"
         ├── LayerUnavailable          reason "layer_unavailable" (--require-layers)
         ├── Overloaded                reason "overloaded" (every executor queue is full)
@@ -77,6 +81,13 @@ class InvalidParams(UsageError):
 class PolicyLoadError(DyntoolsError):
     station = "policy"
     reason = "policy_error"
+
+
+class CapabilityPolicyError(PolicyLoadError):
+    """The operator's capability policy (`--capabilities FILE`) cannot be read or is not
+    well formed; the message names the file, the key and what is wrong."""
+
+    reason = "capability_policy"
 
 
 class GateRejected(DyntoolsError):
@@ -204,6 +215,11 @@ class BadResult(SandboxError):
 
 class SandboxViolation(SandboxError):
     reason = "sandbox_violation"
+
+
+class CapabilityViolation(SandboxViolation):
+    """A tool asked the host for something its declaration or the operator's policy does not
+    grant. The call ends (the worker is killed); `details` name the capability and target."""
 
 
 class WorkerCrashed(SandboxError):

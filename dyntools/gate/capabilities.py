@@ -1,0 +1,282 @@
+"""What a tool may reach through the host: its `CAPABILITIES` declaration, as data.
+
+    CAPABILITIES = {"http": ["api.example.com", "127.0.0.1:8765"],
+                    "secrets": ["DEMO_TOKEN"], "tools": ["slugify_text"]}
+
+    caps = parse_capabilities(value)          # Capabilities, or DeclarationError(path, msg)
+    caps.allows_http("api.example.com", 443, "https")
+    new.widens(old)                           # what `new` may reach that `old` may not
+
+A pure leaf: no I/O, nothing imported from the rest of dyntools but the tool-name rule. The
+gate checks a file's declaration with it, the host's broker enforces it, and review compares
+two versions' declarations with it, so all three read a declaration the same way.
+
+Hosts are plain names or addresses, matched exactly: `api.example.com` is that host on the
+scheme's default port (80 for http, 443 for https); `api.example.com:8443` and
+`127.0.0.1:8765` are that port only, for either scheme; an IPv6 address is written in
+brackets (`[2001:db8::1]`, `[::1]:8080`). A tool's own declaration has no scheme, path,
+userinfo or wildcard; the operator's policy may also allow `*.example.com` (any subdomain,
+not the name itself), parsed here with `wildcard=True`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dyntools.toolname import tool_name_problem
+
+HTTP, SECRETS, TOOLS = "http", "secrets", "tools"
+KINDS = (HTTP, SECRETS, TOOLS)
+MAX_ENTRIES = 32
+MAX_HOST_CHARS = 253
+MAX_SECRET_CHARS = 64
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+_SECRET = re.compile(r"[A-Z][A-Z0-9_]*")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+Path = tuple[str | int, ...]
+
+
+class DeclarationError(ValueError):
+    """A declaration (or a policy entry) that is not well formed. `path` locates the value
+    inside the literal: ("http", 2) is the third host of the http list."""
+
+    def __init__(self, path: Path, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class HostRule:
+    """One host entry. `host` is lowercase (an IPv6 address without brackets, compressed);
+    `port` None means the scheme's default port; `subdomains` is a policy's `*.` rule."""
+
+    host: str
+    port: int | None = None
+    subdomains: bool = False
+
+    def matches(self, host: str, port: int, scheme: str) -> bool:
+        """True when a request to `host`:`port` over `scheme` falls under this rule."""
+        host = host.lower().rstrip(".")
+        if self.subdomains:
+            if not host.endswith("." + self.host):
+                return False
+        elif host != self.host:
+            return False
+        if self.port is None:
+            return DEFAULT_PORTS.get(scheme) == port
+        return port == self.port
+
+    def __str__(self) -> str:
+        name = f"[{self.host}]" if ":" in self.host else self.host
+        if self.subdomains:
+            name = "*." + name
+        return name if self.port is None else f"{name}:{self.port}"
+
+
+def parse_host(entry: object, *, wildcard: bool = False, path: Path = ()) -> HostRule:
+    """One host entry as a HostRule; raises DeclarationError saying what is wrong with it."""
+    if not isinstance(entry, str):
+        raise DeclarationError(path, f"a host must be a string, got {type(entry).__name__}")
+    shown = repr(entry[:80])
+    if not entry:
+        raise DeclarationError(path, "a host may not be empty")
+    if len(entry) > MAX_HOST_CHARS + 8:
+        raise DeclarationError(path, f"host {shown}... is longer than {MAX_HOST_CHARS} "
+                                     "characters")
+    if "://" in entry:
+        raise DeclarationError(path, f"host {shown} has a scheme; write the host only "
+                                     "(the scheme comes from the URL the tool requests)")
+    for char, what in (("/", "a path"), ("@", "userinfo"), ("?", "a query"), ("#", "a fragment"),
+                       ("\\", "a backslash"), ("%", "a percent escape")):
+        if char in entry:
+            raise DeclarationError(path, f"host {shown} has {what}; write the host only")
+    if not entry.isascii() or any(c.isspace() or ord(c) < 33 for c in entry):
+        raise DeclarationError(path, f"host {shown} must be ASCII without spaces or control "
+                                     "characters (write an internationalised name in its "
+                                     "xn-- form)")
+    subdomains = False
+    rest = entry
+    if rest.startswith("*."):
+        if not wildcard:
+            raise DeclarationError(path, f"host {shown} is a wildcard; a tool declares the "
+                                         "exact hosts it reaches (the operator's policy may "
+                                         "use *.)")
+        subdomains, rest = True, rest[2:]
+    if "*" in rest:
+        raise DeclarationError(path, f"host {shown}: '*' is allowed only as a leading '*.' "
+                                     "in the operator's policy")
+    host, port = _split_port(rest, shown, path)
+    if host.startswith("["):
+        if not host.endswith("]"):
+            raise DeclarationError(path, f"host {shown}: unclosed '[' around an IPv6 address")
+        try:
+            address = ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            raise DeclarationError(path, f"host {shown} is not a valid IPv6 address") from None
+        if subdomains:
+            raise DeclarationError(path, f"host {shown}: an address has no subdomains")
+        return HostRule(address.compressed, port)
+    if host != host.lower():
+        raise DeclarationError(path, f"host {shown} must be lowercase")
+    if host.endswith("."):
+        raise DeclarationError(path, f"host {shown} ends with a dot; write it without one")
+    if len(host) > MAX_HOST_CHARS:
+        raise DeclarationError(path, f"host {shown} is longer than {MAX_HOST_CHARS} characters")
+    labels = host.split(".")
+    if all(label.isdigit() for label in labels) or _looks_numeric(labels[-1]):
+        # Only the canonical dotted quad: 127.1, 0x7f.0.0.1, 2130706433 and 0177.0.0.1 all
+        # name loopback to some resolvers and none of them is what a reviewer reads.
+        try:
+            canonical = str(ipaddress.IPv4Address(host))
+        except ValueError:
+            canonical = ""
+        if canonical != host or subdomains:
+            raise DeclarationError(path, f"host {shown} is not a host name or a dotted-quad "
+                                         "IPv4 address (a.b.c.d, decimal, no leading zeros)")
+        return HostRule(host, port)
+    for label in labels:
+        if not _LABEL.fullmatch(label):
+            raise DeclarationError(path, f"host {shown}: label {label[:63]!r} is not a DNS "
+                                         "label (letters, digits and inner hyphens, at most "
+                                         "63)")
+    return HostRule(host, port, subdomains)
+
+
+def _looks_numeric(label: str) -> bool:
+    return label.isdigit() or label.startswith("0x")
+
+
+def _split_port(text: str, shown: str, path: Path) -> tuple[str, int | None]:
+    if text.startswith("["):
+        close = text.find("]")
+        if close < 0 or close == len(text) - 1:
+            return text, None
+        if text[close + 1] != ":":
+            raise DeclarationError(path, f"host {shown}: expected ':PORT' after ']'")
+        return text[: close + 1], _port(text[close + 2:], shown, path)
+    if text.count(":") > 1:
+        raise DeclarationError(path, f"host {shown}: write an IPv6 address in brackets, "
+                                     "[2001:db8::1]")
+    if ":" in text:
+        host, _, port = text.partition(":")
+        return host, _port(port, shown, path)
+    return text, None
+
+
+def _port(text: str, shown: str, path: Path) -> int:
+    if not _PORT.fullmatch(text) or not 0 < int(text) < 65536:
+        raise DeclarationError(path, f"host {shown}: the port must be a number from 1 to 65535")
+    return int(text)
+
+
+def secret_name_problem(name: object) -> str | None:
+    """Why `name` is not a secret's name (UPPER_SNAKE, at most 64 characters), or None."""
+    if not isinstance(name, str):
+        return f"a secret name must be a string, got {type(name).__name__}"
+    if not name.isascii() or not _SECRET.fullmatch(name) or len(name) > MAX_SECRET_CHARS:
+        return (f"secret name {name[:40]!r} must be UPPER_SNAKE_CASE: an uppercase ASCII "
+                f"letter, then uppercase letters, digits and underscores, at most "
+                f"{MAX_SECRET_CHARS}")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """A parsed declaration. Empty (falsy) for a tool that declares nothing."""
+
+    http: tuple[HostRule, ...] = ()
+    secrets: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.http or self.secrets or self.tools)
+
+    def allows_http(self, host: str, port: int, scheme: str) -> bool:
+        return any(rule.matches(host, port, scheme) for rule in self.http)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """The declaration as it would be written (only the kinds it uses)."""
+        out: dict[str, list[str]] = {}
+        if self.http:
+            out[HTTP] = [str(rule) for rule in self.http]
+        if self.secrets:
+            out[SECRETS] = list(self.secrets)
+        if self.tools:
+            out[TOOLS] = list(self.tools)
+        return out
+
+    def widens(self, other: Capabilities | None) -> dict[str, list[str]]:
+        """What this declaration reaches that `other` does not (by kind; empty when none).
+        Against None (no earlier version), everything it declares widens."""
+        before = other.as_dict() if other is not None else {}
+        added: dict[str, list[str]] = {}
+        for kind, entries in self.as_dict().items():
+            new = [entry for entry in entries if entry not in before.get(kind, [])]
+            if new:
+                added[kind] = new
+        return added
+
+    def summary(self) -> str:
+        """One line for listings: `http: a.com, b.org; secrets: T; tools: x` or `none`."""
+        parts = [f"{kind}: {', '.join(entries)}" for kind, entries in self.as_dict().items()]
+        return "; ".join(parts) if parts else "none"
+
+
+NONE = Capabilities()
+
+
+def parse_capabilities(value: object) -> Capabilities:
+    """A CAPABILITIES literal as Capabilities; raises DeclarationError at the first problem
+    (its `path` points into the literal)."""
+    if not isinstance(value, Mapping):
+        raise DeclarationError((), "CAPABILITIES must be a dict such as "
+                                   '{"http": ["api.example.com"]}, got '
+                                   f"{type(value).__name__}")
+    for key in value:
+        if key not in KINDS:
+            raise DeclarationError((), f"CAPABILITIES has an unknown key {str(key)[:40]!r}; "
+                                       f"known: {', '.join(KINDS)}")
+    http = tuple(_unique(HTTP, [parse_host(entry, path=(HTTP, index))
+                                for index, entry in enumerate(_entries(value, HTTP))]))
+    secrets: list[str] = []
+    for index, entry in enumerate(_entries(value, SECRETS)):
+        problem = secret_name_problem(entry)
+        if problem:
+            raise DeclarationError((SECRETS, index), problem)
+        secrets.append(entry)
+    tools: list[str] = []
+    for index, entry in enumerate(_entries(value, TOOLS)):
+        problem = tool_name_problem(entry)
+        if problem:
+            raise DeclarationError((TOOLS, index), problem)
+        tools.append(entry)
+    return Capabilities(http, tuple(_unique(SECRETS, secrets)), tuple(_unique(TOOLS, tools)))
+
+
+def _entries(value: Mapping[Any, Any], kind: str) -> list[Any]:
+    entries = value.get(kind, [])
+    if not isinstance(entries, list | tuple):
+        raise DeclarationError((kind,), f"CAPABILITIES[{kind!r}] must be a list of strings, "
+                                        f"got {type(entries).__name__}")
+    if len(entries) > MAX_ENTRIES:
+        raise DeclarationError((kind,), f"CAPABILITIES[{kind!r}] has {len(entries)} entries; "
+                                        f"the limit is {MAX_ENTRIES}")
+    return list(entries)
+
+
+def _unique(kind: str, entries: Iterable[Any]) -> list[Any]:
+    seen: list[Any] = []
+    for index, entry in enumerate(entries):
+        if entry in seen:
+            raise DeclarationError((kind, index), f"CAPABILITIES[{kind!r}] lists "
+                                                  f"{str(entry)!r} twice")
+        seen.append(entry)
+    return seen
