@@ -280,3 +280,103 @@ def _unique(kind: str, entries: Iterable[Any]) -> list[Any]:
                                                   f"{str(entry)!r} twice")
         seen.append(entry)
     return seen
+
+
+# ----------------------------------------------------------------- recorded exchanges
+
+# What an example may carry so that verification needs no network:
+#   {"params": {...}, "result": {...},
+#    "http": [{"request": {"method": "GET", "url": "https://api.example.com/x?q=1"},
+#              "response": {"status": 200, "headers": {...}, "text": "..."}}]}
+# A POST's request may hold the "json" body it must send. Instead of a "response", an
+# exchange may record an ordinary failure: {"request": ..., "failure": "timeout"}.
+METHODS = ("GET", "POST")
+FAILURES = ("timeout", "dns", "connection", "too_large")
+MAX_EXCHANGES = 16
+_REQUEST_KEYS = frozenset({"method", "url", "json"})
+_RESPONSE_KEYS = frozenset({"status", "headers", "text"})
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One recorded request and what the host answered (a response or a failure)."""
+
+    method: str
+    url: str
+    json: Any = None
+    has_json: bool = False
+    status: int | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    text: str = ""
+    failure: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        request: dict[str, Any] = {"method": self.method, "url": self.url}
+        if self.has_json:
+            request["json"] = self.json
+        if self.failure is not None:
+            return {"request": request, "failure": self.failure}
+        return {"request": request, "response": {"status": self.status,
+                                                 "headers": dict(self.headers),
+                                                 "text": self.text}}
+
+
+def parse_exchanges(value: object, path: Path = ("http",)) -> tuple[Exchange, ...]:
+    """An example's "http" list as Exchanges; raises DeclarationError (its path points into
+    the example) at the first problem."""
+    if not isinstance(value, list | tuple):
+        raise DeclarationError(path, 'an example\'s "http" must be a list of recorded '
+                                     f"exchanges, got {type(value).__name__}")
+    if len(value) > MAX_EXCHANGES:
+        raise DeclarationError(path, f'an example records {len(value)} exchanges; the limit '
+                                     f"is {MAX_EXCHANGES}")
+    return tuple(_exchange(entry, (*path, index)) for index, entry in enumerate(value))
+
+
+def _exchange(entry: object, path: Path) -> Exchange:
+    if not isinstance(entry, Mapping) or "request" not in entry or \
+            set(entry) not in ({"request", "response"}, {"request", "failure"}):
+        raise DeclarationError(path, 'a recorded exchange is {"request": {...}, "response": '
+                                     '{...}} or {"request": {...}, "failure": "timeout"}')
+    request = entry["request"]
+    if not isinstance(request, Mapping) or not {"method", "url"} <= set(request) or \
+            not set(request) <= _REQUEST_KEYS:
+        raise DeclarationError((*path, "request"), 'a recorded request is {"method": "GET", '
+                                                   '"url": "https://..."} (a POST may add '
+                                                   '"json")')
+    method, url = request["method"], request["url"]
+    if method not in METHODS:
+        raise DeclarationError((*path, "request", "method"),
+                               f"a recorded method must be one of {', '.join(METHODS)}")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise DeclarationError((*path, "request", "url"),
+                               "a recorded url must be a string starting with http:// or "
+                               "https://")
+    has_json = "json" in request
+    if has_json and method != "POST":
+        raise DeclarationError((*path, "request", "json"), "only a POST sends a json body")
+    if "failure" in entry:
+        failure = entry["failure"]
+        if failure not in FAILURES:
+            raise DeclarationError((*path, "failure"),
+                                   f"a recorded failure must be one of {', '.join(FAILURES)}")
+        return Exchange(method, url, request.get("json"), has_json, failure=failure)
+    response = entry["response"]
+    if not isinstance(response, Mapping) or "status" not in response or \
+            not set(response) <= _RESPONSE_KEYS:
+        raise DeclarationError((*path, "response"), 'a recorded response is {"status": 200, '
+                                                    '"headers": {...}, "text": "..."}')
+    status = response["status"]
+    if type(status) is not int or not 100 <= status <= 599:
+        raise DeclarationError((*path, "response", "status"),
+                               "a recorded status must be an integer from 100 to 599")
+    headers = response.get("headers", {})
+    if not isinstance(headers, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise DeclarationError((*path, "response", "headers"),
+                               "recorded headers must map strings to strings")
+    text = response.get("text", "")
+    if not isinstance(text, str):
+        raise DeclarationError((*path, "response", "text"), "a recorded text must be a string")
+    return Exchange(method, url, request.get("json"), has_json, status,
+                    tuple((k.lower(), v) for k, v in headers.items()), text)

@@ -14,12 +14,15 @@ existed); a config file that cannot be read is an error, never a silent `never`.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from dyntools.errors import UsageError
+from dyntools.gate.capabilities import NONE, Capabilities, DeclarationError, parse_capabilities
+from dyntools.gate.literals import NotLiteral, literal_value
 
 CONFIG_NAME = "config.json"
 CONFIG_FORMAT = 1
@@ -92,13 +95,20 @@ def write_config(root: Path, config: RegistryConfig) -> Path:
     return path
 
 
-def declared_capabilities(source: bytes | str) -> frozenset[str]:
-    """The capabilities a version declares. Tool files have no CAPABILITIES declaration yet
-    (issue 11 adds it), so this returns the empty set for every file today, and the
-    `capabilities` policy therefore holds nothing back until then. It is the one place the
-    approval policy reads capabilities from: issue 11 changes only this function."""
-    del source
-    return frozenset()
+def declared_capabilities(source: bytes | str) -> Capabilities:
+    """The capabilities a gated version declares (its top-level CAPABILITIES literal; empty
+    when it has none). It is the one place the approval policy reads capabilities from.
+    Raises DeclarationError for a malformed declaration, which the gate never accepts."""
+    text = source.decode("utf-8") if isinstance(source, bytes) else source
+    for node in ast.parse(text).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "CAPABILITIES"):
+            try:
+                return parse_capabilities(literal_value(node.value))
+            except NotLiteral:
+                raise DeclarationError((), "CAPABILITIES is not a literal") from None
+    return NONE
 
 
 def needs_approval(approval: str, source: bytes | str) -> bool:
