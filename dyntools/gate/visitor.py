@@ -21,6 +21,8 @@ from functools import lru_cache
 from typing import Any
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
+from dyntools.gate.hostuse import HostUse
+from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
@@ -66,6 +68,7 @@ class ImportBinding:
     lineno: int
 
 
+_DISPLAYS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set})
 _NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
 
 
@@ -74,7 +77,8 @@ class _Abort(Exception):
 
 
 class GateVisitor:
-    def __init__(self, policy: Policy, lines: list[str], ascii_only: bool) -> None:
+    def __init__(self, policy: Policy, lines: list[str], ascii_only: bool,
+                 track_host: bool = True) -> None:
         self.policy = policy
         self.lines = lines
         self.ascii_only = ascii_only
@@ -94,6 +98,16 @@ class GateVisitor:
         self.function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool] = {}
         self._dispatch = _dispatch_table(HANDLED_NODES)
         self.code_counts: dict[str, int] = {}
+        # Imports and uses of dyntools-provided modules (`host`), for dyntools.gate.hostuse.
+        # `track_host` False promises the file never names one (its text does not hold the
+        # name), so calls need not be remembered.
+        self.provided = policy.provided_modules
+        self.track_host = track_host and bool(self.provided)
+        self.host_imports: list[ast.stmt] = []
+        self.host_uses: list[HostUse] = []
+        self.calls: dict[int, ast.Call] = {}
+        # id(value node) -> value of the top-level literals already evaluated (visit_Assign).
+        self.literals: dict[int, Any] = {}
 
     # ----------------------------------------------------------------- reporting
     def char_col(self, lineno: int, byte_offset: int) -> int:
@@ -198,6 +212,8 @@ class GateVisitor:
                     # A function-level import: the same member rules as at the top level.
                     if binding.kind != "member":
                         self.check_module_chain(load, binding)
+                    elif self.track_host:
+                        self.note_member_use(load, binding)
                     continue
             if load.name not in scope.bound:
                 parent.loads.append(load)
@@ -226,6 +242,8 @@ class GateVisitor:
         if binding is not None:
             if binding.kind in ("module", "package", "refused"):
                 self.check_module_chain(load, binding)
+            elif self.track_host:
+                self.note_member_use(load, binding)
             return
         if name in module_bound:
             return
@@ -277,13 +295,21 @@ class GateVisitor:
                     continue
                 self.report_attribute(attr_node, "DT201", self.module_message(candidate))
                 return
-            self.check_member(module.name, attr, attr_node)
+            if self.check_member(module.name, attr, attr_node) and module.name in self.provided:
+                self.host_uses.append(HostUse(module.name, attr, attr_node,
+                                              self.calls.get(id(attr_node))))
             return
         if binding.kind == "refused":
             message = f"{load.name} is bound by a refused import of {current} and may not be used"
         else:
             message = f"module {current} may only be used as {current}.member, not as a value"
         self.report(load.node, "DT206", message)
+
+    def note_member_use(self, load: Load, binding: ImportBinding) -> None:
+        """A name bound by `from host import member`, used here."""
+        module, _, member = binding.dotted.rpartition(".")
+        if module in self.provided:
+            self.host_uses.append(HostUse(module, member, load.node, self.calls.get(id(load.node))))
 
     def module_message(self, dotted: str) -> str:
         reason = self.policy.module_denial(dotted)
@@ -328,7 +354,7 @@ class GateVisitor:
     def bind_import(self, name: str, binding: ImportBinding, node: ast.AST) -> None:
         policy = self.policy
         if name in policy.builtins or name in policy.denied_builtins or name in (
-            "NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "run"
+            "NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "CAPABILITIES", "run"
         ):
             self.report(
                 node, "DT208", f"import binds {name!r}, which shadows a builtin or contract name"
@@ -340,6 +366,8 @@ class GateVisitor:
     def visit_Import(self, node: ast.Import) -> None:
         self.import_allowed_here(node)
         policy = self.policy
+        if any(alias.name.split(".", 1)[0] in self.provided for alias in node.names):
+            self.host_imports.append(node)
         for alias in node.names:
             dotted = alias.name
             allowed = dotted in policy.modules
@@ -370,6 +398,8 @@ class GateVisitor:
         if node.level:
             self.report(node, "DT204", "relative imports are not allowed")
         source = node.module or ""
+        if not node.level and source.split(".", 1)[0] in self.provided:
+            self.host_imports.append(node)
         source_allowed = not node.level and source in policy.modules
         package = not node.level and not source_allowed and policy.is_package_prefix(source)
         if not source_allowed and not package and not node.level:
@@ -388,6 +418,8 @@ class GateVisitor:
             elif source_allowed:
                 ok = self.check_member(source, alias.name, alias)
                 binding = ImportBinding("member" if ok else "refused", dotted, node.lineno)
+                if ok and source in self.provided:
+                    self.host_uses.append(HostUse(source, alias.name, alias, imported=True))
             elif package:
                 self.report(alias, "DT201", self.module_message(dotted))
                 binding = ImportBinding("refused", dotted, node.lineno)
@@ -494,7 +526,23 @@ class GateVisitor:
         self.visit(node.value)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
+        value = node.value
+        if type(value) in _DISPLAYS and self.scope is self.module_scope:
+            # A top-level constant (EXAMPLES, PARAMS): walking a pure literal finds nothing
+            # but its size, so it is evaluated once, here, for the contract, and counted
+            # against the node and depth limits as the walk would count it.
+            try:
+                literal, count, deepest = measured_literal(value)
+            except NotLiteral:
+                pass
+            else:
+                if (self.nodes + count <= self.max_nodes
+                        and self.depth + 1 + deepest <= self.max_depth):
+                    self.nodes += count
+                    self.literals[id(value)] = literal
+                    self.visit_all(node.targets)
+                    return
+        self.visit(value)
         self.visit_all(node.targets)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -660,6 +708,8 @@ class GateVisitor:
             self.report_attribute(node, "DT305", f"{verb} attribute {attr!r} is not allowed")
 
     def visit_Call(self, node: ast.Call) -> None:
+        if self.track_host:
+            self.calls[id(node.func)] = node
         self.visit(node.func)
         self.visit_all(node.args)
         for keyword in node.keywords:
