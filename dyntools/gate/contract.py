@@ -318,6 +318,11 @@ def _check_capabilities(bound: bool, constants: dict[str, tuple[ast.expr, Any]],
                "CAPABILITIES declares secrets but no http host: the host adds a secret only to "
                "requests to the hosts it is configured for, so declare those hosts in \"http\"")
         return
+    if contract.name is not None and contract.name in capabilities.tools:
+        report(_node_at(node, ("tools", capabilities.tools.index(contract.name))), "DT515",
+               f"CAPABILITIES['tools'] lists {contract.name!r}, this tool itself: a tool may "
+               "not call itself")
+        return
     contract.capabilities = capabilities
 
 
