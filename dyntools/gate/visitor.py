@@ -229,6 +229,7 @@ class GateVisitor:
 
     # ----------------------------------------------------------------- module
     def visit_Module(self, node: ast.Module) -> None:
+        """Allow a module: each statement is walked (the contract checks the top-level shape)."""
         self.visit_all(node.body)
 
     def resolve_module(self) -> None:
@@ -364,6 +365,7 @@ class GateVisitor:
             self.scope.imports[name] = binding
 
     def visit_Import(self, node: ast.Import) -> None:
+        """Allow `import X` of allow-listed modules only (DT201), bound as a module."""
         self.import_allowed_here(node)
         policy = self.policy
         if any(alias.name.split(".", 1)[0] in self.provided for alias in node.names):
@@ -387,6 +389,7 @@ class GateVisitor:
             self.bind_import(head, ImportBinding(kind, head, node.lineno), alias)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        """Allow `from X import m` of allowed members; deny `*` (DT203) and relative (DT204)."""
         if node.module == "__future__" and not node.level and self.top_level() and all(
             alias.name == "annotations" and alias.asname is None for alias in node.names
         ):
@@ -432,7 +435,7 @@ class GateVisitor:
 
     # ----------------------------------------------------------------- functions
     def visit_arguments(self, args: ast.arguments) -> None:
-        """Defaults and annotations are evaluated at definition time, in the enclosing scope."""
+        """Allow parameters: defaults and annotations are walked in the enclosing scope."""
         self.visit_all(args.defaults)
         self.visit_all(args.kw_defaults)
         for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
@@ -445,6 +448,7 @@ class GateVisitor:
                 self.bind(arg.arg, arg)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """Allow `def` with a public name (DT604), no decorators (DT103), no builtin's name."""
         if node.name.startswith("_"):
             self.report(node, "DT604", f"function name {node.name!r} starts with an underscore")
         elif self.top_level() and (
@@ -470,10 +474,12 @@ class GateVisitor:
         self.pop()
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        """Deny `async def` (DT104); its body is still walked for more findings."""
         self.report(node, "DT104", "async functions are not allowed")
         self.visit_FunctionDef(node)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        """Allow lambdas: defaults in the enclosing scope, the body in a scope of its own."""
         self.visit_arguments(node.args)
         self.push("lambda")
         self.bind_arguments(node.args)
@@ -481,6 +487,7 @@ class GateVisitor:
         self.pop()
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        """Deny classes (DT102); bases, keywords and body are still walked."""
         self.report(node, "DT102", "classes are not allowed in tool files")
         self.check_name(node.name, node)
         self.scope.bound.add(node.name)
@@ -494,6 +501,7 @@ class GateVisitor:
         self.pop()
 
     def visit_Return(self, node: ast.Return) -> None:
+        """Allow `return`, walking the value."""
         if node.value is not None:
             self.visit(node.value)
 
@@ -504,28 +512,35 @@ class GateVisitor:
         return scope
 
     def visit_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
+        """Allow `yield` in helpers (run itself may not be a generator: DT603)."""
         self.function_scope().has_yield = True
         if node.value is not None:
             self.visit(node.value)
 
     def visit_YieldFrom(self, node: ast.YieldFrom) -> None:
+        """Allow `yield from` in helpers, as `yield`."""
         self.visit_Yield(node)
 
     def visit_Await(self, node: ast.Await) -> None:
+        """Deny `await` (DT104)."""
         self.report(node, "DT104", "await is not allowed")
         self.visit(node.value)
 
     def visit_Global(self, node: ast.Global) -> None:
+        """Deny `global` (DT105)."""
         self.report(node, "DT105", "global statements are not allowed")
 
     def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        """Deny `nonlocal` (DT105)."""
         self.report(node, "DT105", "nonlocal statements are not allowed")
 
     # ----------------------------------------------------------------- statements
     def visit_Expr(self, node: ast.Expr) -> None:
+        """Allow expression statements, walking the expression."""
         self.visit(node.value)
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        """Allow assignments; a top-level literal is evaluated once here, for the contract."""
         value = node.value
         if type(value) in _DISPLAYS and self.scope is self.module_scope:
             # A top-level constant (EXAMPLES, PARAMS): walking a pure literal finds nothing
@@ -546,26 +561,31 @@ class GateVisitor:
         self.visit_all(node.targets)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        """Allow augmented assignment (`x += 1`); attribute targets are denied (DT305)."""
         self.visit(node.value)
         self.visit(node.target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        """Allow annotated assignment; the annotation has its own grammar (DT702)."""
         self.annotation(node.annotation)
         if node.value is not None:
             self.visit(node.value)
         self.visit(node.target)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        """Allow `for` loops (and `else`), walking target, iterable and body."""
         self.visit(node.iter)
         self.visit(node.target)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def visit_AsyncFor(self, node: ast.AsyncFor) -> None:
+        """Deny `async for` (DT104); the loop is still walked."""
         self.report(node, "DT104", "async for is not allowed")
         self.visit_For(node)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        """Allow `with` blocks, walking each context expression and target."""
         for item in node.items:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
@@ -573,10 +593,12 @@ class GateVisitor:
         self.visit_all(node.body)
 
     def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
+        """Deny `async with` (DT104); the block is still walked."""
         self.report(node, "DT104", "async with is not allowed")
         self.visit_With(node)
 
     def visit_Try(self, node: ast.Try | ast.TryStar) -> None:
+        """Allow `try` / `except` / `else` / `finally`."""
         self.visit_all(node.body)
         for handler in node.handlers:
             self.visit_ExceptHandler(handler)
@@ -584,6 +606,7 @@ class GateVisitor:
         self.visit_all(node.finalbody)
 
     def visit_TryStar(self, node: ast.TryStar) -> None:
+        """Deny `try` / `except*` (DT703: RestrictedPython refuses it); still walked."""
         self.report(
             node,
             "DT703",
@@ -593,6 +616,7 @@ class GateVisitor:
         self.visit_Try(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        """Allow `except` clauses; the bound name follows the name rules."""
         self.nodes += 1
         if node.type is not None:
             self.visit(node.type)
@@ -601,9 +625,11 @@ class GateVisitor:
         self.visit_all(node.body)
 
     def visit_Delete(self, node: ast.Delete) -> None:
+        """Allow `del` of names and items; attribute deletes are denied (DT305)."""
         self.visit_all(node.targets)
 
     def visit_Match(self, node: ast.Match) -> None:
+        """Deny `match` (DT701: class patterns read attributes named by __match_args__)."""
         self.report(
             node,
             "DT701",
@@ -628,37 +654,45 @@ class GateVisitor:
                 self.visit(child.cls)
 
     def visit_If(self, node: ast.If) -> None:
+        """Allow `if` / `elif` / `else`."""
         self.visit(node.test)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def visit_While(self, node: ast.While) -> None:
+        """Allow `while` loops (and `else`)."""
         self.visit(node.test)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def visit_Raise(self, node: ast.Raise) -> None:
+        """Allow `raise` (and `from`) of allowed exceptions."""
         if node.exc is not None:
             self.visit(node.exc)
         if node.cause is not None:
             self.visit(node.cause)
 
     def visit_Assert(self, node: ast.Assert) -> None:
+        """Allow `assert`, walking the test and the message."""
         self.visit(node.test)
         if node.msg is not None:
             self.visit(node.msg)
 
     def visit_Pass(self, node: ast.Pass) -> None:
+        """Allow `pass`."""
         pass
 
     def visit_Break(self, node: ast.Break) -> None:
+        """Allow `break`."""
         pass
 
     def visit_Continue(self, node: ast.Continue) -> None:
+        """Allow `continue`."""
         pass
 
     # ----------------------------------------------------------------- expressions
     def visit_Name(self, node: ast.Name) -> None:
+        """Allow names; deny `_x` (DT301) and undefined or refused names (DT306, DT401)."""
         name = node.id
         if name[0] == "_" and name != "_":
             self.report(node, "DT301", f"name {name!r} starts with an underscore")
@@ -680,6 +714,7 @@ class GateVisitor:
         return chain, current
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        """Allow `x.attr`; deny `_x` (DT302), internals (DT303), format (DT304), writes (DT305)."""
         chain, current = self.attribute_chain(node)
         self.nodes += len(chain) - 1
         if type(current) is ast.Name and type(current.ctx) is ast.Load:
@@ -708,6 +743,7 @@ class GateVisitor:
             self.report_attribute(node, "DT305", f"{verb} attribute {attr!r} is not allowed")
 
     def visit_Call(self, node: ast.Call) -> None:
+        """Allow calls, walking callee, arguments and keywords (the callee decides: DT401/DT402)."""
         if self.track_host:
             self.calls[id(node.func)] = node
         self.visit(node.func)
@@ -716,62 +752,82 @@ class GateVisitor:
             self.visit_keyword(keyword)
 
     def visit_keyword(self, node: ast.keyword) -> None:
+        """Allow keyword arguments; the name follows the name rules (`f(_x=1)` is DT301)."""
         self.nodes += 1
         if node.arg is not None:
             self.check_name(node.arg, node)
         self.visit(node.value)
 
     def visit_Constant(self, node: ast.Constant) -> None:
+        """Allow constants (never reached: visit skips them without a dispatch)."""
         pass
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
+        """Allow binary operators."""
         self.visit(node.left)
         self.visit(node.right)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """Allow `and` / `or`."""
         self.visit_all(node.values)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        """Allow unary operators."""
         self.visit(node.operand)
 
     def visit_Compare(self, node: ast.Compare) -> None:
+        """Allow comparisons."""
         self.visit(node.left)
         self.visit_all(node.comparators)
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
+        """Allow conditional expressions."""
         self.visit(node.test)
         self.visit(node.body)
         self.visit(node.orelse)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        """Allow subscripts (`x[k]`, `x[a:b]`); item access is guarded again at run time."""
         self.visit(node.value)
         self.visit(node.slice)
 
     def visit_Slice(self, node: ast.Slice) -> None:
+        """Allow slices."""
         self.visit_all((node.lower, node.upper, node.step))
 
     def visit_Starred(self, node: ast.Starred) -> None:
+        """Allow `*x` in calls, displays and targets."""
         self.visit(node.value)
 
-    def visit_List(self, node: ast.List | ast.Tuple | ast.Set) -> None:
+    def visit_List(self, node: ast.List) -> None:
+        """Allow list displays."""
         self.visit_all(node.elts)
 
-    visit_Tuple = visit_List
-    visit_Set = visit_List
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        """Allow tuple displays."""
+        self.visit_all(node.elts)
+
+    def visit_Set(self, node: ast.Set) -> None:
+        """Allow set displays."""
+        self.visit_all(node.elts)
 
     def visit_Dict(self, node: ast.Dict) -> None:
+        """Allow dict displays (`**spread` included; its keys are checked at run time)."""
         self.visit_all(node.keys)
         self.visit_all(node.values)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        """Allow f-strings, walking every formatted value."""
         self.visit_all(node.values)
 
     def visit_FormattedValue(self, node: ast.FormattedValue) -> None:
+        """Allow `{value!r:spec}` in f-strings, walking the value and the spec."""
         self.visit(node.value)
         if node.format_spec is not None:
             self.visit(node.format_spec)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        """Allow the walrus (`:=`), binding in the enclosing function's scope."""
         self.visit(node.value)
         target = node.target
         self.nodes += 1
@@ -797,15 +853,19 @@ class GateVisitor:
         self.pop()
 
     def visit_ListComp(self, node: ast.ListComp) -> None:
+        """Allow list comprehensions, in a scope of their own."""
         self.comprehension(node, (node.elt,))
 
     def visit_SetComp(self, node: ast.SetComp) -> None:
+        """Allow set comprehensions, in a scope of their own."""
         self.comprehension(node, (node.elt,))
 
     def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
+        """Allow generator expressions, in a scope of their own."""
         self.comprehension(node, (node.elt,))
 
     def visit_DictComp(self, node: ast.DictComp) -> None:
+        """Allow dict comprehensions, in a scope of their own."""
         self.comprehension(node, (node.key, node.value))
 
     # ----------------------------------------------------------------- annotations

@@ -466,3 +466,25 @@ def test_examples_are_capped_so_verification_stays_bounded() -> None:
     assert any(f.code == "DT508" and "at most 64" in f.message for f in report.findings)
     enough = "[" + ", ".join(['{"params": {"text": "a"}, "result": {"ok": True}}'] * 64) + "]"
     assert check_source(tool(top=f"EXAMPLES = {enough}\n")).accepted
+
+
+def test_every_visitor_method_says_what_it_allows_or_denies() -> None:
+    """As RestrictedPython's transformer does: one line per handler, starting Allow or Deny,
+    so a reader sees the policy of each syntax where it is enforced."""
+    from dyntools.gate.visitor import GateVisitor
+
+    handlers = {name: getattr(GateVisitor, name) for name in dir(GateVisitor)
+                if name.startswith("visit_") and name != "visit_all"}
+    assert {f"visit_{cls.__name__}" for cls in HANDLED_NODES} <= set(handlers)
+    assert len(handlers) == len(HANDLED_NODES) + 1  # and visit_arguments
+    undocumented = {
+        name: (handler.__doc__ or "").strip().splitlines()[:1]
+        for name, handler in handlers.items()
+        if not (handler.__doc__ or "").startswith(("Allow ", "Deny "))
+        or "\n" in handler.__doc__.strip()
+    }
+    assert not undocumented, f"handlers without a one-line Allow/Deny docstring: {undocumented}"
+    denied = {name for name, handler in handlers.items() if handler.__doc__.startswith("Deny ")}
+    assert denied == {"visit_AsyncFunctionDef", "visit_Await", "visit_Global", "visit_Nonlocal",
+                      "visit_AsyncFor", "visit_AsyncWith", "visit_TryStar", "visit_Match",
+                      "visit_ClassDef"}
