@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dyntools.errors import BadResult, InvalidParams, SandboxError, ToolRuntimeError, UsageError
+from dyntools.gate.capabilities import DeclarationError, Exchange, parse_exchanges
 
 TOOL, CALLER, CONTRACT = "tool", "caller", "contract"
 PASSED, FAILED, ERROR, NOT_RUN = "passed", "failed", "error", "not_run"
@@ -41,29 +42,42 @@ class Example:
     params: Mapping[str, Any]
     result: Mapping[str, Any]
     origin: str = TOOL
+    # Recorded HTTP exchanges the host replays instead of the network (a capability tool's
+    # example, dyntools.gate.capabilities.parse_exchanges).
+    http: tuple[Exchange, ...] = ()
 
     @classmethod
     def parse(cls, value: Any, origin: str) -> Example:
-        """From `{"params": {...}, "result": {...}}`; raises UsageError naming the problem."""
+        """From `{"params": {...}, "result": {...}}` (and optionally `"http": [...]`);
+        raises UsageError naming the problem."""
         if (
             not isinstance(value, Mapping)
-            or set(value) != {"params", "result"}
+            or not {"params", "result"} <= set(value) <= {"params", "result", "http"}
             or not isinstance(value["params"], Mapping)
             or not isinstance(value["result"], Mapping)
         ):
             raise UsageError(
-                'an example must be {"params": {...}, "result": {...}} with objects for both, '
-                f"got {_shown(value)}"
+                'an example must be {"params": {...}, "result": {...}} with objects for both '
+                f'(and optionally "http": [recorded exchanges]), got {_shown(value)}'
             )
         try:
             canonical(value)
         except (TypeError, ValueError, RecursionError) as exc:
             # RecursionError: nesting deeper than the encoder's stack, a caller's input error.
             raise UsageError(f"an example is not JSON data: {exc}") from None
-        return cls(dict(value["params"]), dict(value["result"]), origin)
+        http: tuple[Exchange, ...] = ()
+        if "http" in value:
+            try:
+                http = parse_exchanges(value["http"])
+            except DeclarationError as exc:
+                raise UsageError(f"an example's recorded exchanges: {exc.message}") from None
+        return cls(dict(value["params"]), dict(value["result"]), origin, http)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"params": dict(self.params), "result": dict(self.result)}
+        out: dict[str, Any] = {"params": dict(self.params), "result": dict(self.result)}
+        if self.http:
+            out["http"] = [exchange.as_dict() for exchange in self.http]
+        return out
 
 
 @dataclass(frozen=True, slots=True)
