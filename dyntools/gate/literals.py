@@ -71,7 +71,12 @@ def _value(node: ast.expr, depth: int, stats: list[int]) -> Any:
             if key is None:  # `**spread` inside a dict display
                 raise NotLiteral(item)
             # The value before the key, as `result[key] = value` evaluates them.
-            value = _value(item, inner, stats)
+            if type(item) is _Constant and inner <= MAX_LITERAL_DEPTH \
+                    and type(item.value) in _SCALARS:
+                stats[0] += 1
+                value = item.value
+            else:
+                value = _value(item, inner, stats)
             if type(key) is _Constant and type(key.value) is str and inner <= MAX_LITERAL_DEPTH:
                 stats[0] += 1
                 result[key.value] = value

@@ -69,7 +69,8 @@ class ImportBinding:
 
 
 _DISPLAYS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set})
-_NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
+_NO_CHAIN: list[ast.Attribute] = []
+_Constant, _Name, _Load = ast.Constant, ast.Name, ast.Load  # shared, never mutated: most loads are bare names
 
 
 class _Abort(Exception):
@@ -154,12 +155,20 @@ class GateVisitor:
     def visit(self, node: ast.AST) -> None:
         self.nodes += 1
         kind = type(node)
-        if kind is ast.Constant and self.nodes <= self.max_nodes:
-            return  # two thirds of all visits are constants and names: skip the dispatch
-        if kind is ast.Name and self.nodes <= self.max_nodes:
-            self.visit_Name(node)  # type: ignore[arg-type]
-            return
-        if self.nodes > self.max_nodes:
+        if self.nodes <= self.max_nodes:
+            # Two thirds of all visits are constants and names: no dispatch, no call.
+            if kind is _Constant:
+                return
+            if kind is _Name:
+                name = node.id  # type: ignore[attr-defined]
+                if name[0] == "_" and name != "_":
+                    self.report(node, "DT301", f"name {name!r} starts with an underscore")
+                if type(node.ctx) is _Load:  # type: ignore[attr-defined]
+                    self.scope.loads.append(Load(name, node, _NO_CHAIN, False))  # type: ignore[arg-type]
+                else:
+                    self.scope.bound.add(name)
+                return
+        else:
             self.findings.append(
                 Finding(
                     getattr(node, "lineno", 1) or 1,
@@ -169,7 +178,7 @@ class GateVisitor:
                 )
             )
             raise _Abort
-        handler = self._dispatch.get(type(node))
+        handler = self._dispatch.get(kind)
         if handler is None:
             if type(node) not in INERT_NODES:
                 self.report(
@@ -187,9 +196,13 @@ class GateVisitor:
         self.depth -= 1
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
+        visit = self.visit
         for child in nodes:
             if child is not None:
-                self.visit(child)
+                if type(child) is _Constant and self.nodes < self.max_nodes:
+                    self.nodes += 1  # as visit would count it, without the call
+                    continue
+                visit(child)
 
     def generic(self, node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
@@ -224,7 +237,7 @@ class GateVisitor:
         (scope or self.scope).bound.add(name)
 
     def check_name(self, name: str, node: ast.AST) -> None:
-        if name.startswith("_") and name != "_":
+        if name[:1] == "_" and name != "_":
             self.report(node, "DT301", f"name {name!r} starts with an underscore")
 
     # ----------------------------------------------------------------- module
