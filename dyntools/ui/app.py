@@ -12,6 +12,7 @@ search`'s), one `RunFeed` over the audit log, and the content cache.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,19 @@ class UiState:
         state.feed.poll()
         if watch:
             state.watcher = registry.watch()
+        # Read what the registry page shows once, in the background, so the first visit
+        # does not pay for reading and parsing every tool's file.
+        threading.Thread(target=state.warm, name="dyntools-ui-warm", daemon=True).start()
         return state
+
+    def warm(self) -> None:
+        from dyntools.log import get_logger
+        from dyntools.ui.queries import registry_rows
+
+        try:
+            registry_rows(self)
+        except Exception as exc:  # a cache fill only: the page reports problems itself
+            get_logger("ui").warning("ui.warm_failed", error=f"{type(exc).__name__}: {exc}")
 
     def close(self) -> None:
         if self.watcher is not None:

@@ -110,9 +110,13 @@ def bind(host: str, port: int, *, allow_remote: bool) -> socket.socket:
     bare = host.strip("[]")
     family = socket.AF_INET6 if ":" in bare else socket.AF_INET
     try:
-        return socket.create_server((bare, port), family=family)
+        sock = socket.create_server((bare, port), family=family)
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    # Accepted connections inherit it. Without it, a response written as headers then body
+    # waits for the client's delayed ACK on a kept-alive connection: 40 ms a request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
 
 
 def _shown(host: str) -> str:
