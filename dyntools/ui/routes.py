@@ -259,10 +259,10 @@ async def runs_stream(request: Request) -> Response:
     kinds = _kinds(request)
     tool = request.query_params.get("tool") or None
     template = ui.templates.get_template("_run.html")
-    ui.streams += 1
 
     async def events() -> AsyncIterator[str]:
         last, quiet = since, 0.0
+        ui.streams += 1  # counted while iterated: a stream that never starts holds nothing
         try:
             yield "retry: 2000\n\n"
             while not await request.is_disconnected():
