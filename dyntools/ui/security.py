@@ -218,8 +218,11 @@ class Guard:
         self._hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "lifespan":
             await self._app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # no websockets here: nothing unchecked reaches the app
+            await send({"type": "websocket.close", "code": 1008})
             return
         headers = _headers(scope)
         refusal = self._refusal(scope, headers)
