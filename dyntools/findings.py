@@ -25,7 +25,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 if TYPE_CHECKING:
     from dyntools.gate.capabilities import Capabilities
@@ -394,6 +393,8 @@ def to_sarif(reports: Sequence[GateReport], tool_version: str) -> dict[str, Any]
 def _sarif_uri(path: str) -> str:
     """A valid URI reference: relative paths stay relative (GitHub resolves them against the
     repository root), absolute ones become file:// URIs; both percent-encoded."""
+    from urllib.parse import quote  # SARIF only: checking a file needs no URL code
+
     if path in ("-", "<stdin>"):
         return "stdin"
     posix = path.replace("\\", "/")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities
 from dyntools.gate.policy import Policy
@@ -165,6 +164,8 @@ def url_problem(url: str, capabilities: Capabilities, *, complete: bool = True) 
     authority = rest if cut < 0 else rest[:cut]
     if "@" in authority:
         return f"the URL {shown} carries userinfo ('@'); the host refuses such URLs"
+    from urllib.parse import urlsplit  # only for a file that requests a literal URL
+
     try:
         parts = urlsplit(f"{scheme}://{authority}/")
         host = parts.hostname

@@ -69,8 +69,8 @@ class ImportBinding:
 
 
 _DISPLAYS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set})
-_NO_CHAIN: list[ast.Attribute] = []
-_Constant, _Name, _Load = ast.Constant, ast.Name, ast.Load  # shared, never mutated: most loads are bare names
+_NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
+_Constant, _Name, _Load = ast.Constant, ast.Name, ast.Load
 
 
 class _Abort(Exception):
@@ -156,17 +156,11 @@ class GateVisitor:
         self.nodes += 1
         kind = type(node)
         if self.nodes <= self.max_nodes:
-            # Two thirds of all visits are constants and names: no dispatch, no call.
+            # Two thirds of all visits are constants and names: no dispatch.
             if kind is _Constant:
                 return
             if kind is _Name:
-                name = node.id  # type: ignore[attr-defined]
-                if name[0] == "_" and name != "_":
-                    self.report(node, "DT301", f"name {name!r} starts with an underscore")
-                if type(node.ctx) is _Load:  # type: ignore[attr-defined]
-                    self.scope.loads.append(Load(name, node, _NO_CHAIN, False))  # type: ignore[arg-type]
-                else:
-                    self.scope.bound.add(name)
+                self.visit_Name(node)  # type: ignore[arg-type]
                 return
         else:
             self.findings.append(
