@@ -17,7 +17,6 @@ from dyntools.gate.contract import Contract, check_contract
 from dyntools.gate.hostuse import check_host_use
 from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.identifiers import non_ascii_identifiers
-from dyntools.gate.metadata import ToolMetadata
 from dyntools.gate.policy import Policy, PolicyError, load_policy
 from dyntools.gate.visitor import GateVisitor
 
@@ -47,6 +46,12 @@ def check_source(
         findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
         lines = []
     capped = _capped(findings, counts)
+    # An accepted file's metadata (the gate proved its shapes: NAME, DESCRIPTION and PARAMS
+    # are there, and all of it is JSON data).
+    metadata_json = contract.metadata_json if contract is not None and not capped else None
+    capabilities = None
+    if metadata_json is not None and contract is not None:
+        capabilities = contract.capabilities or NONE
     return GateReport(
         path=path,
         sha256=digest,
@@ -54,19 +59,8 @@ def check_source(
         policy_digest=active.digest,
         source_lines=tuple(lines),
         declared_name=contract.name if contract is not None else None,
-        metadata=_metadata(contract) if contract is not None and not capped else None,
-    )
-
-
-def _metadata(contract: Contract) -> ToolMetadata:
-    """An accepted file's constants (the gate proved their shapes)."""
-    values = {name: value for name, (_, value) in contract.constants.items()}
-    return ToolMetadata(
-        name=contract.name,
-        description=values["DESCRIPTION"],
-        params=values["PARAMS"],
-        examples=tuple(values.get("EXAMPLES", ())),
-        capabilities=contract.capabilities or NONE,
+        metadata_json=metadata_json,
+        declared_capabilities=capabilities,
     )
 
 
