@@ -6,7 +6,7 @@
   report some;
 - a top-level literal evaluated once counts the same nodes as the walk it replaces, so the
   node and depth limits fire at the same place;
-- jsonschema_safe's leaf and keyword shortcuts give the cost model's answer.
+- dyntools.gate.schema's leaf and keyword shortcuts give the cost model's answer.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dyntools.gate import check_source, load_policy, visitor
 from dyntools.gate.identifiers import may_hold_non_ascii_identifier, tokenized_non_ascii_identifiers
 from dyntools.gate.literals import NotLiteral, literal_value, measured_literal
 from dyntools.gate.metatext import check_metadata_text, has_hidden_text
-from dyntools.jsonschema_safe import _applied_subschemas, value_cost_ns
+from dyntools.gate.schema import _applied_subschemas, value_cost_ns
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "tests" / "gate" / "cases").glob("*/*.py"))
@@ -201,7 +201,7 @@ SCHEMAS = [
 @pytest.mark.parametrize("schema", SCHEMAS)
 def test_the_leaf_shortcut_gives_the_cost_model_s_answer(
         schema: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
-    import dyntools.jsonschema_safe as safe
+    import dyntools.gate.schema as safe
 
     fast = value_cost_ns(schema), safe._fan_out_problem(schema)
     general = safe._applied_subschemas

@@ -1,4 +1,4 @@
-"""JSON Schema for tool params, one module for the gate and the host.
+"""JSON Schema for tool params: the one module for the gate and the host.
 
     verdict = params_schema_verdict(schema)   # the gate's PARAMS rules, cached by content
     verdict.problem, verdict.kind, verdict.path, verdict.validator, verdict.per_value_ns
@@ -15,9 +15,10 @@ and jsonschema-rs cannot be interrupted; `host_validator` applies the metaschema
 linear-time engine to schemas the host already trusts (hand-written catalog tools) and gives
 the params budget every call is held to.
 
-A leaf: nothing from the rest of dyntools but `paramsize`; jsonschema-rs itself (a 15 MB
-native module, ~25 ms to load) is imported the first time a schema is compiled, so `dyntools
-check` of a file refused before its PARAMS and `dyntools --version` never load it.
+Part of the gate (it imports nothing from dyntools but the `paramsize` leaf), imported by the
+host (dyntools.toolmeta) too, so both compile schemas the same way; jsonschema-rs itself (a
+15 MB native module, ~25 ms to load) is imported the first time a schema is compiled, so a
+file refused before its PARAMS and `dyntools --version` never load it.
 """
 
 from __future__ import annotations
