@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import warnings
+from typing import BinaryIO
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.capabilities import NONE
@@ -20,7 +21,7 @@ from dyntools.gate.identifiers import non_ascii_identifiers
 from dyntools.gate.policy import Policy, PolicyError, load_policy
 from dyntools.gate.visitor import GateVisitor
 
-__all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy"]
+__all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy", "read_bounded"]
 
 
 def check_source(
@@ -94,8 +95,18 @@ def check_file(path: str | os.PathLike[str], policy: Policy | None = None, *,
     """Gate a file on disk. Raises OSError when it cannot be read (a usage problem)."""
     active = policy if policy is not None else load_policy()
     with open(path, "rb") as handle:
-        data = handle.read(active.limits.max_bytes + 1)
+        data = read_bounded(handle, os.fstat(handle.fileno()).st_size, active.limits.max_bytes)
     return check_source(data, active, path=os.fspath(path), expected_name=expected_name)
+
+
+def read_bounded(handle: BinaryIO, size: int, limit: int) -> bytes:
+    """At most `limit + 1` bytes (one more than allowed shows a file is too large), asking
+    for what the file holds (`size`, from stat) rather than for `limit + 1` at once: a read
+    of 256 KiB allocates and maps 256 KiB for every small file."""
+    data = handle.read(min(max(size, 0), limit) + 1)
+    if len(data) > size and len(data) <= limit:  # it grew since the stat: read on to the cap
+        data += handle.read(limit + 1 - len(data))
+    return data
 
 
 def _check(

@@ -213,3 +213,21 @@ def test_the_leaf_shortcut_gives_the_cost_model_s_answer(
     monkeypatch.setattr(safe, "_applied_subschemas", no_leaf)
     assert (value_cost_ns(schema), safe._fan_out_problem(schema)) == fast
     assert _applied_subschemas is general
+
+
+# ----------------------------------------------------------------------------- reading
+
+def test_a_bounded_read_asks_for_the_file_s_size_and_still_reads_to_the_cap(
+        tmp_path: Path) -> None:
+    from dyntools.gate import read_bounded
+
+    path = tmp_path / "tool.py"
+    path.write_bytes(b"x" * 100)
+    with path.open("rb") as handle:
+        assert read_bounded(handle, 100, 1000) == b"x" * 100
+    with path.open("rb") as handle:  # grew after its stat said 10 bytes
+        assert read_bounded(handle, 10, 1000) == b"x" * 100
+    with path.open("rb") as handle:  # over the limit: one byte more than allowed
+        assert read_bounded(handle, 100, 50) == b"x" * 51
+    with path.open("rb") as handle:
+        assert read_bounded(handle, 10, 50) == b"x" * 51
