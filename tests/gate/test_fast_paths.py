@@ -231,3 +231,71 @@ def test_a_bounded_read_asks_for_the_file_s_size_and_still_reads_to_the_cap(
         assert read_bounded(handle, 100, 50) == b"x" * 51
     with path.open("rb") as handle:
         assert read_bounded(handle, 10, 50) == b"x" * 51
+
+
+LEAF_SCHEMAS = st.one_of(
+    st.booleans(),
+    st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "integer", "array"])},
+                          optional={
+        "enum": st.lists(st.one_of(st.integers(), st.floats(allow_nan=False), st.text(max_size=2),
+                                   st.lists(st.integers(), max_size=2)), max_size=6),
+        "multipleOf": st.sampled_from([0.01, 1e-5, 3, 2.5]),
+        "required": st.lists(st.text(max_size=3), max_size=4),
+        "uniqueItems": st.booleans(),
+        "dependentRequired": st.dictionaries(st.text(max_size=2), st.lists(st.text(max_size=2),
+                                                                            max_size=3), max_size=3),
+        "unevaluatedProperties": st.booleans(),
+    }))
+
+
+def _tree_schema(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.fixed_dictionaries({}, optional={
+        "properties": st.dictionaries(st.text(max_size=3), children, max_size=4),
+        "patternProperties": st.dictionaries(st.sampled_from(["^a", "^b", "x"]), children,
+                                             max_size=2),
+        "additionalProperties": children,
+        "propertyNames": children,
+        "items": st.one_of(children, st.lists(children, max_size=3)),
+        "prefixItems": st.lists(children, max_size=3),
+        "contains": children,
+        "enum": st.lists(st.floats(allow_nan=False), max_size=5),
+        "uniqueItems": st.booleans(),
+        "required": st.lists(st.text(max_size=2), max_size=3),
+    })
+
+
+@given(st.recursive(LEAF_SCHEMAS, _tree_schema, max_leaves=25))
+@settings(max_examples=300, deadline=None)
+def test_the_one_pass_tree_bounds_are_the_general_walks(schema: object) -> None:
+    import dyntools.gate.schema as safe
+
+    if not isinstance(schema, dict):
+        return
+    tree = safe._tree_bounds(schema)
+    assert tree is not None
+    fan, cost = tree
+    assert safe._fan_out_text(fan) == safe._fan_out_problem(schema)
+    assert cost == value_cost_ns(schema)
+    # and the fan-out count itself, not only its verdict
+    general = _general_fan_out(schema)
+    assert fan == general
+
+
+def _general_fan_out(schema: dict[str, object]) -> int:
+    """The general walk's count (capped at MAX + 1 as both cap it): the smallest limit its
+    verdict accepts (the message does not carry the count)."""
+    import dyntools.gate.schema as safe
+
+    limit = safe.MAX_SUBSCHEMAS_PER_VALUE
+    return next((n for n in range(limit + 1) if _verdict_at(schema, n) is None), limit + 1)
+
+
+def _verdict_at(schema: dict[str, object], limit: int) -> str | None:
+    import dyntools.gate.schema as safe
+
+    saved = safe.MAX_SUBSCHEMAS_PER_VALUE
+    try:
+        safe.MAX_SUBSCHEMAS_PER_VALUE = limit
+        return safe._fan_out_problem(schema)
+    finally:
+        safe.MAX_SUBSCHEMAS_PER_VALUE = saved
