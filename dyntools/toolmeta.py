@@ -8,7 +8,7 @@ The constants are literals (the gate proves it), so `ast` is enough to read them
 the host ever imports or executes a generated file. A gated file's report already carries
 them (`GateReport.metadata`); `read_metadata` is for callers that hold only the bytes.
 Hand-written catalog tools are checked against their schema with the same `check_params`, so
-both kinds refuse bad params alike. Schemas are compiled by dyntools.gate.schema, the one
+both kinds refuse bad params alike. Schemas are compiled by dyntools.jsonschema_safe, the one
 JSON Schema module the gate and the host share.
 """
 
@@ -25,7 +25,7 @@ from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metadata import ToolMetadata
-from dyntools.gate.schema import SafeSchema, SchemaError, host_validator, validation_error
+from dyntools.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
 from dyntools.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
 
 __all__ = ["CATALOG", "EMPTY_PARAMS", "MAX_PARAMS_DEPTH", "REGISTRY", "Tool", "ToolMetadata",
@@ -106,7 +106,7 @@ def params_validator(schema: Mapping[str, Any]) -> Any:
 
 def _compiled(schema: Mapping[str, Any]) -> tuple[Any, int]:
     """The compiled validator for a schema, and how many params units a call may bring
-    within VALIDATION_BUDGET_NS (dyntools.gate.schema's cost model)."""
+    within VALIDATION_BUDGET_NS (dyntools.jsonschema_safe's cost model)."""
     try:
         safe: SafeSchema = host_validator(schema)
     except RecursionError as exc:  # deep nesting

@@ -3,7 +3,7 @@
 The visitor reports constructs that are refused anywhere (classes, async, global, match);
 this module reports what is wrong at the top level specifically and checks NAME, DESCRIPTION,
 PARAMS, EXAMPLES and CAPABILITIES as data: PARAMS with a real JSON Schema implementation
-(dyntools.gate.schema), CAPABILITIES with dyntools.gate.capabilities, and each example's
+(dyntools.jsonschema_safe), CAPABILITIES with dyntools.gate.capabilities, and each example's
 recorded "http" exchanges against that declaration.
 
 Most files are plain JSON data in plain text: one `json.dumps` of all metadata constants
@@ -30,7 +30,7 @@ from dyntools.gate.capabilities import (
 from dyntools.gate.hostuse import url_problem
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metatext import METADATA_CONSTANTS, check_metadata_text, has_hidden_text
-from dyntools.gate.schema import (
+from dyntools.jsonschema_safe import (
     COST,
     INVALID,
     MAX_NS_PER_VALUE,

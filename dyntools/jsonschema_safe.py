@@ -15,10 +15,10 @@ and jsonschema-rs cannot be interrupted; `host_validator` applies the metaschema
 linear-time engine to schemas the host already trusts (hand-written catalog tools) and gives
 the params budget every call is held to.
 
-Part of the gate (it imports nothing from dyntools but the `paramsize` leaf), imported by the
-host (dyntools.toolmeta) too, so both compile schemas the same way; jsonschema-rs itself (a
-15 MB native module, ~25 ms to load) is imported the first time a schema is compiled, so a
-file refused before its PARAMS and `dyntools --version` never load it.
+A leaf the gate may import (nothing from dyntools but `paramsize`), imported by the host
+(dyntools.toolmeta) too, so both compile schemas the same way; jsonschema-rs itself (a 15 MB
+native module, ~25 ms to load) is imported the first time a schema is compiled, so a file
+refused before its PARAMS and `dyntools --version` never load it.
 """
 
 from __future__ import annotations
