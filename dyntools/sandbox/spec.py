@@ -220,6 +220,7 @@ def build_spec(
         "max_output_bytes": limits.max_output_bytes,
         "max_result_bytes": limits.max_result_bytes,
         "max_params_bytes": limits.max_params_bytes,
+        "max_host_answer_bytes": limits.max_host_answer_bytes,
         "read_paths": root["dirs"] + root["files"],
         "root": root,
         "seccomp": program,
