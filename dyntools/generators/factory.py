@@ -42,8 +42,11 @@ def build_generator(
     *,
     policy: Policy | None = None,
     source_path: str | Path | None = None,
+    capabilities: Any = None,
     **options: Any,
 ) -> Generator:
+    """`capabilities` (the operator's CapabilityPolicy) tells a model what `host` can grant;
+    the offline and file generators do not need it."""
     given = {key: value for key, value in options.items() if value is not None}
     if name in ("anthropic", "openai"):
         if source_path is not None:
@@ -57,8 +60,8 @@ def build_generator(
             raise UsageError(f"--generator {name} does not take: {', '.join(unknown)}")
         config = config_cls(**{mapping[k]: v for k, v in given.items()})
         if name == "anthropic":
-            return AnthropicGenerator(config, policy=policy)
-        return OpenAICompatGenerator(config, policy=policy)
+            return AnthropicGenerator(config, policy=policy, capabilities=capabilities)
+        return OpenAICompatGenerator(config, policy=policy, capabilities=capabilities)
     if given:
         raise UsageError(
             f"--generator {name} takes no model options (got {', '.join(sorted(given))})"
