@@ -496,7 +496,8 @@ class Dyntools:
                     tool=spec.name, version=record.version, verification=report.as_dict(),
                 )
             previous = self.registry.current(spec.name)
-            if needs_approval(approval, source):
+            if needs_approval(approval, source, self._declared_by(previous)
+                              if previous is not None else None):
                 record = self._persist(spec.name, source, gated.report, provenance, recorder,
                                        pending=f"awaiting approval (policy: {approval})")
                 recorder.done("activate", PENDING, 0.0,
