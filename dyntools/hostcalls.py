@@ -26,6 +26,7 @@ from dyntools.gate.capabilities import Capabilities, Exchange
 if TYPE_CHECKING:
     from dyntools.capabilities import CapabilityPolicy
 
+DEFAULT_MAX_REQUESTS = 16  # per call, when no policy says otherwise (verification)
 MAX_TOOL_DEPTH = 4  # a tool that composes a tool that composes ... at most this deep
 MAX_URL_CHARS = 8192
 MAX_PAIRS = 64
@@ -86,6 +87,11 @@ class HostCalls:
     def __call__(self, request: Any, deadline: float) -> dict[str, Any]:
         if not isinstance(request, dict):
             raise self._violation("the worker sent a request frame that is not an object")
+        limit = (self.policy.max_requests_per_call if self.policy is not None
+                 else DEFAULT_MAX_REQUESTS)
+        if self.requests >= limit:
+            raise self._violation(f"the tool made more than {limit} host requests in one "
+                                  "call (max_requests_per_call)", capability="requests")
         op = request.get("op")
         if op == "http":
             return self._http_request(request, deadline)
