@@ -19,7 +19,7 @@ from dyntools.capabilities import policy_from_mapping
 from dyntools.catalog import Catalog
 from dyntools.errors import CapabilityViolation, PendingApproval, VerificationFailed
 from dyntools.pipeline import Dyntools
-from tests.pipeline.conftest import CountingGenerator
+from .conftest import CountingGenerator
 
 SECRET = "tok-7c1f9e2b5a"
 
@@ -112,10 +112,10 @@ def test_verification_replays_and_a_real_call_goes_through_the_broker(
 
 def test_an_unrecorded_request_fails_verification(tmp_path: Path, server: Server) -> None:
     no_recording = [{"params": {"path": "/a"}, "result": {"text": "<title>A</title>"}}]
-    with pipeline(tmp_path / "reg", {"fetch_page": fetcher(server.port, examples=no_recording)},
-                  granting(server.port)) as dt:
-        with pytest.raises(VerificationFailed) as failed:
-            dt.ensure("fetch_page")
+    source = fetcher(server.port, examples=no_recording)
+    with pipeline(tmp_path / "reg", {"fetch_page": source}, granting(server.port)) as dt, \
+            pytest.raises(VerificationFailed) as failed:
+        dt.ensure("fetch_page")
     example = failed.value.details["verification"]["examples"][0]
     assert example["error"]["reason"] == "unrecorded_request"
     assert not server.requests
@@ -128,9 +128,9 @@ def test_a_recorded_exchange_never_made_fails_verification(tmp_path: Path,
                  "http": [{"request": {"method": "GET", "url": url},
                            "response": {"status": 200, "text": "x"}}]}]
     source = fetcher(server.port, examples=recorded, body='    return {"text": "x"}\n')
-    with pipeline(tmp_path / "reg", {"fetch_page": source}) as dt:
-        with pytest.raises(VerificationFailed, match="never requested"):
-            dt.ensure("fetch_page")
+    with pipeline(tmp_path / "reg", {"fetch_page": source}) as dt, \
+            pytest.raises(VerificationFailed, match="never requested"):
+        dt.ensure("fetch_page")
 
 
 def test_without_a_policy_a_verified_tool_is_refused_at_call_time(
@@ -149,10 +149,10 @@ def test_a_declared_host_the_policy_does_not_allow_is_a_violation(
                            "response": {"status": 200, "text": ""}}]}]
     source = fetcher(server.port, extra_hosts=("example.com",), examples=recorded, body=(
         '    return host.http_get("https://example.com/")\n'))
-    with pipeline(tmp_path / "reg", {"fetch_page": source}, granting(server.port)) as dt:
-        with pytest.raises(VerificationFailed):
-            # the operator's policy holds at verification too: example.com is not granted
-            dt.ensure("fetch_page")
+    # the operator's policy holds at verification too: example.com is not granted
+    with pipeline(tmp_path / "reg", {"fetch_page": source}, granting(server.port)) as dt, \
+            pytest.raises(VerificationFailed):
+        dt.ensure("fetch_page")
 
 
 def test_a_secret_is_added_by_the_host_and_redacted_from_the_result(
