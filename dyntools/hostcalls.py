@@ -234,8 +234,7 @@ class CapabilityHost:
     grants nothing (no file given) is held as None: every request is then a violation."""
 
     def __init__(self, policy: CapabilityPolicy | None) -> None:
-        self.policy = policy if policy is not None and (policy.http_allow or
-                                                        policy.tools_allow) else None
+        self.policy = policy if policy is not None and policy.configured else None
         self._broker: Any = None
         self._lock = threading.Lock()
 
@@ -269,6 +268,7 @@ class CapabilityHost:
         return host_for
 
     def _get_broker(self) -> Any:
+        assert self.policy is not None  # live() asks for a broker only under a policy
         with self._lock:
             if self._broker is None:
                 from dyntools.capabilities import HttpBroker

@@ -194,8 +194,9 @@ def host_text(policy: Policy, capabilities: CapabilityPolicy | None) -> str:
     """What the `host` module offers and what this operator's policy can grant; a tool may
     not use it at all when nothing can be granted (or `host` is not allowed)."""
     grantable = capabilities.describe() if capabilities is not None else {}
-    hosts = list(grantable.get("http", []))
-    secrets = list(grantable.get("secrets", []))
+    hosts = list(grantable.get("http", {}).get("allow", []))
+    secrets = [f"{secret['name']} (sent to {', '.join(secret['hosts'])})"
+               for secret in grantable.get("secrets", [])]
     tools = list(grantable.get("tools", []))
     if policy.module(HOST_MODULE) is None or not (hosts or tools):
         return ("Nothing can be granted here: the tool may not import `host` or declare "

@@ -19,6 +19,7 @@ from dyntools.capabilities import policy_from_mapping
 from dyntools.catalog import Catalog
 from dyntools.errors import CapabilityViolation, PendingApproval, VerificationFailed
 from dyntools.pipeline import Dyntools
+
 from .conftest import CountingGenerator
 
 SECRET = "tok-7c1f9e2b5a"

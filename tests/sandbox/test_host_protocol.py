@@ -129,7 +129,7 @@ def test_a_violation_kills_the_worker_and_the_tool_cannot_catch_it(tmp_path: Pat
     def refuse(request: Any, deadline: float) -> dict[str, Any]:
         raise CapabilityViolation("host not declared")
 
-    with WorkerPool(path, policy=POLICY, size=1) as pool:
+    with WorkerPool(path, module_name="fetcher_v1", policy=POLICY, size=1) as pool:
         pool.start()
         with pytest.raises(CapabilityViolation, match="host not declared"):
             pool.call({}, host=refuse)
