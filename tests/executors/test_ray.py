@@ -15,7 +15,6 @@ from dyntools.errors import (
     Overloaded,
     SandboxTimeout,
     SourceRefused,
-    WorkerCrashed,
 )
 from dyntools.pipeline import Dyntools
 from dyntools.registry import Registry
@@ -115,31 +114,6 @@ def test_an_actor_killed_mid_call_is_retried_once_on_another(
         assert dt.call("nap_tool", {}) == {"tag": "v1"}
         assert wait_for(lambda: len(ray_executor.actors()) == 2 or (
             dt.call("nap_tool", {}) is None), timeout=30)
-
-
-def test_a_call_with_side_effects_is_never_retried(
-        registry: Registry, ray_executor: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ray_executor, "side_effects", lambda record, params: True)
-    with Dyntools(registry, executor=ray_executor) as dt:
-        dt.call("nap_tool", {})
-        retries = ray_executor.retries
-        errors: list[BaseException] = []
-
-        def slow() -> None:
-            try:
-                dt.call("nap_tool", {"ms": 3000})
-            except BaseException as exc:
-                errors.append(exc)
-
-        call = threading.Thread(target=slow)
-        call.start()
-        assert wait_for(lambda: any(a["in_flight"] for a in ray_executor.actors()))
-        index = next(i for i, a in enumerate(ray_executor.actors()) if a["in_flight"])
-        time.sleep(0.3)
-        ray.kill(ray_executor.handles()[index], no_restart=True)
-        call.join(60)
-    assert len(errors) == 1 and isinstance(errors[0], WorkerCrashed)
-    assert "not retried" in str(errors[0]) and ray_executor.retries == retries
 
 
 def test_a_version_switch_under_load(registry: Registry, ray_executor: Any) -> None:
