@@ -105,10 +105,11 @@ class _Call:
     """One call's mailbox: its replies (interim request frames, then the final reply), or
     the error that lost its actor, in the order they came."""
 
-    __slots__ = ("_box", "request")
+    __slots__ = ("_box", "give_up", "request")
 
-    def __init__(self, request: Request) -> None:
+    def __init__(self, request: Request, give_up: float) -> None:
         self.request = request
+        self.give_up = give_up  # when the driver stops waiting (monotonic)
         self._box: queue.SimpleQueue[tuple[Reply | None, BaseException | None]] = \
             queue.SimpleQueue()
 
@@ -180,7 +181,10 @@ class _Lane:
             self._send([call])
 
     def _exchange(self, call: _Call) -> None:
-        """A call alone on the lane: one task sends it and brings its reply back."""
+        """A call alone on the lane: one task sends it and brings its reply back. When the
+        call's time is up first (a node that does not answer), the caller goes and a helper
+        thread waits for the task, which may also bring other calls' replies."""
+        handed_off = False
         try:
             try:
                 ref = self._handle.exchange.remote([call.request], POLL_WAIT_S)
@@ -191,11 +195,24 @@ class _Lane:
                 with self._cond:
                     self._sending -= 1
                     self._cond.notify_all()
+            if not self._collect(ref, POLL_WAIT_S, give_up=call.give_up):
+                handed_off = True
+                threading.Thread(target=self._finish_exchange, args=(ref,), daemon=True,
+                                 name="dyntools-ray-exchange").start()
+        finally:
+            if not handed_off:
+                self._stop_polling()
+
+    def _finish_exchange(self, ref: Any) -> None:
+        try:
             self._collect(ref, POLL_WAIT_S)
         finally:
-            with self._cond:
-                self._polling = False
-                self._cond.notify_all()
+            self._stop_polling()
+
+    def _stop_polling(self) -> None:
+        with self._cond:
+            self._polling = False
+            self._cond.notify_all()
 
     def _send(self, batch: list[_Call]) -> None:
         """Ship `batch` (already counted in `_sending` and registered as waiting)."""
@@ -278,14 +295,20 @@ class _Lane:
             return
         self._collect(ref, POLL_WAIT_S)
 
-    def _collect(self, ref: Any, wait_s: float) -> None:
-        """Route the replies `ref` brings back (an actor that fails fails every call)."""
+    def _collect(self, ref: Any, wait_s: float, give_up: float | None = None) -> bool:
+        """Route the replies `ref` brings back (an actor that fails fails every call).
+        False, with nothing routed, when `give_up` (a monotonic time) came first."""
         ray = self._ray
+        budget = wait_s + LANE_GET_TIMEOUT_S
+        if give_up is not None:
+            budget = min(budget, max(0.0, give_up - time.monotonic()))
         try:
-            replies = ray.get(ref, timeout=wait_s + LANE_GET_TIMEOUT_S)
+            replies = ray.get(ref, timeout=budget)
         except Exception as exc:  # the actor died, or stopped answering
+            if give_up is not None and isinstance(exc, ray.exceptions.GetTimeoutError):
+                return False
             self._fail(exc)
-            return
+            return True
         with self._cond:
             # A request frame is interim: its call stays waiting for the final reply.
             calls = [(self._waiting.get(rid) if reply[0] == REQUEST
@@ -293,6 +316,7 @@ class _Lane:
         for call, reply in calls:
             if call is not None:
                 call.deliver(reply)
+        return True
 
     def _fail_calls(self, calls: list[_Call], exc: BaseException) -> None:
         with self._cond:
@@ -649,7 +673,8 @@ class RayExecutor:
         """Send one call and wait for its final reply, answering its request frames."""
         deadline = time.monotonic() + limit  # the call's own, as `host` sees it
         give_up = deadline + self.call_grace_s
-        call = _Call((next(self._call_ids), key, params, timeout, shipment, host is not None))
+        call = _Call((next(self._call_ids), key, params, timeout, shipment, host is not None),
+                     give_up)
         lane = actor.lane
         lane.submit(call)
         while True:

@@ -190,6 +190,55 @@ def test_the_driver_gives_up_on_a_node_that_does_not_answer(
         executor.close()
 
 
+def _never_answers(seconds: float) -> list[Any]:
+    time.sleep(seconds)
+    return []
+
+
+class _HungExchange:
+    """An actor handle whose `exchange` task hangs (as a node that stopped answering)."""
+
+    def __init__(self, handle: Any, seconds: float) -> None:
+        self._handle = handle
+        self._hang = ray.remote(num_cpus=0)(_never_answers)
+        self._seconds = seconds
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "exchange":
+            return getattr(self._handle, name)
+        hang, seconds = self._hang, self._seconds
+
+        class Method:
+            def remote(self, *args: Any) -> Any:
+                return hang.remote(seconds)
+
+        return Method()
+
+
+def test_the_driver_gives_up_on_a_lone_call_whose_node_does_not_answer(
+        registry: Registry, ray_cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone call travels in one `exchange` task: the caller stops waiting for it at the
+    call's deadline plus grace, and the lane works again once the task is back."""
+    from dyntools.executors.ray_executor import RayExecutor
+
+    executor = RayExecutor(ray_cluster, call_grace_s=0.3)
+    try:
+        with Dyntools(registry, executor=executor) as dt:
+            assert dt.call("nap_tool", {}) == {"tag": "v1"}
+            lane = executor._actors[0].lane
+            real = lane._handle
+            monkeypatch.setattr(lane, "_handle", _HungExchange(real, 3.0))
+            started = time.monotonic()
+            with pytest.raises(SandboxTimeout, match="no answer from node"):
+                dt.call("nap_tool", {}, timeout=0.2)
+            assert time.monotonic() - started < 2.0
+            monkeypatch.setattr(lane, "_handle", real)
+            assert dt.call("nap_tool", {"ms": 1}, timeout=10) == {"tag": "v1"}
+            assert executor.actors()[0]["in_flight"] == 0
+    finally:
+        executor.close()
+
+
 def test_a_full_cluster_answers_overloaded(registry: Registry, ray_cluster: str) -> None:
     from dyntools.executors.ray_executor import RayExecutor
 
