@@ -141,7 +141,11 @@ class _Lane:
     def __init__(self, ray: Any, handle: Any, name: str, compiled: bool) -> None:
         self._ray = ray
         self._handle = handle
-        self._cond = threading.Condition()
+        # One lock, two conditions: each state change wakes only the thread it concerns, so a
+        # lone call (sent and collected by its caller) wakes neither.
+        self._lock = threading.Lock()
+        self._to_send = threading.Condition(self._lock)  # the sender: calls are queued
+        self._to_poll = threading.Condition(self._lock)  # the poller: calls wait, none polls
         self._queue: list[_Call] = []
         self._waiting: dict[int, _Call] = {}
         self._lost: BaseException | None = None
@@ -161,7 +165,7 @@ class _Lane:
         """Queue `call` for the sender; when nothing is being sent, send it from this thread
         at once (one thread hand-off less for a lone call; under load, calls that arrive
         while a send is under way queue up and leave together)."""
-        with self._cond:
+        with self._lock:
             if self._lost is not None or self._closed:
                 call.lose(self._lost or ExecutorUnavailable("the actor's lane is closed"))
                 return
@@ -172,9 +176,11 @@ class _Lane:
                 self._waiting[call.request[0]] = call
                 if alone:
                     self._polling = True  # this thread polls: the poller stands by
+                else:
+                    self._wake_poller()
             else:
                 self._queue.append(call)
-            self._cond.notify_all()
+                self._to_send.notify()
         if alone:
             self._exchange(call)
         elif idle:
@@ -192,9 +198,8 @@ class _Lane:
                 self._fail_calls([call], exc)
                 return
             finally:
-                with self._cond:
+                with self._lock:
                     self._sending -= 1
-                    self._cond.notify_all()
             if not self._collect(ref, POLL_WAIT_S, give_up=call.give_up):
                 handed_off = True
                 threading.Thread(target=self._finish_exchange, args=(ref,), daemon=True,
@@ -210,9 +215,14 @@ class _Lane:
             self._stop_polling()
 
     def _stop_polling(self) -> None:
-        with self._cond:
+        with self._lock:
             self._polling = False
-            self._cond.notify_all()
+            self._wake_poller()
+
+    def _wake_poller(self) -> None:
+        """Under the lock: wake the poller if calls wait and no poll is under way."""
+        if self._waiting and not self._polling:
+            self._to_poll.notify()
 
     def _send(self, batch: list[_Call]) -> None:
         """Ship `batch` (already counted in `_sending` and registered as waiting)."""
@@ -223,9 +233,8 @@ class _Lane:
         except Exception as exc:  # the requests could not be serialized
             self._fail_calls(batch, exc)
         finally:
-            with self._cond:
+            with self._lock:
                 self._sending -= 1
-                self._cond.notify_all()
 
     def resume(self, call: _Call, answer: dict[str, Any] | None) -> None:
         """Send the answer to `call`'s request frame (None: kill the worker). Not waited
@@ -235,15 +244,16 @@ class _Lane:
 
     def abandon(self, call: _Call) -> None:
         """The caller gave up waiting: a late reply is dropped."""
-        with self._cond:
+        with self._lock:
             self._waiting.pop(call.request[0], None)
 
     def close(self, wait: float = 0.0) -> None:
         """Stop; with `wait`, give the poller that long to finish its last poll (and tear
         its compiled graph down while the actor is still alive)."""
-        with self._cond:
+        with self._lock:
             self._closed = True
-            self._cond.notify_all()
+            self._to_send.notify_all()
+            self._to_poll.notify_all()
         if wait > 0:
             for thread in self._threads:
                 if thread is not threading.current_thread():
@@ -251,34 +261,33 @@ class _Lane:
 
     def _send_loop(self) -> None:
         while True:
-            with self._cond:
+            with self._lock:
                 while not self._queue and not self._closed and self._lost is None:
-                    self._cond.wait()
+                    self._to_send.wait()
                 if self._closed or self._lost is not None:
                     return
                 batch, self._queue = self._queue, []
                 for call in batch:
                     self._waiting[call.request[0]] = call
                 self._sending += 1
-                self._cond.notify_all()  # wakes the poller
+                self._wake_poller()
             self._send(batch)
 
     def _poll_loop(self) -> None:
         try:
             while True:
-                with self._cond:
+                with self._lock:
                     while ((not self._waiting or self._polling) and not self._closed
                            and self._lost is None):
-                        self._cond.wait()
+                        self._to_poll.wait()
                     if self._closed or self._lost is not None:
                         return
                     self._polling = True
                 try:
                     self._poll()
                 finally:
-                    with self._cond:
+                    with self._lock:
                         self._polling = False
-                        self._cond.notify_all()
         finally:
             if self._dag is not None:
                 with contextlib.suppress(Exception):
@@ -309,7 +318,7 @@ class _Lane:
                 return False
             self._fail(exc)
             return True
-        with self._cond:
+        with self._lock:
             # A request frame is interim: its call stays waiting for the final reply.
             calls = [(self._waiting.get(rid) if reply[0] == REQUEST
                       else self._waiting.pop(rid, None), reply) for rid, reply in replies]
@@ -319,18 +328,19 @@ class _Lane:
         return True
 
     def _fail_calls(self, calls: list[_Call], exc: BaseException) -> None:
-        with self._cond:
+        with self._lock:
             for call in calls:
                 self._waiting.pop(call.request[0], None)
         for call in calls:
             call.deliver((ERROR, "UsageError", f"the call cannot be sent: {exc}", {}))
 
     def _fail(self, exc: BaseException) -> None:
-        with self._cond:
+        with self._lock:
             self._lost = exc
             calls = [*self._queue, *self._waiting.values()]
             self._queue, self._waiting = [], {}
-            self._cond.notify_all()
+            self._to_send.notify_all()
+            self._to_poll.notify_all()
         for call in calls:
             call.lose(exc)
 
