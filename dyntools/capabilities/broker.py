@@ -110,6 +110,8 @@ class HttpBroker:
     def session(self, *, tool: str, version: int | None, declared: Capabilities,
                 deadline: float) -> BrokerSession:
         """A call's session; `deadline` is a time.monotonic() value (the call's budget)."""
+        if self._closed:
+            raise RuntimeError("the broker is closed")
         return BrokerSession(self, tool, version, declared, deadline)
 
     def close(self) -> None:

@@ -92,7 +92,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         token = auth.split(" ", 1)[-1]
         text = (f"auth={auth} token={token} quoted={urllib.parse.quote(token, safe='')} "
                 f"b64={base64.b64encode(token.encode()).decode()} "
-                f"basic={base64.b64encode(('user:' + token).encode()).decode()}")
+                f"basic={base64.b64encode(('user:' + token).encode()).decode()} "
+                f"hex={token.encode().hex()} json={json.dumps({'t': token})}")
         status = int(query.get("status", "200"))
         self._send(status, text.encode(), {"X-Echo": auth, "X-Token-" + token[:8]: "1",
                                            "Set-Cookie": f"t={token}"})

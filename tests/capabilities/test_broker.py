@@ -302,3 +302,10 @@ def test_headers_the_host_owns_may_not_be_set(harness, server, name):
         get(session, server.url("/echo"), headers={name: "x"})
     assert info.value.details["code"] == "http.host_header"
     assert server.requests == []
+
+
+def test_a_closed_broker_opens_no_session(harness, server):
+    broker = harness.broker([server.hostport])
+    broker.close()
+    with pytest.raises(RuntimeError):
+        harness.session(broker, [server.hostport])

@@ -42,6 +42,8 @@ def test_a_declared_secret_is_sent_to_its_host_and_echoed_back_redacted(harness,
     assert "token=[redacted:DEMO_TOKEN]" in answer["text"]
     assert "quoted=[redacted:DEMO_TOKEN]" in answer["text"]
     assert "b64=[redacted:DEMO_TOKEN]" in answer["text"]
+    assert "hex=[redacted:DEMO_TOKEN]" in answer["text"]
+    assert '{"t": "[redacted:DEMO_TOKEN]"}' in answer["text"]
     assert "basic=" in answer["text"] and leaks(answer["text"]) == []
     assert leaks(harness.events) == []
 
