@@ -210,7 +210,7 @@ def test_the_callers_deadline_bounds_the_request(harness):
             get(session, f"http://{hostport}/")
         elapsed = time.monotonic() - started
     assert info.value.kind == "timeout"
-    assert 0.5 <= elapsed < 2.0
+    assert 0.5 <= elapsed < 4.0  # without the deadline: the server never answers
 
 
 def test_the_policy_timeout_bounds_the_request(harness):
@@ -223,7 +223,7 @@ def test_the_policy_timeout_bounds_the_request(harness):
             get(session, f"http://{hostport}/")
         elapsed = time.monotonic() - started
     assert info.value.kind == "timeout"
-    assert 0.5 <= elapsed < 2.0
+    assert 0.5 <= elapsed < 4.0  # without the deadline: the server never answers
 
 
 def test_a_passed_deadline_sends_nothing(harness, server):
@@ -237,7 +237,7 @@ def test_a_passed_deadline_sends_nothing(harness, server):
 
 def test_a_slow_resolver_is_abandoned_at_the_deadline(harness):
     def resolver(host, port):
-        time.sleep(3)
+        time.sleep(6)
         return ["127.0.0.1"]
 
     broker = harness.broker(["slow.test"], resolver=resolver)
@@ -246,7 +246,7 @@ def test_a_slow_resolver_is_abandoned_at_the_deadline(harness):
     with pytest.raises(HttpFailure) as info:
         get(session, "http://slow.test/")
     assert info.value.kind == "timeout"
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 4.0  # the lookup itself takes 6 s
 
 
 @pytest.mark.parametrize(("frame", "code"), [
