@@ -19,7 +19,9 @@ the request's single deadline. docs/capabilities.md describes each step.
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import socket
 import ssl
 import time
@@ -108,6 +110,8 @@ class HttpBroker:
     def session(self, *, tool: str, version: int | None, declared: Capabilities,
                 deadline: float) -> BrokerSession:
         """A call's session; `deadline` is a time.monotonic() value (the call's budget)."""
+        if self._closed:
+            raise RuntimeError("the broker is closed")
         return BrokerSession(self, tool, version, declared, deadline)
 
     def close(self) -> None:
@@ -255,6 +259,9 @@ class BrokerSession:
             send = self._headers_for(target, headers, body, addresses)
             answer = self._send(method, target, send, body, addresses, deadline)
             status, received = answer.status, len(answer.body)
+            if status < 200:  # 101 Switching Protocols and the like: not an answer
+                raise HttpFailure(f"{target.describe()} answered with status {status}, which "
+                                  "is not a final response", kind=PROTOCOL)
         except HttpFailure as exc:
             failure = self._failure(exc.message, exc.kind, status=exc.status, text=exc.text)
             self._emit(method, target.host, status, received, started, failure.kind, index)
@@ -443,16 +450,28 @@ def _inflate(raw: bytes, encoding: str, cap: int, too_large: HttpFailure,
                       kind=PROTOCOL)
 
 
+# Real character encodings only, by codec name: a server names the charset, and codecs such
+# as punycode decode in quadratic time (1 MiB would hold the host for minutes), while others
+# (unicode_escape, idna, bytes-to-bytes codecs) are not charsets at all.
+_CHARSET = re.compile(r"utf-(?:8|8-sig|16|16-be|16-le|32|32-be|32-le)|ascii|iso8859-\d+|"
+                      r"cp\d+|koi8-[a-z]+|mac-[a-z0-9]+|kz1048|ptcp154|hp-roman8|tis-620|"
+                      r"shift_jis(?:_2004|x0213)?|euc_[a-z0-9_]+|gb2312|gbk|gb18030|"
+                      r"big5(?:hkscs)?|iso2022_[a-z0-9_]+|hz|johab")
+
+
 def _decode_text(body: bytes, content_type: str | None) -> str:
-    """The body as text in the response's charset (UTF-8 when it names none or an unknown
-    one); undecodable bytes become U+FFFD."""
+    """The body as text in the response's charset (UTF-8 when it names none, or one that is
+    not a real character encoding); undecodable bytes become U+FFFD."""
     charset = "utf-8"
     if content_type:
         message = Message()
-        message["content-type"] = content_type
-        charset = message.get_content_charset() or charset
-    try:
-        # A bytes-to-bytes codec named as a charset ("base64") raises LookupError here.
-        return body.decode(charset, errors="replace")
-    except (LookupError, ValueError):
-        return body.decode("utf-8", errors="replace")
+        message["content-type"] = content_type[:512]
+        named = message.get_content_charset()
+        if named:
+            try:
+                canonical = codecs.lookup(named).name
+            except LookupError:
+                canonical = ""
+            if _CHARSET.fullmatch(canonical):
+                charset = canonical
+    return body.decode(charset, errors="replace")

@@ -82,4 +82,5 @@ from dyntools.cli import (  # noqa: E402
     registry_cmd,  # noqa: F401
     review_cmd,  # noqa: F401
     sandbox_cmd,  # noqa: F401
+    ui_cmd,  # noqa: F401
 )
