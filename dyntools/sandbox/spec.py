@@ -145,7 +145,9 @@ def constructors(policy: Policy, modules: Iterable[str]) -> frozenset[tuple[str,
     one by its imported name makes an instance of it, so `flow` need not guard that call."""
     found: set[tuple[str, str]] = set()
     for name in modules:
-        allowed = policy.modules.get(name)
+        # Python's modules only: a dyntools-provided one (`host`) is not importable here by
+        # its name, and whatever `host` the host side's sys.path holds is not it.
+        allowed = policy.python_modules.get(name)
         if allowed is None:
             continue
         try:
@@ -197,8 +199,11 @@ def build_spec(
         tree, imports = restrict_source(
             source, path, constructors=lambda names: constructors(policy, names))
     # Only what the tool imports, and only if allowed: every module costs start-up time.
-    allowed = {name: sorted(policy.modules[name].members)
-               for name in sorted(imports) if name in policy.modules}
+    # A dyntools-provided module (`host`) is not imported by name in the worker (a `host` on
+    # its sys.path would be someone else's): until the worker provides it, the import guard
+    # refuses it at run time.
+    python = policy.python_modules
+    allowed = {name: sorted(python[name].members) for name in sorted(imports) if name in python}
     cpu = limits.cpu_seconds
     root = minimal_root(needed_paths(
         zoneinfo=any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in allowed)))
