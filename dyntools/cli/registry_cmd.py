@@ -274,8 +274,9 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     if record.reason:
         click.echo(f"# {record.reason_code or record.status}: {terminal_safe(record.reason)}")
     click.echo(f"# sha256 {record.sha256}  created {record.created}")
-    prov = ", ".join(f"{k}={v}" for k, v in record.provenance.items() if v is not None)
-    click.echo(f"# provenance: {prov}")
+    prov = ", ".join(f"{k}={_shown_provenance(k, v)}" for k, v in record.provenance.items()
+                     if v is not None)
+    click.echo(f"# provenance: {terminal_safe(prov)}")
     for decision in record.decisions:
         why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
         signed = " (signed)" if decision.get("signed_by_key") else ""
@@ -294,6 +295,16 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
         click.echo("# WARNING: the source below is what is on disk now, not what was approved")
     # What is on disk may not be what was approved (see the warning above): escaped too.
     click.echo(_display_source(source) if source is not None else "# (the file cannot be read)")
+
+
+def _shown_provenance(key: str, value: Any) -> str:
+    """One provenance value for `show`: the verification as its counts (the examples it
+    passed, recorded exchanges included, are in --json)."""
+    if key == "verification" and isinstance(value, dict):
+        counts = value.get("counts")
+        if isinstance(counts, dict):
+            return " ".join(f"{n} {status}" for status, n in counts.items() if n) or "none"
+    return str(value)
 
 
 def _display_source(text: str) -> str:
