@@ -123,6 +123,9 @@ def test_ensure_call_and_review_through_the_cli(tmp_path: Path, page: int) -> No
         "http": [f"127.0.0.1:{page}", "api.example.com"]}
     shown = run("show", "get_page", "--version", "1", "--registry", str(reg))
     assert f"# capabilities: http: 127.0.0.1:{page}" in shown.stdout
+    graded = run("show", "get_page", "--registry", str(reg), "--capabilities", granted)
+    assert f"# http 127.0.0.1:{page}: granted" in graded.stdout
+    assert "# http api.example.com: REFUSED (not in the operator's http.allow)" in graded.stdout
     diff = run("diff", "get_page", "1", "2", "--registry", str(reg))
     assert "WIDENS CAPABILITIES: v2 reaches what v1 does not: http: api.example.com" in \
         diff.stderr
