@@ -24,11 +24,10 @@ import os
 import re
 import socket
 import ssl
+import threading
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from email.message import Message
 from typing import Any
@@ -62,6 +61,8 @@ from dyntools.capabilities.policy import NO_POLICY, CapabilityPolicy
 from dyntools.capabilities.redaction import Redactor, available_secrets, secret_value
 from dyntools.errors import CapabilityViolation
 from dyntools.gate.capabilities import Capabilities
+
+DNS_THREADS = 4  # lookups in flight at once, per broker
 
 Resolver = Callable[[str, int], list[str]]
 Audit = Callable[[dict[str, Any]], None]
@@ -104,7 +105,9 @@ class HttpBroker:
             ssl_context=context, max_connections=max_connections,
             max_keepalive_connections=max_connections, keepalive_expiry=30.0,
             http1=True, http2=False, retries=0, network_backend=PinnedBackend())
-        self._dns: ThreadPoolExecutor | None = None
+        # getaddrinfo has no timeout: each lookup runs on a daemon thread (a hung one never
+        # holds up the process's exit), at most DNS_THREADS at once.
+        self._dns_slots = threading.BoundedSemaphore(DNS_THREADS)
         self._closed = False
 
     def session(self, *, tool: str, version: int | None, declared: Capabilities,
@@ -117,8 +120,6 @@ class HttpBroker:
     def close(self) -> None:
         self._closed = True
         self._pool.close()
-        if self._dns is not None:
-            self._dns.shutdown(wait=False, cancel_futures=True)
 
     def __enter__(self) -> HttpBroker:
         return self
@@ -128,19 +129,33 @@ class HttpBroker:
 
     def _lookup(self, host: str, port: int, deadline: float) -> list[str]:
         """The resolver's answer, within the deadline (getaddrinfo has no timeout of its
-        own, so it runs on a small thread pool and is abandoned at the deadline)."""
-        if self._dns is None:
-            self._dns = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dyntools-dns")
-        future = self._dns.submit(self._resolver, host, port)
-        try:
-            answer = future.result(timeout=max(0.0, deadline - time.monotonic()))
-        except FutureTimeout:
-            future.cancel()
-            raise HttpFailure(f"the DNS lookup of {host} did not finish before the "
-                              "deadline", kind=TIMEOUT) from None
-        except (OSError, UnicodeError) as exc:
+        own, so it runs on a daemon thread and is abandoned at the deadline)."""
+        late = HttpFailure(f"the DNS lookup of {host} did not finish before the deadline",
+                           kind=TIMEOUT)
+        if not self._dns_slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise late  # every lookup thread is stuck on an earlier, unanswered lookup
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+
+        def resolve() -> None:
+            try:
+                outcome["answer"] = self._resolver(host, port)
+            except BaseException as exc:  # handed to the caller below
+                outcome["error"] = exc
+            finally:
+                self._dns_slots.release()
+                done.set()
+
+        threading.Thread(target=resolve, name="dyntools-dns", daemon=True).start()
+        if not done.wait(max(0.0, deadline - time.monotonic())):
+            raise late
+        error = outcome.get("error")
+        if isinstance(error, OSError | UnicodeError):
             raise HttpFailure(f"the DNS lookup of {host} failed: "
-                              f"{getattr(exc, 'strerror', None) or exc}", kind=DNS) from None
+                              f"{getattr(error, 'strerror', None) or error}", kind=DNS) from None
+        if error is not None:
+            raise error
+        answer = outcome.get("answer")
         if not isinstance(answer, list | tuple) or not answer:
             raise HttpFailure(f"the DNS lookup of {host} gave no address", kind=DNS)
         return list(answer)
