@@ -76,7 +76,6 @@ from dyntools.log import get_logger
 from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
 from dyntools.registry.config import (
     check_policy,
-    declared_capabilities,
     needs_approval,
     stricter,
 )
@@ -309,7 +308,6 @@ class Dyntools:
         # none (nothing granted). A version's CAPABILITIES are granted only within it.
         self.capabilities = CapabilityHost(_capability_policy(capabilities))
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
-        self._declared: dict[tuple[str, int, str], Capabilities] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
             self._get_runtime()
@@ -400,7 +398,7 @@ class Dyntools:
                 return self._existing(current, caller_examples, recorder, tools)
             problem = self.registry.writable_problem(spec.name)
             if (problem is None and self.registry.trusted_keys is not None
-                    and self.signer is None and not needs_approval(approval, "")):
+                    and self.signer is None and not needs_approval(approval)):
                 # It would be persisted approved but unsigned, and refused at once.
                 problem = ("trusted keys are configured, so a new version must be signed "
                            "(--sign-key / DYNTOOLS_SIGNING_KEY) or held for a reviewer "
@@ -451,7 +449,9 @@ class Dyntools:
         recorder.version = None  # until the new version has its number in the registry
         gated = self._generate_and_gate(spec, generator, recorder)
         source = gated.generated.source
-        meta = read_metadata(source)
+        # What the gate read: the file is parsed once, by the gate (and by the sandbox's own
+        # transform), never again here.
+        meta = _metadata_of(gated.report)
         candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
         contract = () if contract_change else self._contract_examples(spec.name)
         examples = collect_examples(meta.examples, caller_examples, contract)
@@ -478,8 +478,8 @@ class Dyntools:
                 report = run_examples(
                     _pool_call(pool), examples, tool=spec.name,
                     check=params_check(meta.params, spec.name),
-                    host_for=self._replay_hosts(spec.name, candidate,
-                                                declared_capabilities(source), tools))
+                    host_for=self._replay_hosts(spec.name, candidate, meta.capabilities,
+                                                tools))
                 verdict.detail = report.summary()
                 if not report.passed:
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
@@ -496,7 +496,7 @@ class Dyntools:
                     tool=spec.name, version=record.version, verification=report.as_dict(),
                 )
             previous = self.registry.current(spec.name)
-            if needs_approval(approval, source, self._declared_by(previous)
+            if needs_approval(approval, meta.capabilities, self._declared_by(previous)
                               if previous is not None else None):
                 record = self._persist(spec.name, source, gated.report, provenance, recorder,
                                        pending=f"awaiting approval (policy: {approval})")
@@ -540,7 +540,8 @@ class Dyntools:
         def gate(source: str) -> GateReport:
             started = time.perf_counter()
             try:
-                return check_source(source, self.policy, path=f"<{generator.id}:{spec.name}>")
+                return check_source(source, self.policy, path=f"<{generator.id}:{spec.name}>",
+                                    expected_name=spec.name)
             finally:
                 gate_ms.append(_ms(started))
 
@@ -604,6 +605,8 @@ class Dyntools:
             )
             recorder.version = record.version
             persisted.outcome = record.status
+            if report.metadata is not None:  # the gate's reading of exactly these bytes
+                self._remember_meta(record, report.metadata)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
         return record
 
@@ -666,11 +669,13 @@ class Dyntools:
         *,
         contract_change: bool = False,
         tools: ToolSource | None = None,
+        metadata: ToolMetadata | None = None,
     ) -> VerificationReport:
         """Run what `ensure` runs before a version may become current: the file's EXAMPLES,
         the caller's examples and (unless `contract_change`) the examples the current version
-        passed, in a sandbox worker holding exactly `source`."""
-        meta = read_metadata(source)
+        passed, in a sandbox worker holding exactly `source`. `metadata`: what the gate read
+        from `source` (its report's), so it is not parsed again."""
+        meta = metadata if metadata is not None else read_metadata(source)
         contract = () if contract_change else self._contract_examples(name)
         examples = collect_examples(meta.examples, collect_examples(caller=caller_examples),
                                     contract)
@@ -678,8 +683,7 @@ class Dyntools:
         try:
             return run_examples(_pool_call(pool), examples, tool=name,
                                 check=params_check(meta.params, name),
-                                host_for=self._replay_hosts(name, version,
-                                                            declared_capabilities(source),
+                                host_for=self._replay_hosts(name, version, meta.capabilities,
                                                             tools))
         finally:
             pool.close(wait=True)
@@ -726,9 +730,10 @@ class Dyntools:
                                  tool=name, version=version)
             data = (self.registry.read_recorded(name, version) if existing is not None
                     else self.registry.read_unrecorded(name, version))
-            text = self._gated_text(name, data)
-            report = self.verify_source(name, version, text, examples,
-                                        contract_change=contract_change)
+            gated = self._gated(name, data)
+            report = self.verify_source(name, version, data.decode("utf-8"), examples,
+                                        contract_change=contract_change,
+                                        metadata=gated.metadata)
             failure = None if report.passed else f"verification_failed: {report.summary()}"
             if existing is not None:
                 record = (self.registry.decide(name, version, "approve", by=by, reason=reason,
@@ -742,6 +747,8 @@ class Dyntools:
                     expected_sha256=_sha256(data),
                     decision=decision if failure is None else {**decision, "reason": failure},
                     signer=self.signer if failure is None else None)
+            if gated.metadata is not None:
+                self._remember_meta(record, gated.metadata)
             self._raise_if_failed(record, report)
             return record, report
 
@@ -749,10 +756,10 @@ class Dyntools:
                      contract_change: bool, decision: dict[str, Any], activate: bool,
                      provenance: Mapping[str, Any] | None) -> tuple[VersionRecord,
                                                                      VerificationReport]:
-        text = self._gated_text(name, data)
+        gated = self._gated(name, data)
         candidate = max((r.version for r in self.registry.versions(name)), default=0) + 1
-        report = self.verify_source(name, candidate, text, examples,
-                                    contract_change=contract_change)
+        report = self.verify_source(name, candidate, data.decode("utf-8"), examples,
+                                    contract_change=contract_change, metadata=gated.metadata)
         prov: dict[str, Any] = {"generator": "manual", **(provenance or {}),
                                 "verification": {"examples": report.passed_examples,
                                                  "counts": report.counts()}}
@@ -760,21 +767,25 @@ class Dyntools:
             prov["contract_change"] = True
         if report.passed:
             record = self.registry.add_version(name, data, prov, activate=activate,
-                                               decision=decision, signer=self.signer)
+                                               decision=decision, signer=self.signer,
+                                               report=gated)
         else:
             failure = f"verification_failed: {report.summary()}"
             record = self.registry.add_version(name, data, prov, status=REJECTED,
                                                reason=failure,
                                                decision={**decision, "action": "reject",
-                                                         "reason": failure})
+                                                         "reason": failure},
+                                               report=gated)
+        if gated.metadata is not None:
+            self._remember_meta(record, gated.metadata)
         self._raise_if_failed(record, report)
         return record, report
 
-    def _gated_text(self, name: str, data: bytes) -> str:
+    def _gated(self, name: str, data: bytes) -> GateReport:
         report = check_source(data, self.policy, path=f"{name}/{name}.py")
         if not report.accepted:
             raise GateRejected(report)
-        return data.decode("utf-8")
+        return report
 
     @staticmethod
     def _raise_if_failed(record: VersionRecord, report: VerificationReport) -> None:
@@ -880,6 +891,11 @@ class Dyntools:
             self._checks[key] = check
         return check
 
+    def _remember_meta(self, record: VersionRecord, meta: ToolMetadata) -> None:
+        """The gate's reading of a version this process just persisted (its bytes are the
+        ones gated), so serving it needs no second parse."""
+        self._metadata[(record.name, record.version, record.sha256)] = meta
+
     def _meta(self, record: VersionRecord) -> ToolMetadata:
         key = (record.name, record.version, record.sha256)
         meta = self._metadata.get(key)
@@ -892,13 +908,8 @@ class Dyntools:
         return meta
 
     def _declared_by(self, record: VersionRecord) -> Capabilities:
-        key = (record.name, record.version, record.sha256)
-        declared = self._declared.get(key)
-        if declared is None:
-            declared = declared_capabilities(self.registry.verified_source(record.name,
-                                                                           record.version))
-            self._declared[key] = declared
-        return declared
+        """What the version declares in CAPABILITIES (from its cached metadata)."""
+        return self._meta(record).capabilities
 
     def _composer(self, tools: ToolSource | None) -> ToolCaller:
         """How `host.call_tool` reaches a composed tool: through `tools` (a Catalog), else
@@ -948,6 +959,13 @@ class Dyntools:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _metadata_of(report: GateReport) -> ToolMetadata:
+    """An accepted report's metadata (the gate sets it on every accepted report)."""
+    if report.metadata is None:
+        raise GateRejected(report, "the gate's report carries no metadata")
+    return report.metadata
 
 
 def approve_command(name: str, version: int) -> str:

@@ -264,21 +264,32 @@ def run_examples(
             outcomes.append(ExampleOutcome(index, example, ERROR, error=_error_of(exc)))
             continue
         except SandboxError as exc:
-            outcomes.append(ExampleOutcome(index, example, ERROR, error=_error_of(exc)))
+            # A request that was not recorded is why the call failed, whatever it raised.
+            error = _replay_error(host) or _error_of(exc)
+            outcomes.append(ExampleOutcome(index, example, ERROR, error=error))
             stopped = not isinstance(exc, ToolRuntimeError | BadResult)
             continue
-        problems = host.replay_problems() if host is not None else []
-        if problems:
-            outcomes.append(ExampleOutcome(index, example, ERROR, actual=actual, error={
-                "station": "verify", "reason": "unrecorded_request",
-                "message": "; ".join(problems[:3]) + (
-                    f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")}))
+        replayed = _replay_error(host)
+        if replayed is not None:
+            outcomes.append(ExampleOutcome(index, example, ERROR, actual=actual,
+                                           error=replayed))
             continue
         outcomes.append(
             ExampleOutcome(index, example, PASSED if _same(actual, example.result) else FAILED,
                            actual=actual)
         )
     return VerificationReport(tool, tuple(outcomes))
+
+
+def _replay_error(host: ReplayHost | None) -> dict[str, Any] | None:
+    """The example's failure when its call made requests it did not record (or left
+    recorded ones unmade); None when the replay went as recorded."""
+    problems = host.replay_problems() if host is not None else []
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return {"station": "verify", "reason": "unrecorded_request",
+            "message": "; ".join(problems[:3]) + more}
 
 
 def _same(actual: Any, expected: Mapping[str, Any]) -> bool:

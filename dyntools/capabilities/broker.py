@@ -19,14 +19,15 @@ the request's single deadline. docs/capabilities.md describes each step.
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import socket
 import ssl
+import threading
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from email.message import Message
 from typing import Any
@@ -60,6 +61,8 @@ from dyntools.capabilities.policy import NO_POLICY, CapabilityPolicy
 from dyntools.capabilities.redaction import Redactor, available_secrets, secret_value
 from dyntools.errors import CapabilityViolation
 from dyntools.gate.capabilities import Capabilities
+
+DNS_THREADS = 4  # lookups in flight at once, per broker
 
 Resolver = Callable[[str, int], list[str]]
 Audit = Callable[[dict[str, Any]], None]
@@ -102,19 +105,21 @@ class HttpBroker:
             ssl_context=context, max_connections=max_connections,
             max_keepalive_connections=max_connections, keepalive_expiry=30.0,
             http1=True, http2=False, retries=0, network_backend=PinnedBackend())
-        self._dns: ThreadPoolExecutor | None = None
+        # getaddrinfo has no timeout: each lookup runs on a daemon thread (a hung one never
+        # holds up the process's exit), at most DNS_THREADS at once.
+        self._dns_slots = threading.BoundedSemaphore(DNS_THREADS)
         self._closed = False
 
     def session(self, *, tool: str, version: int | None, declared: Capabilities,
                 deadline: float) -> BrokerSession:
         """A call's session; `deadline` is a time.monotonic() value (the call's budget)."""
+        if self._closed:
+            raise RuntimeError("the broker is closed")
         return BrokerSession(self, tool, version, declared, deadline)
 
     def close(self) -> None:
         self._closed = True
         self._pool.close()
-        if self._dns is not None:
-            self._dns.shutdown(wait=False, cancel_futures=True)
 
     def __enter__(self) -> HttpBroker:
         return self
@@ -124,19 +129,33 @@ class HttpBroker:
 
     def _lookup(self, host: str, port: int, deadline: float) -> list[str]:
         """The resolver's answer, within the deadline (getaddrinfo has no timeout of its
-        own, so it runs on a small thread pool and is abandoned at the deadline)."""
-        if self._dns is None:
-            self._dns = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dyntools-dns")
-        future = self._dns.submit(self._resolver, host, port)
-        try:
-            answer = future.result(timeout=max(0.0, deadline - time.monotonic()))
-        except FutureTimeout:
-            future.cancel()
-            raise HttpFailure(f"the DNS lookup of {host} did not finish before the "
-                              "deadline", kind=TIMEOUT) from None
-        except (OSError, UnicodeError) as exc:
+        own, so it runs on a daemon thread and is abandoned at the deadline)."""
+        late = HttpFailure(f"the DNS lookup of {host} did not finish before the deadline",
+                           kind=TIMEOUT)
+        if not self._dns_slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise late  # every lookup thread is stuck on an earlier, unanswered lookup
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+
+        def resolve() -> None:
+            try:
+                outcome["answer"] = self._resolver(host, port)
+            except BaseException as exc:  # handed to the caller below
+                outcome["error"] = exc
+            finally:
+                self._dns_slots.release()
+                done.set()
+
+        threading.Thread(target=resolve, name="dyntools-dns", daemon=True).start()
+        if not done.wait(max(0.0, deadline - time.monotonic())):
+            raise late
+        error = outcome.get("error")
+        if isinstance(error, OSError | UnicodeError):
             raise HttpFailure(f"the DNS lookup of {host} failed: "
-                              f"{getattr(exc, 'strerror', None) or exc}", kind=DNS) from None
+                              f"{getattr(error, 'strerror', None) or error}", kind=DNS) from None
+        if error is not None:
+            raise error
+        answer = outcome.get("answer")
         if not isinstance(answer, list | tuple) or not answer:
             raise HttpFailure(f"the DNS lookup of {host} gave no address", kind=DNS)
         return list(answer)
@@ -255,6 +274,9 @@ class BrokerSession:
             send = self._headers_for(target, headers, body, addresses)
             answer = self._send(method, target, send, body, addresses, deadline)
             status, received = answer.status, len(answer.body)
+            if status < 200:  # 101 Switching Protocols and the like: not an answer
+                raise HttpFailure(f"{target.describe()} answered with status {status}, which "
+                                  "is not a final response", kind=PROTOCOL)
         except HttpFailure as exc:
             failure = self._failure(exc.message, exc.kind, status=exc.status, text=exc.text)
             self._emit(method, target.host, status, received, started, failure.kind, index)
@@ -443,16 +465,28 @@ def _inflate(raw: bytes, encoding: str, cap: int, too_large: HttpFailure,
                       kind=PROTOCOL)
 
 
+# Real character encodings only, by codec name: a server names the charset, and codecs such
+# as punycode decode in quadratic time (1 MiB would hold the host for minutes), while others
+# (unicode_escape, idna, bytes-to-bytes codecs) are not charsets at all.
+_CHARSET = re.compile(r"utf-(?:8|8-sig|16|16-be|16-le|32|32-be|32-le)|ascii|iso8859-\d+|"
+                      r"cp\d+|koi8-[a-z]+|mac-[a-z0-9]+|kz1048|ptcp154|hp-roman8|tis-620|"
+                      r"shift_jis(?:_2004|x0213)?|euc_[a-z0-9_]+|gb2312|gbk|gb18030|"
+                      r"big5(?:hkscs)?|iso2022_[a-z0-9_]+|hz|johab")
+
+
 def _decode_text(body: bytes, content_type: str | None) -> str:
-    """The body as text in the response's charset (UTF-8 when it names none or an unknown
-    one); undecodable bytes become U+FFFD."""
+    """The body as text in the response's charset (UTF-8 when it names none, or one that is
+    not a real character encoding); undecodable bytes become U+FFFD."""
     charset = "utf-8"
     if content_type:
         message = Message()
-        message["content-type"] = content_type
-        charset = message.get_content_charset() or charset
-    try:
-        # A bytes-to-bytes codec named as a charset ("base64") raises LookupError here.
-        return body.decode(charset, errors="replace")
-    except (LookupError, ValueError):
-        return body.decode("utf-8", errors="replace")
+        message["content-type"] = content_type[:512]
+        named = message.get_content_charset()
+        if named:
+            try:
+                canonical = codecs.lookup(named).name
+            except LookupError:
+                canonical = ""
+            if _CHARSET.fullmatch(canonical):
+                charset = canonical
+    return body.decode(charset, errors="replace")

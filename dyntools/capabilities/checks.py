@@ -200,7 +200,8 @@ def _string_map(value: object, what: str, limit: int) -> list[tuple[str, str]]:
 
 def _headers(value: object, policy: CapabilityPolicy | None) -> tuple[tuple[str, str], ...]:
     items = _string_map(value, "headers", MAX_HEADERS)
-    secret_headers = policy.secret_headers() if policy is not None else frozenset()
+    secret_headers = frozenset(h.replace("_", "-") for h in policy.secret_headers()) \
+        if policy is not None else frozenset()
     seen: set[str] = set()
     total = 0
     for name, item in items:
@@ -208,7 +209,8 @@ def _headers(value: object, policy: CapabilityPolicy | None) -> tuple[tuple[str,
         no_control(item, f"header {name[:40]!r}")
         if not _TOKEN.fullmatch(name):
             raise violation(BAD_HEADER, f"header name {name[:40]!r} is not an HTTP token")
-        lower = name.lower()
+        # Compared with '_' as '-': CGI-style servers (WSGI, PHP) read X_Api_Key as X-Api-Key.
+        lower = name.lower().replace("_", "-")
         if lower in HOST_HEADERS:
             raise violation(HOST_HEADER, f"header {name} is set by the host; a tool may not "
                                          "set it")

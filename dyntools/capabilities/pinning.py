@@ -24,7 +24,7 @@ import ssl
 import time
 import typing
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import httpcore
 
@@ -37,7 +37,6 @@ class Hop:
 
     pins: dict[tuple[str, int], tuple[str, ...]]
     deadline: float
-    connected: list[str] = field(default_factory=list)
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -84,7 +83,6 @@ class PinnedBackend(httpcore.NetworkBackend):
             except OSError as exc:
                 last = exc
                 continue
-            hop.connected.append(address)
             return PinnedStream(sock)
         raise httpcore.ConnectError(f"cannot connect: {last.strerror if last else 'no route'}")
 

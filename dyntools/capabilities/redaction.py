@@ -4,9 +4,11 @@ The value of a secret never leaves the broker: the host reads `environ[env]` whe
 header, and a `Redactor` replaces the value and its usual encodings with `[redacted:NAME]` in
 everything that goes back (response text and headers, failure messages, audit events). The
 forms: the value and the header value as sent; percent-encoded (upper and lower hex, `+` for
-spaces); JSON-escaped; base64 and base64url, padded or not, at each of the three byte
-alignments (so a value inside a larger base64 blob, e.g. `Basic base64(user:value)`, is found
-too).
+spaces); JSON-escaped; hex (either case); base64 and base64url, padded or not, at each of the
+three byte alignments (so a value inside a larger base64 blob, e.g. `Basic base64(user:value)`,
+is found too). Redaction is against echoes (a server repeating a header, an error page quoting the
+request): a host a secret is sent to is trusted with it, since it can always encode it in a way
+no redactor recognises.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def available_secrets(secrets: Mapping[str, SecretRule],
 def forms(text: str) -> set[str]:
     """The encodings of `text` a server might echo back."""
     raw = text.encode("utf-8")
-    found = {text, quote(text, safe=""), quote_plus(text), json.dumps(text)[1:-1]}
+    found = {text, quote(text, safe=""), quote_plus(text), json.dumps(text)[1:-1],
+             raw.hex(), raw.hex().upper()}
     found |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(), item)
               for item in list(found)}
     for shift in range(3):

@@ -139,7 +139,10 @@ def _url_key(url: httpx.URL) -> UrlKey:
     if address is not None:
         host = address.compressed
     port = url.port if url.port is not None else DEFAULT_PORTS.get(url.scheme, 0)
-    return (url.scheme, host, port, url.path, tuple(url.params.multi_items()))
+    # The raw path (url.path is percent-decoded: /a%2Fb would equal /a/b); the query as
+    # decoded pairs, so q=a+b and q=a%20b are the same request.
+    path = url.raw_path.split(b"?", 1)[0].decode("ascii", "replace")
+    return (url.scheme, host, port, path, tuple(url.params.multi_items()))
 
 
 def _canonical(value: Any) -> str:

@@ -22,7 +22,10 @@ class _Group(click.Group):
         from dyntools import interrupts
 
         interrupts.install()  # as early as the console script allows
-        return super().main(*args, **kwargs)
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            interrupts.finishing()
 
     def invoke(self, ctx: click.Context) -> Any:
         from dyntools import interrupts
@@ -82,4 +85,5 @@ from dyntools.cli import (  # noqa: E402
     registry_cmd,  # noqa: F401
     review_cmd,  # noqa: F401
     sandbox_cmd,  # noqa: F401
+    ui_cmd,  # noqa: F401
 )

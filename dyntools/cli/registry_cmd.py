@@ -25,6 +25,8 @@ import click
 from dyntools.cli import main
 from dyntools.cli.options import (
     audit_log_option,
+    capabilities_click,
+    capability_policy_option,
     registry_root,
     setup_logging,
     trusted_keys_click,
@@ -247,8 +249,12 @@ def _source_text(record: VersionRecord) -> str | None:
 @click.option("--version", "version", type=click.IntRange(min=1), default=None,
               help="Version number (default: the current version).")
 @click.option("--json", "as_json", is_flag=True, help="Print the record and source as JSON.")
-def show(registry: Registry, name: str, version: int | None, as_json: bool) -> None:
-    """Show a version's source with its gate verdict and provenance."""
+@capabilities_click
+def show(registry: Registry, name: str, version: int | None, as_json: bool,
+         capabilities: str | None) -> None:
+    """Show a version's source with its gate verdict and provenance; with a capability policy
+    (--capabilities or DYNTOOLS_CAPABILITIES), also what it grants of the version's
+    CAPABILITIES."""
     from dyntools.registry.review import capabilities_in, capability_summary
 
     record = _pick(registry, name, version)
@@ -259,10 +265,13 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     widens: dict[str, list[str]] = {}
     if declared and current is not None and current != record.version:
         widens = declared.widens(capabilities_in(_read_bytes(state.records[current])))
+    granted = capability_policy_option(capabilities)
+    grants = granted.grants(declared) if granted is not None and declared else None
     if as_json:
         _echo_json({**record.as_dict(), "source": source,
                     "capabilities": declared.as_dict() if declared is not None else None,
-                    "widens_current": widens})
+                    "widens_current": widens,
+                    **({"grants": grants.as_dict()} if grants is not None else {})})
         return
     click.echo(f"# {name} v{record.version}"
                f"{' (current)' if current == record.version else ''}: {record.status}")
@@ -271,11 +280,17 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     if widens:
         click.echo(f"# WIDENS CAPABILITIES over the current v{current}: "
                    f"{terminal_safe(capability_summary(widens))}")
+    if grants is not None:
+        for grant in grants:
+            verdict = "granted" if grant.granted else "REFUSED"
+            click.echo(f"# {grant.kind} {terminal_safe(grant.entry)}: {verdict} "
+                       f"({terminal_safe(grant.reason)})")
     if record.reason:
         click.echo(f"# {record.reason_code or record.status}: {terminal_safe(record.reason)}")
     click.echo(f"# sha256 {record.sha256}  created {record.created}")
-    prov = ", ".join(f"{k}={v}" for k, v in record.provenance.items() if v is not None)
-    click.echo(f"# provenance: {prov}")
+    prov = ", ".join(f"{k}={_shown_provenance(k, v)}" for k, v in record.provenance.items()
+                     if v is not None)
+    click.echo(f"# provenance: {terminal_safe(prov)}")
     for decision in record.decisions:
         why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
         signed = " (signed)" if decision.get("signed_by_key") else ""
@@ -294,6 +309,16 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
         click.echo("# WARNING: the source below is what is on disk now, not what was approved")
     # What is on disk may not be what was approved (see the warning above): escaped too.
     click.echo(_display_source(source) if source is not None else "# (the file cannot be read)")
+
+
+def _shown_provenance(key: str, value: Any) -> str:
+    """One provenance value for `show`: the verification as its counts (the examples it
+    passed, recorded exchanges included, are in --json)."""
+    if key == "verification" and isinstance(value, dict):
+        counts = value.get("counts")
+        if isinstance(counts, dict):
+            return " ".join(f"{n} {status}" for status, n in counts.items() if n) or "none"
+    return str(value)
 
 
 def _display_source(text: str) -> str:

@@ -112,13 +112,13 @@ def declared_capabilities(source: bytes | str) -> Capabilities:
     return NONE
 
 
-def needs_approval(approval: str, source: bytes | str,
+def needs_approval(approval: str, declared: Capabilities | None = None,
                    previous: Capabilities | None = None) -> bool:
-    """Must this verified version wait for a person? `always`: yes; `capabilities`: when it
-    reaches something (`CAPABILITIES`) that `previous`, the current version's declaration,
-    does not (a first version that declares any); `never`: no."""
+    """Must this verified version wait for a person? `always`: yes; `capabilities`: when what
+    it `declared` reaches something that `previous`, the current version's declaration, does
+    not (a first version that declares any); `never`: no."""
     if approval == ALWAYS:
         return True
     if approval == CAPABILITIES:
-        return bool(declared_capabilities(source).widens(previous)) if source else False
+        return declared is not None and bool(declared.widens(previous))
     return False

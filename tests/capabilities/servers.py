@@ -43,7 +43,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         parsed = urllib.parse.urlsplit(self.path)
-        query = dict(urllib.parse.parse_qsl(parsed.query))
+        query = dict(urllib.parse.parse_qsl(parsed.query, encoding="latin-1"))
         self.server.owner.requests.append({
             "method": self.command, "path": self.path,
             "headers": {k.lower(): v for k, v in self.headers.items()},
@@ -72,6 +72,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def r_loop(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
         self._send(302, b"again", {"Location": "/loop"})
 
+    def r_charset(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
+        self._send(200, query.get("body", "ab-cd").encode("latin-1"),
+                   {"Content-Type": f"text/plain; charset={query['name']}"})
+
+    def r_switch(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.end_headers()
+        self.close_connection = True
+
     def r_status(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
         code = int(parsed.path.strip("/").split("/")[1])
         self._send(code, f"status {code} body".encode())
@@ -81,7 +92,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         token = auth.split(" ", 1)[-1]
         text = (f"auth={auth} token={token} quoted={urllib.parse.quote(token, safe='')} "
                 f"b64={base64.b64encode(token.encode()).decode()} "
-                f"basic={base64.b64encode(('user:' + token).encode()).decode()}")
+                f"basic={base64.b64encode(('user:' + token).encode()).decode()} "
+                f"hex={token.encode().hex()} json={json.dumps({'t': token})}")
         status = int(query.get("status", "200"))
         self._send(status, text.encode(), {"X-Echo": auth, "X-Token-" + token[:8]: "1",
                                            "Set-Cookie": f"t={token}"})

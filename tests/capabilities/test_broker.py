@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+import urllib.parse
 
 import pytest
 
@@ -119,6 +120,28 @@ def test_text_is_decoded_with_the_response_charset(harness, server):
     assert get(session, server.url("/latin1"))["text"] == "café"
 
 
+@pytest.mark.parametrize(("name", "body", "text"), [
+    ("punycode", "ab-cd", "ab-cd"),  # quadratic to decode: never used as a charset
+    ("unicode-escape", "\\u0041", "\\u0041"), ("idna", "ab", "ab"), ("base64", "YWI=", "YWI="),
+    ("bogus", "ab", "ab"), ("utf-16-le", "a\x00b\x00", "ab"), ("cp1252", "\x80", "€"),
+])
+def test_only_real_character_encodings_decode_the_text(harness, server, name, body, text):
+    broker = harness.broker([server.hostport])
+    session = harness.session(broker, [server.hostport])
+    query = urllib.parse.urlencode({"name": name, "body": body}, encoding="latin-1")
+    answer = get(session, server.url("/charset?" + query))
+    assert answer["text"] == text
+
+
+def test_a_switching_protocols_answer_is_a_protocol_failure(harness, server):
+    broker = harness.broker([server.hostport])
+    session = harness.session(broker, [server.hostport])
+    with pytest.raises(HttpFailure) as info:
+        get(session, server.url("/switch"))
+    assert info.value.kind == "protocol"
+    assert get(session, server.url("/echo"))["status"] == 200
+
+
 def test_redirects_are_followed_and_303_turns_post_into_get(harness, server):
     broker = harness.broker([server.hostport])
     session = harness.session(broker, [server.hostport])
@@ -187,7 +210,7 @@ def test_the_callers_deadline_bounds_the_request(harness):
             get(session, f"http://{hostport}/")
         elapsed = time.monotonic() - started
     assert info.value.kind == "timeout"
-    assert 0.5 <= elapsed < 2.0
+    assert 0.5 <= elapsed < 4.0  # without the deadline: the server never answers
 
 
 def test_the_policy_timeout_bounds_the_request(harness):
@@ -200,7 +223,7 @@ def test_the_policy_timeout_bounds_the_request(harness):
             get(session, f"http://{hostport}/")
         elapsed = time.monotonic() - started
     assert info.value.kind == "timeout"
-    assert 0.5 <= elapsed < 2.0
+    assert 0.5 <= elapsed < 4.0  # without the deadline: the server never answers
 
 
 def test_a_passed_deadline_sends_nothing(harness, server):
@@ -214,7 +237,7 @@ def test_a_passed_deadline_sends_nothing(harness, server):
 
 def test_a_slow_resolver_is_abandoned_at_the_deadline(harness):
     def resolver(host, port):
-        time.sleep(3)
+        time.sleep(6)
         return ["127.0.0.1"]
 
     broker = harness.broker(["slow.test"], resolver=resolver)
@@ -223,7 +246,7 @@ def test_a_slow_resolver_is_abandoned_at_the_deadline(harness):
     with pytest.raises(HttpFailure) as info:
         get(session, "http://slow.test/")
     assert info.value.kind == "timeout"
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < 4.0  # the lookup itself takes 6 s
 
 
 @pytest.mark.parametrize(("frame", "code"), [
@@ -270,7 +293,8 @@ def test_malformed_requests_are_violations(harness, frame, code):
 
 
 @pytest.mark.parametrize("name", ["Host", "content-length", "Transfer-Encoding", "Connection",
-                                  "Upgrade", "TE", "Proxy-Authorization", "Accept-Encoding"])
+                                  "Upgrade", "TE", "Proxy-Authorization", "Accept-Encoding",
+                                  "Content_Length", "transfer_encoding"])
 def test_headers_the_host_owns_may_not_be_set(harness, server, name):
     broker = harness.broker([server.hostport])
     session = harness.session(broker, [server.hostport])
@@ -278,3 +302,10 @@ def test_headers_the_host_owns_may_not_be_set(harness, server, name):
         get(session, server.url("/echo"), headers={name: "x"})
     assert info.value.details["code"] == "http.host_header"
     assert server.requests == []
+
+
+def test_a_closed_broker_opens_no_session(harness, server):
+    broker = harness.broker([server.hostport])
+    broker.close()
+    with pytest.raises(RuntimeError):
+        harness.session(broker, [server.hostport])

@@ -72,6 +72,8 @@ def test_a_recorded_redirect_is_returned_as_is():
     ({"method": "GET", "url": "https://api.example.com/Search?q=oslo+city&n=2"},
      "another URL"),
     ({"method": "GET", "url": "https://api.example.com/items"}, "another URL"),
+    ({"method": "GET", "url": "https://api.example.com/se%61rch?q=oslo+city&n=2"},
+     "another URL"),
 ])
 def test_a_request_that_was_not_recorded_fails_the_example(frame, problem):
     replay = session()

@@ -42,6 +42,8 @@ def test_a_declared_secret_is_sent_to_its_host_and_echoed_back_redacted(harness,
     assert "token=[redacted:DEMO_TOKEN]" in answer["text"]
     assert "quoted=[redacted:DEMO_TOKEN]" in answer["text"]
     assert "b64=[redacted:DEMO_TOKEN]" in answer["text"]
+    assert "hex=[redacted:DEMO_TOKEN]" in answer["text"]
+    assert '{"t": "[redacted:DEMO_TOKEN]"}' in answer["text"]
     assert "basic=" in answer["text"] and leaks(answer["text"]) == []
     assert leaks(harness.events) == []
 
@@ -116,9 +118,10 @@ def test_a_tool_may_not_set_a_secrets_header(harness, server):
     broker = harness.broker([server.hostport],
                             secrets=secret_for(server.hostport, header="X-Api-Key"))
     session = harness.session(broker, [server.hostport])
-    with pytest.raises(CapabilityViolation) as info:
-        get(session, server.url("/echo"), headers={"x-api-key": "guess"})
-    assert info.value.details["code"] == "http.host_header"
+    for name in ("x-api-key", "X-API-KEY", "X_Api_Key"):
+        with pytest.raises(CapabilityViolation) as info:
+            get(session, server.url("/echo"), headers={name: "guess"})
+        assert info.value.details["code"] == "http.host_header"
     assert server.requests == []
 
 

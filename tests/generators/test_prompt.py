@@ -107,3 +107,24 @@ def test_without_a_capability_policy_the_prompt_offers_no_host(policy) -> None:
     assert "Nothing can be granted here: the tool may not import `host`" in system
     assert "host.http_get" not in system
     assert not any(line.startswith("- host: ") for line in system.splitlines())
+
+
+def test_the_prompt_offers_exactly_what_the_capability_policy_can_grant(policy) -> None:
+    from dyntools.capabilities import policy_from_mapping
+
+    granted = policy_from_mapping({
+        "http": {"allow": ["api.github.com", "*.wikipedia.org"]},
+        "secrets": {"GH_TOKEN": {"env": "SOME_ENV_NAME", "hosts": ["api.github.com"]}},
+        "tools": {"allow": ["slugify_text"]},
+    })
+    system = system_text(policy, granted)
+    assert "host.http_get(url" in system and "host.call_tool(name, params)" in system
+    assert "- http hosts: api.github.com, *.wikipedia.org" in system
+    assert "declare the exact host" in system  # a wildcard is the operator's, never the tool's
+    assert "- secrets: GH_TOKEN (sent to api.github.com)" in system
+    assert "SOME_ENV_NAME" not in system  # where a secret lives is the host's business
+    assert "- tools: slugify_text" in system
+    assert '"http": [{"request":' in system  # recorded exchanges are explained
+    assert "Nothing can be granted" not in system
+    nothing = policy_from_mapping({"http": {"allow": []}})
+    assert "Nothing can be granted here" in system_text(policy, nothing)

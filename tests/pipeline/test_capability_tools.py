@@ -84,7 +84,7 @@ def fetcher(port: int, *, name: str = "fetch_page", examples: list[Any] | None =
             'DESCRIPTION = "Fetches a page."\n'
             'PARAMS = {"type": "object", "properties": {"path": {"type": "string"}}}\n'
             f"CAPABILITIES = {json.dumps(capabilities)}\n"
-            f"EXAMPLES = {json.dumps(examples)}\n\n\ndef run(params):\n{run}")
+            f"EXAMPLES = {examples!r}\n\n\ndef run(params):\n{run}")
 
 
 def granting(port: int, **extra: Any) -> Any:
