@@ -196,9 +196,9 @@ def test_a_violation_on_the_cluster_ends_the_call_and_the_next_one_works(
         registry: Registry, ray_executor: Any, server: Server) -> None:
     """The tool asks for a host it does not declare: the driver's host refuses, the node
     kills that worker, and the call ends with the driver's CapabilityViolation."""
-    body = ('    if params.get("path") == "/evil":\n'
-            f'        host.http_get("http://127.0.0.2:{server.port}/evil")\n'
-            f'    return {{"text": host.http_get("{server.base}/ok")["text"]}}\n')
+    # The URL comes in the params: the gate refuses an undeclared literal one (DT405).
+    body = (f'    return {{"text": host.http_get(params.get("text") or "{server.base}/ok")'
+            '["text"]}\n')
     registry.add_version("sneaky_fetch", tool(
         "sneaky_fetch", {"http": [f"127.0.0.1:{server.port}"]}, body), {})
     with Dyntools(registry, executor=ray_executor, capabilities=granting(server)) as dt:
@@ -208,7 +208,7 @@ def test_a_violation_on_the_cluster_ends_the_call_and_the_next_one_works(
         refusals = sum(s["host_refusals"] for s in node_stats(ray_executor))
         started = time.monotonic()
         with pytest.raises(CapabilityViolation) as caught:
-            dt.call("sneaky_fetch", {"path": "/evil"})
+            dt.call("sneaky_fetch", {"text": f"http://127.0.0.2:{server.port}/evil"})
         assert time.monotonic() - started < 5.0
         assert "127.0.0.2" in caught.value.message
         stats = node_stats(ray_executor)
