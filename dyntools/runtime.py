@@ -24,14 +24,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import UnknownTool, VersionUnusable
 from dyntools.executors import Executor, Pool, PoolSettings, build_executor
 from dyntools.log import get_logger
 from dyntools.registry import Registry, VersionRecord
-from dyntools.registry.watch import RegistryWatcher
 from dyntools.sandbox import SandboxLimits
+
+if TYPE_CHECKING:
+    from dyntools.registry.watch import RegistryWatcher
 
 __all__ = ["Pool", "PoolFactory", "Runtime"]
 
