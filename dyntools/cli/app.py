@@ -1,22 +1,65 @@
-"""The command line: the only part of dyntools that prints or chooses exit codes.
+"""The click group behind the `dyntools` command.
 
-Each command group lives in its own module and registers itself on `main`; importing them
-here keeps `dyntools --help` complete.
+Each command lives in a module of this package and registers itself on `main` when that
+module is imported. `COMMANDS` says which module holds which command, so a command line
+imports only its own command's module (`dyntools call` never loads the review, MCP or sandbox
+commands); `--help` and a mistyped command import them all. A test holds the table to what
+the modules register.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
 
 from dyntools import __version__
 
+# command name -> the module of dyntools.cli that defines it
+COMMANDS: dict[str, str] = {
+    "check": "check_cmd",
+    "ensure": "ensure_cmd",
+    "call": "ensure_cmd",
+    "serve-mcp": "mcp_cmd",
+    "list": "registry_cmd",
+    "search": "registry_cmd",
+    "show": "registry_cmd",
+    "diff": "registry_cmd",
+    "review": "registry_cmd",
+    "rollback": "registry_cmd",
+    "watch": "registry_cmd",
+    "init": "review_cmd",
+    "keygen": "review_cmd",
+    "pending": "review_cmd",
+    "approve": "review_cmd",
+    "reject": "review_cmd",
+    "activate": "review_cmd",
+    "retire": "review_cmd",
+    "exec": "sandbox_cmd",
+    "doctor": "sandbox_cmd",
+}
+
+
+def load_commands(names: list[str] | None = None) -> None:
+    """Import the modules of `names` (default: every command), registering them on `main`."""
+    for module in sorted({COMMANDS[n] for n in (names if names is not None else COMMANDS)}):
+        importlib.import_module(f"dyntools.cli.{module}")
+
 
 class _Group(click.Group):
     """The command group, plus one rule for every command: SIGINT exits 130 and SIGTERM 143,
     with one line on stderr and an `interrupted` audit event, never a traceback (click's
-    own handling would print "Aborted!" and exit 1, the gate-rejection code)."""
+    own handling would print "Aborted!" and exit 1, the gate-rejection code). Commands are
+    imported when they are looked up (`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            load_commands([cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         from dyntools import interrupts
@@ -72,14 +115,3 @@ def main() -> None:
     # (`echo_model_notice`), so this process does not print it again as a warning dump.
     warnings.filterwarnings("ignore", message=SDK_DEPRECATION_MESSAGE,
                             category=DeprecationWarning)
-
-
-# Command modules register themselves on `main` when imported (so after it is defined).
-from dyntools.cli import (  # noqa: E402
-    check_cmd,  # noqa: F401
-    ensure_cmd,  # noqa: F401
-    mcp_cmd,  # noqa: F401
-    registry_cmd,  # noqa: F401
-    review_cmd,  # noqa: F401
-    sandbox_cmd,  # noqa: F401
-)

@@ -11,7 +11,7 @@ from typing import BinaryIO
 import click
 
 from dyntools import __version__
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.findings import GateReport, render_text, to_json, to_sarif
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy, PolicyError, load_policy

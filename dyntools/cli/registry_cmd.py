@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import (
     audit_log_option,
     registry_root,

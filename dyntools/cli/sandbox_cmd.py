@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.check_cmd import policy_option, read_source
 from dyntools.cli.options import echo_error, executor_options, json_option
 from dyntools.cli.options import require_layers as require_layers_option

@@ -23,9 +23,11 @@ import secrets
 import stat
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 TEMP_PREFIX = ".tmp-"
 LOCK_NAME = ".lock"
@@ -71,6 +73,8 @@ def sync_all(paths: Sequence[Path]) -> None:
     pid = os.getpid()
     executor = _EXECUTORS.get(pid)
     if executor is None:
+        from concurrent.futures import ThreadPoolExecutor  # a writer's: readers never pay
+
         # Per process: a pool inherited across fork has no threads behind it.
         _EXECUTORS.clear()
         executor = _EXECUTORS[pid] = ThreadPoolExecutor(4, thread_name_prefix="dyntools-fsync")
