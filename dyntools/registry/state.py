@@ -390,12 +390,12 @@ def log_quarantine(record: VersionRecord, notice: Notice) -> None:
 
 
 # notice -> the log levels of (an invalid manifest, an unrecorded file, a pointer fallback):
-# opening logs each problem at info (one summary warning follows); a tool's first use says
-# what changes serving (a manifest that cannot be trusted, a fallback), not what review
-# lists; a change says everything.
+# opening logs each problem at info (one summary warning follows); a tool's first use warns
+# of what changes serving, once: an untrusted manifest, or the quarantine (logged as it is
+# found) that a fallback follows from; a change says everything.
 _LEVELS = {
     Notice.OPENING: ("info", "info", "info"),
-    Notice.FIRST_USE: ("warning", "info", "warning"),
+    Notice.FIRST_USE: ("warning", "info", "info"),
     Notice.CHANGE: ("error", "warning", "warning"),
 }
 
