@@ -187,12 +187,12 @@ def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None
     """Each node's layer report, from its SandboxHost actor; exit 10 when a required layer
     is missing on any node."""
     from dyntools.executors import PoolSettings, build_executor
-    from dyntools.gate.policy import load_policy
+    from dyntools.policyload import load_allowlist
 
     try:
         executor = build_executor("ray", ray_address_=address)
         try:
-            report = executor.doctor(PoolSettings(policy=load_policy(),
+            report = executor.doctor(PoolSettings(policy=load_allowlist(),
                                                   require_layers=required))
         finally:
             executor.close()

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from dyntools.errors import GenerationError
-from dyntools.gate.policy import Policy, load_policy
+from dyntools.gate.policy import Policy
 from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
 from dyntools.generators.extract import extract_code
 from dyntools.generators.models import model_notice
 from dyntools.generators.prompt import Prompt, build_prompt
 from dyntools.generators.sdk_errors import map_sdk_error
 from dyntools.log import get_logger
+from dyntools.policyload import load_allowlist
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,7 @@ class ModelGenerator:
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config or self.config_type()
-        self.policy = policy or load_policy()
+        self.policy = policy or load_allowlist()
         self._environ = environ if environ is not None else os.environ
         self._client: Any = None
         self._noticed = False

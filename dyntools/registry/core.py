@@ -49,8 +49,9 @@ from dyntools.errors import (
 )
 from dyntools.findings import GateReport, sha256_hex
 from dyntools.gate import check_source
-from dyntools.gate.policy import Policy, load_policy
+from dyntools.gate.policy import Policy
 from dyntools.log import get_logger
+from dyntools.policyload import load_allowlist
 from dyntools.registry import checks, signing
 from dyntools.registry.config import RegistryConfig, read_config
 from dyntools.registry.manifest import (
@@ -151,7 +152,7 @@ class Registry:
             except OSError as exc:
                 raise PersistError(f"cannot create registry {root}: {exc.strerror or exc}",
                                    path=str(root)) from exc
-        policy = policy if policy is not None else load_policy()
+        policy = policy if policy is not None else load_allowlist()
         if not create and not os.path.lexists(root):
             # Nothing persisted yet: an empty registry; writes will fail.
             return cls(root, policy, trusted_keys=trusted_keys, lazy=lazy)
