@@ -189,10 +189,11 @@ class Registry:
                 return f"the registry {self.root} is read-only ({target} is not writable)"
         return None
 
-    def _build(self, name: str, *, use_cache: bool, notice: Notice = Notice.CHANGE,
+    def _build(self, name: str, *, use_cache: bool, notice: Notice | None = None,
                manifest: Manifest | None = None) -> ToolState:
         """Tool `name`'s state from disk; an eager registry checks every version of it."""
-        state = self._builder.build(name, use_cache=use_cache, notice=notice,
+        state = self._builder.build(name, use_cache=use_cache,
+                                    notice=notice if notice is not None else self._notice(name),
                                     manifest=manifest, before=self._tools.get(name))
         if not self.lazy:
             for _ in state.records.values():
@@ -225,6 +226,11 @@ class Registry:
                     problems=problems[:5], hint="dyntools review shows every detail",
                 )
 
+    def _notice(self, name: str) -> Notice:
+        """A change, unless the tool was never read (lazy): then what is found is its first use."""
+        return Notice.FIRST_USE if name in self._names and name not in self._tools else (
+            Notice.CHANGE)
+
     def _state(self, name: str) -> ToolState | None:
         """Tool `name`'s state, read from disk on its first use (lazy), or None."""
         state = self._tools.get(name)
@@ -239,19 +245,20 @@ class Registry:
 
     def _install(self, state: ToolState) -> None:
         with self._state_lock:
+            notice = self._notice(state.name)
             before = self._tools.get(state.name)
             self._tools[state.name] = state
             self._names.add(state.name)
-        log_transitions(before, state, Notice.CHANGE)
+        log_transitions(before, state, notice)
         for listener in list(self._listeners):
             listener(state.name)
 
     def refresh(self, name: str | None = None) -> None:
         """Re-read from disk (after another process wrote, or a watch event)."""
         if name is None:
-            before = set(self._names)
+            before = set(self.names())
             self._load_all(use_cache=True)
-            for changed in set(self._names) | before:
+            for changed in set(self.names()) | before:
                 for listener in list(self._listeners):
                     listener(changed)
             return
@@ -292,10 +299,11 @@ class Registry:
         self._listeners.append(listener)
 
     def names(self) -> list[str]:
-        return sorted(self._names)
+        with self._state_lock:
+            return sorted(self._names)
 
     def tools(self) -> list[ToolState]:
-        states = (self._state(n) for n in sorted(self._names))
+        states = (self._state(n) for n in self.names())
         return [state for state in states if state is not None]
 
     def tool(self, name: str) -> ToolState:

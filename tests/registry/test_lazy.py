@@ -175,3 +175,18 @@ def test_call_through_the_cli_serves_the_good_version_and_says_why(registry: Reg
     assert "no usable version" in refused.stderr
     other = _dt("call", "tool_1", "--params", "{}", "--registry", str(registry.root))
     assert other.returncode == 0 and other.stderr == ""  # tool_0's problems are not tool_1's
+
+
+def test_a_write_to_a_tool_not_read_yet_reports_its_old_problems_as_a_first_use(
+    registry: Registry,
+) -> None:
+    _fill(registry, tools=1, versions=2)
+    tamper(registry.path_of("tool_0", 1))
+    (registry.root / "tool_0" / "notes.txt").write_text("hi\n")
+    lazy = Registry.open(registry.root, registry.policy, lazy=True)
+    with capture_logs() as logs:
+        record = lazy.add_version("tool_0", tool_source(name="tool_0", answer="3"), {})
+    assert record.version == 3 and lazy.current("tool_0").version == 3
+    levels = {e["event"]: e["log_level"] for e in logs if e["event"].startswith("registry.")}
+    assert levels == {"registry.unrecorded": "info", "registry.version_added": "info"}
+    assert lazy.get("tool_0", 1).reason_code == "hash_mismatch"  # found when read
