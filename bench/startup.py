@@ -19,6 +19,11 @@ at a folder of this run (filled by a first, unmeasured run of each), so nothing 
 into the source tree.
 
     .venv/bin/python bench/startup.py [--rounds 15] [--tools 100] [--versions 10]
+                                      [--compare CHECKOUT]
+
+--compare runs the same commands, in the same rounds, from another checkout of dyntools (its
+source folder first on PYTHONPATH, through its own CLI entry point), e.g. main's worktree:
+the figures before and after a change, measured together.
 """
 
 from __future__ import annotations
@@ -53,6 +58,12 @@ def run(params):
 '''
 
 
+# The CLI entry point of whichever checkout is first on the path (`run` here; older
+# checkouts have only the click group `main`).
+ENTRY = ("import sys; import dyntools.cli as cli; sys.argv[0] = 'dyntools'; "
+         "sys.exit((getattr(cli, 'run', None) or cli.main)())")
+
+
 def tool_source(name: str, variant: int) -> bytes:
     return TOOL.replace("@NAME@", name).replace("@V@", str(variant)).encode()
 
@@ -70,9 +81,9 @@ def build_registry(root: Path, tools: int, versions: int) -> None:
             registry.add_version(name, tool_source(name, v), {"generator": "bench"})
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
+def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, check=False)
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n"
@@ -85,6 +96,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--tools", type=int, default=100)
     parser.add_argument("--versions", type=int, default=10)
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="another checkout of dyntools to measure in the same rounds")
     args = parser.parse_args()
     dyntools = shutil.which("dyntools", path=str(Path(sys.executable).parent))
     if dyntools is None:
@@ -110,12 +123,21 @@ def main() -> int:
             "call-1": [dyntools, "call", "tool_000", "--registry", str(one), *params],
             "call-1k": [dyntools, "call", "tool_000", "--registry", str(many), *params],
         }
-        for argv in commands.values():  # warm the page cache; fail early on a broken command
-            timed(argv, env)
+        envs = {key: env for key in commands}
+        if args.compare is not None:
+            other = {**env, "PYTHONPATH": str(args.compare.resolve()),
+                     "PYTHONPYCACHEPREFIX": str(base / "pycache-compare")}
+            for key in ("version", "check", "call-1", "call-1k"):
+                commands[f"{key} (compare)"] = [sys.executable, "-c", ENTRY,
+                                                *commands[key][1:]]
+                envs[f"{key} (compare)"] = other
+        # From a folder of this run: `python -c` puts the working folder first on sys.path.
+        for key, argv in commands.items():  # warm the caches; fail early on a broken command
+            timed(argv, envs[key], base)
         runs: dict[str, list[float]] = {key: [] for key in commands}
         for _ in range(args.rounds):
             for key, argv in commands.items():
-                runs[key].append(timed(argv, env))
+                runs[key].append(timed(argv, envs[key], base))
     finally:
         shutil.rmtree(base, ignore_errors=True)
     best = {key: min(values) for key, values in runs.items()}
@@ -138,6 +160,15 @@ def main() -> int:
             f"  x baseline, target {target:g}x: {'OK' if ratio <= target else 'MISSED'}")
         print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms   "
               f"{ratio:5.2f}x ({ratio_m:.2f}x){verdict}")
+    if args.compare is not None:
+        print(f"  the same commands from {args.compare} (before):")
+        for name, label, against, _ in rows[1:]:
+            key = f"{name} (compare)"
+            print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms   "
+                  f"{best[key] / best[against]:5.2f}x ({median[key] / median[against]:.2f}x)")
+        before = best["call-1k (compare)"] / best["call-1 (compare)"]
+        print(f"  call on {args.tools * args.versions} versions / call on 1 there: "
+              f"{before:.2f}x")
     big = best["call-1k"] / best["call-1"]
     print(f"  call on {args.tools * args.versions} versions / call on 1: {big:.2f}x "
           f"({median['call-1k'] / median['call-1']:.2f}x)  target 1.2x: "
