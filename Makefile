@@ -5,7 +5,10 @@ PY := $(VENV)/bin/python
 DEMO_REGISTRY := demo_registry
 DT := DYNTOOLS_REGISTRY=$(DEMO_REGISTRY) $(VENV)/bin/dyntools
 
-.PHONY: demo test lint bench fuzz clean
+CHROMIUM ?= /usr/bin/chromium
+CHROMIUM_INSTALL ?= yes
+
+.PHONY: demo test lint bench fuzz clean browser
 
 $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11 or newer) on PATH, or make PYTHON=python3.x"; exit 2; }
@@ -42,10 +45,26 @@ demo: $(VENV)/.installed
 	@echo "== the audit log: one JSON event per station, in $(DEMO_REGISTRY)/audit.log"
 	@grep -c '"pipeline.station"' $(DEMO_REGISTRY)/audit.log | sed 's/$$/ station events/'
 
-test: $(VENV)/.installed-dev
+# The UI's page tests (tests/ui) drive Debian's chromium through Playwright; no browser can be
+# downloaded here. Installed when missing and we may (root, or sudo without a password);
+# otherwise (or with CHROMIUM_INSTALL=no) make test stops here and says what is missing.
+browser:
+	@if [ -x "$(CHROMIUM)" ] || [ "$(CHROMIUM_INSTALL)" != yes ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "== installing Debian's chromium for the UI page tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && command -v apt-get >/dev/null 2>&1; then \
+		echo "== installing Debian's chromium for the UI page tests (sudo)"; \
+		sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@[ -x "$(CHROMIUM)" ] || { echo "make test: the UI page tests need Chromium and $(CHROMIUM) is missing."; \
+		echo "  install Debian's package as root (apt-get install chromium), or run"; \
+		echo "  make test CHROMIUM=/path/to/chromium"; exit 2; }
+
+test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy dyntools
-	DYNTOOLS_REQUIRE_EXTRAS=1 $(PY) -m pytest -q
+	DYNTOOLS_REQUIRE_EXTRAS=1 DYNTOOLS_CHROMIUM=$(CHROMIUM) $(PY) -m pytest -q
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "retire": "review_cmd",
     "exec": "sandbox_cmd",
     "doctor": "sandbox_cmd",
+    "ui": "ui_cmd",
 }
 
 

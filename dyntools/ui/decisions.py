@@ -1,0 +1,92 @@
+"""The page's writes: each one the very call the CLI command makes, nothing more.
+
+    approve   dyntools approve NAME V   -> Dyntools.approve (verification in the sandbox first)
+    reject    dyntools reject NAME V    -> Registry.decide(..., "reject")
+    activate  dyntools activate NAME V  -> Registry.activate (re-checked; signed with --sign-key)
+    rollback  dyntools rollback NAME V  -> Registry.rollback
+    retire    dyntools retire NAME V    -> Registry.decide(..., "retire")
+
+Form fields are checked here (lengths, the examples' JSON) and everything else is left to
+those functions, which raise the same typed errors the CLI prints; the page shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dyntools.errors import UsageError
+from dyntools.registry.core import default_approver
+from dyntools.registry.records import VersionRecord, require_valid_name
+from dyntools.toolmeta import parse_json_text
+from dyntools.verify import VerificationReport
+
+if TYPE_CHECKING:
+    from dyntools.ui.app import UiState
+
+ACTIONS = ("approve", "reject", "activate", "rollback", "retire")
+MAX_REASON_CHARS = 2000
+MAX_BY_CHARS = 200
+MAX_EXAMPLES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    action: str
+    record: VersionRecord
+    current: int | None
+    verification: VerificationReport | None = None
+
+
+def _field(form: Mapping[str, str], key: str, limit: int) -> str | None:
+    value = form.get(key, "")
+    if not isinstance(value, str):
+        raise UsageError(f"{key} must be text")
+    value = value.strip()
+    if len(value) > limit:
+        raise UsageError(f"{key} is longer than {limit} characters")
+    return value or None
+
+
+def parse_examples(text: str | None) -> list[dict[str, Any]]:
+    """Extra examples, one JSON object a line (what `--example` takes, repeated)."""
+    examples: list[dict[str, Any]] = []
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        if not line.strip():
+            continue
+        value = parse_json_text(line, f"example on line {number}")
+        if not isinstance(value, dict):
+            raise UsageError(f"example on line {number} must be a JSON object "
+                             '{"params": {...}, "result": {...}}')
+        examples.append(value)
+        if len(examples) > MAX_EXAMPLES:
+            raise UsageError(f"at most {MAX_EXAMPLES} extra examples")
+    return examples
+
+
+def decide(ui: UiState, action: str, name: str, version: int,
+           form: Mapping[str, str]) -> Outcome:
+    """Run one decision; raises the DyntoolsError the CLI would print."""
+    require_valid_name(name)
+    if action not in ACTIONS:
+        raise UsageError(f"unknown decision {action!r}")
+    reason = _field(form, "reason", MAX_REASON_CHARS)
+    by = _field(form, "by", MAX_BY_CHARS)
+    registry = ui.registry
+    report = None
+    if action == "approve":
+        examples = parse_examples(_field(form, "examples", 64 * 1024))
+        record, report = ui.dyntools.approve(
+            name, version, examples=examples, contract_change=form.get("contract_change") == "1",
+            by=by, reason=reason, activate=form.get("activate", "1") == "1")
+    elif action == "reject":
+        record = registry.decide(name, version, "reject", reason=reason, by=by)
+    elif action == "activate":
+        record = registry.activate(name, version, signer=ui.signer,
+                                   decision={"by": by or default_approver(), "reason": reason})
+    elif action == "rollback":
+        record = registry.rollback(name, version)
+    else:
+        record = registry.decide(name, version, "retire", reason=reason, by=by)
+    return Outcome(action, record, registry.tool(name).current, report)

@@ -1,0 +1,182 @@
+"""The pages a reviewer reads, driven in headless Chromium against `dyntools ui` itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .browser import UiServer
+from .scenes import cli
+
+
+def _rows(page: Any) -> dict[str, dict[str, str]]:
+    rows = {}
+    for row in page.query_selector_all("table.tools tr.tool"):
+        rows[row.get_attribute("data-tool")] = {
+            cell: row.query_selector(f"td.{cell}").inner_text().strip()
+            for cell in ("current", "status", "versions", "caps", "name")}
+    return rows
+
+
+def test_the_registry_lists_every_tool_with_its_version_status_and_capabilities(
+        visit: Any, scene_server: UiServer) -> None:
+    tab = visit(scene_server)
+    rows = _rows(tab.page)
+    assert set(rows) == {"fetch_title", "html_probe", "slugify_text", "word_count"}
+    assert rows["slugify_text"]["current"] == "v2"
+    assert rows["slugify_text"]["versions"].split() == ["v1", "v2"]
+    assert rows["word_count"]["current"] == "none"
+    assert rows["word_count"]["status"].startswith("quarantined")
+    assert "1 unrecorded file" in rows["html_probe"]["status"]
+    assert rows["html_probe"]["versions"].split() == ["v1", "v2", "v3"]
+    caps = rows["fetch_title"]["caps"]
+    assert caps.startswith("http: api.example.com")
+    assert "v2 (pending) widens: http: tracker.example.net; secrets: DEMO_TOKEN" in caps
+    summary = tab.page.inner_text("p.summary")
+    assert "1 pending" in summary and "1 quarantined" in summary and "1 rejected" in summary
+    assert tab.errors == []
+
+
+def test_search_is_dyntools_search_and_status_filters(visit: Any, scene_server: UiServer,
+                                                      scene: Path) -> None:
+    tab = visit(scene_server)
+    tab.page.fill("input[name=q]", "url slug title")
+    tab.page.click("form.filter button")
+    tab.page.wait_for_url("**/?q=*")
+    found = [row.get_attribute("data-tool") for row in
+             tab.page.query_selector_all("table.tools tr.tool")]
+    cli_hits = json.loads(cli("search", "url slug title", "--json", registry=scene).stdout)
+    assert found == [hit["name"] for hit in cli_hits["hits"]]
+    assert found[0] == "slugify_text"
+    tab.go("/?status=pending")
+    assert list(_rows(tab.page)) == ["fetch_title"]
+    tab.go("/?status=unrecorded")
+    assert list(_rows(tab.page)) == ["html_probe"]
+    tab.go("/?q=zzzqqq")
+    assert tab.page.inner_text("#no-tools") == "no tool matches"
+
+
+def test_a_version_shows_the_gates_findings_at_their_line_and_column(
+        visit: Any, scene_server: UiServer) -> None:
+    tab = visit(scene_server)
+    tab.go("/tools/word_count/v/1")
+    assert tab.page.inner_text("#status") == "quarantined"
+    assert "hash_mismatch" in tab.page.inner_text("#reason")
+    assert "DIFFERS" in tab.page.inner_text("section.facts")
+    # Each finding sits under its line, with the offending name marked at its column.
+    line2 = tab.page.query_selector("#L2")
+    assert line2.get_attribute("class") == "has-finding"
+    assert [m.inner_text() for m in line2.query_selector_all("mark.finding")] == ["os"]
+    line11 = tab.page.query_selector("#L11")
+    assert [m.inner_text() for m in line11.query_selector_all("mark.finding")] == [
+        "__class__", "__base__"]
+    notes = [row.inner_text().strip() for row in tab.page.query_selector_all("tr.finding-row")]
+    assert any(n.startswith("DT201") and "2:8" in n and "module os is not allowed" in n
+               for n in notes)
+    assert any(n.startswith("DT402") and "10:8" in n for n in notes)
+    assert sum("DT302" in n for n in notes) == 2
+    assert tab.page.query_selector("#L4").get_attribute("class") is None
+    assert tab.page.inner_text("#gate-now") == "4 finding(s) today"
+    # A quarantined version can only be retired from here.
+    assert [f.get_attribute("id") for f in tab.page.query_selector_all("form.decision")] == [
+        "retire-form"]
+
+
+def test_a_version_shows_hash_provenance_examples_and_widening(
+        visit: Any, scene_server: UiServer, scene: Path) -> None:
+    tab = visit(scene_server)
+    tab.go("/tools/fetch_title/v/2")
+    record = json.loads(cli("show", "fetch_title", "--version", "2", "--json",
+                            registry=scene).stdout)
+    assert tab.page.inner_text("#sha256") == record["sha256"]
+    assert tab.page.inner_text("#status") == "pending"
+    widens = tab.page.inner_text("#widens")
+    assert "against the current v1" in widens
+    assert "http: tracker.example.net" in widens and "secrets: DEMO_TOKEN" in widens
+    provenance = tab.page.inner_text("#provenance")
+    assert "generator\tfile" in provenance and "attempts\t1" in provenance
+    attempts = tab.page.query_selector_all("#provenance table.attempts tbody tr")
+    assert len(attempts) == 1 and "accepted" in attempts[0].inner_text()
+    examples = tab.page.inner_text("#examples")
+    assert '{"text": "a"}' in examples and "passed" in examples
+    assert {f.get_attribute("id") for f in tab.page.query_selector_all("form.decision")} == {
+        "approve-form", "reject-form", "retire-form"}
+    # The rejected version shows why, with the failing example from its verification.
+    tab.go("/tools/html_probe/v/2")
+    assert tab.page.inner_text("#status") == "rejected"
+    reason = tab.page.inner_text("#reason")
+    assert 'expected {"text": "a"}, got {"text": "A"}' in reason
+
+
+def test_a_side_by_side_diff_against_any_other_version(visit: Any,
+                                                       scene_server: UiServer) -> None:
+    tab = visit(scene_server)
+    tab.go("/tools/fetch_title/v/2")
+    tab.page.select_option("#diff-form select[name=b]", "1")
+    tab.page.click("#diff-form button")
+    tab.page.wait_for_url("**/tools/fetch_title/diff?a=2&b=1")
+    tab.go("/tools/fetch_title/diff?a=1&b=2")
+    rows = tab.page.query_selector_all("#diff tbody tr")
+    assert len(rows) == 10
+    changed = [r for r in rows if r.get_attribute("class") == "d-replace"]
+    assert len(changed) == 3
+    capabilities = changed[-1].query_selector_all("td.code")
+    assert "tracker.example.net" not in capabilities[0].inner_text()
+    assert "tracker.example.net" in capabilities[1].inner_text()
+    assert capabilities[0].get_attribute("class") == "code del"
+    assert capabilities[1].get_attribute("class") == "code ins"
+    assert tab.page.inner_text("#diff-summary") == "+3 −3 lines"
+    # A version against a dropped-in file works too; an unknown one is a clean 404.
+    tab.go("/tools/html_probe/diff?a=1&b=3")
+    assert tab.page.query_selector_all("#diff tr.d-replace")
+    assert tab.go("/tools/html_probe/diff?a=1&b=9").status == 404
+
+
+def test_the_bench_checks_as_you_type_and_keeps_nothing(visit: Any, scene_server: UiServer,
+                                                        scene: Path) -> None:
+    before = sorted(str(p.relative_to(scene)) for p in scene.rglob("*") if p.name != "audit.log")
+    tab = visit(scene_server)
+    tab.go("/bench")
+    tab.page.type("#bench-input", "import os\n", delay=5)
+    tab.page.wait_for_selector("#bench-verdict.bad")
+    assert tab.page.inner_text("#bench-verdict").startswith("rejected: ")
+    marks = [m.inner_text() for m in tab.page.query_selector_all("#bench-output #L1 mark")]
+    assert "os" in marks
+    assert "DT201" in tab.page.inner_text("#bench-output")
+    good = (Path(__file__).parents[2] / "examples" / "slugify_text.py").read_text()
+    tab.page.fill("#bench-input", good)
+    tab.page.wait_for_selector("#bench-verdict.ok")
+    assert tab.page.inner_text("#bench-verdict") == "accepted: no findings"
+    after = sorted(str(p.relative_to(scene)) for p in scene.rglob("*") if p.name != "audit.log")
+    assert after == before
+    assert tab.errors == []
+
+
+def test_the_runs_timeline_follows_an_ensure_live(visit: Any, tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    cli("init", str(registry), registry=registry)
+    with UiServer(registry) as server:
+        tab = visit(server)
+        tab.go("/runs")
+        tab.page.wait_for_selector("#live.ok")
+        assert tab.page.query_selector("#no-runs") is not None
+        cli("ensure", "slugify_text", "--params", '{"text": "A b"}', registry=registry)
+        tab.page.wait_for_selector("section.run[data-tool=slugify_text]", timeout=15000)
+        tab.page.wait_for_function(
+            "() => document.querySelectorAll("
+            "'section.run[data-tool=slugify_text] table.stations tr').length >= 8")
+        run = tab.page.query_selector("section.run[data-tool=slugify_text]")
+        stations = [r.query_selector("td.station").inner_text()
+                    for r in run.query_selector_all("table.stations tr")]
+        assert stations == ["lookup", "generate", "gate", "load", "verify", "persist",
+                            "activate", "execute"]
+        assert run.query_selector(".run-state").inner_text() == "done"
+        assert tab.page.query_selector("#no-runs") is None
+        # A failing run shows where it failed, as the CLI does.
+        cli("ensure", "no_such_template_tool", registry=registry, expect=15)
+        failed = tab.page.wait_for_selector("section.run[data-tool=no_such_template_tool]",
+                                            timeout=15000)
+        assert failed.query_selector(".run-state").inner_text() == "failed at generate"
+        assert "FAIL" in failed.inner_text()
+        assert tab.errors == []
