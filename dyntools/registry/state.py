@@ -433,13 +433,3 @@ def open_problems(states: Mapping[str, ToolState], stray: tuple[Unrecorded, ...]
     problems += [f"unrecorded {u.path.name}" for u in stray]
     return problems
 
-
-__all__ = [
-    "Notice",
-    "StateBuilder",
-    "VersionRecords",
-    "checked_records",
-    "log_quarantine",
-    "log_transitions",
-    "open_problems",
-]
