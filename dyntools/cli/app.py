@@ -66,7 +66,10 @@ class _Group(click.Group):
         from dyntools import interrupts
 
         interrupts.install()  # as early as the console script allows
-        return super().main(*args, **kwargs)
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            interrupts.finishing()
 
     def invoke(self, ctx: click.Context) -> Any:
         from dyntools import interrupts

@@ -166,7 +166,8 @@ def _serve_http(server: Any, token: str, host: str, sock: Any) -> None:
 def _http_setup(token_file: str | None, host: str, port: int,
                 allow_remote: bool) -> tuple[str, Any]:
     """The bearer token (read, or generated) and the bound socket, before anything serves."""
-    from dyntools.adapters.mcp_http import bind, check_token, new_token
+    from dyntools.adapters.mcp_http import bind, check_token
+    from dyntools.listening import new_token
 
     token = check_token(_read_token(token_file) if token_file else new_token())
     return token, bind(host, port, allow_remote=allow_remote)

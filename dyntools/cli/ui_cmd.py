@@ -54,8 +54,9 @@ def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file:
     Every page needs the session token printed at start; every write also needs the page's
     CSRF token and comes only from the page itself (Origin and Host are checked).
     """
+    from dyntools.listening import new_token
     from dyntools.ui.app import UiState, create_app
-    from dyntools.ui.security import Session, allowed_hosts, bind, check_token, new_token, url_for
+    from dyntools.ui.security import Session, allowed_hosts, bind, check_token, url_for
     from dyntools.ui.server import serve
 
     token = check_token(_read_token(token_file) if token_file else new_token())
