@@ -121,13 +121,15 @@ class HostCalls:
             return {"ok": self._http.request(checked)}
         except HttpFailure as failure:
             return {"error": {"kind": "http", "message": failure.message,
-                              "status": failure.status, "text": failure.text}}
+                              "status": failure.status, "text": failure.text,
+                              "failure": failure.kind}}
         except ReplayMismatch as mismatch:
             # Verification: the example fails whatever the tool does next; the tool gets an
             # error so that the call ends in the ordinary way and the worker is kept.
             self.problems.append(mismatch.message)
             return {"error": {"kind": "http", "message": "this request was not recorded in "
-                              "the example: " + mismatch.message, "status": None, "text": ""}}
+                              "the example: " + mismatch.message, "status": None, "text": "",
+                              "failure": "not_recorded"}}
 
     # ------------------------------------------------------------------------ call_tool
 

@@ -248,7 +248,10 @@ class Dyntools:
 
     `generator` is the default source of new code (the offline templates unless given);
     `limits` and `require_layers` apply to verification and to calls. The runtime (one warm
-    worker pool per tool version) is created on the first call unless one is passed in.
+    worker pool of `pool_size` workers per tool version, `dyntools.Runtime`) is created on
+    the first call unless one is passed in; `runtime` hands it out.
+    A registry given as a path is opened lazily (`Registry.open(path, lazy=True)`): each tool
+    is read, and the versions it may serve are checked, when it is first used.
     `executor` says where calls run: "local" (warm pools on this machine) or "ray" (the
     SandboxHost actors of the Ray cluster at `ray_address`); unset, DYNTOOLS_EXECUTOR and
     DYNTOOLS_RAY_ADDRESS decide. Generation, the gate, verification and the registry stay
@@ -273,6 +276,7 @@ class Dyntools:
         approval: str | None = None,
         signer: Signer | None = None,
         approver: str | None = None,
+        pool_size: int = 2,
         capabilities: CapabilityPolicy | str | os.PathLike[str] | None = None,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
@@ -283,7 +287,7 @@ class Dyntools:
                 raise ValueError("policy differs from the registry's policy")
             self.registry = registry
         else:
-            self.registry = Registry.open(registry, policy)
+            self.registry = Registry.open(registry, policy, lazy=True)
         self.policy = self.registry.policy
         self.limits = limits
         from dyntools.sandbox.limits import LAYERS
@@ -300,6 +304,9 @@ class Dyntools:
         self.signer = signer
         self.approver = approver
         self._generator = generator
+        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
+            raise UsageError(f"pool_size must be a whole number of at least 1, got {pool_size!r}")
+        self.pool_size = pool_size
         self._runtime = runtime
         self._watch = watch
         self._lock = threading.Lock()
@@ -310,7 +317,7 @@ class Dyntools:
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
-            self._get_runtime()
+            _ = self.runtime
 
     # ------------------------------------------------------------------------------ ensure
 
@@ -415,7 +422,7 @@ class Dyntools:
         report = None
         if caller_examples:
             with recorder.station("verify") as verdict:
-                runtime = self._get_runtime()
+                runtime = self.runtime
 
                 def call(params: dict[str, Any], host: Any = None) -> dict[str, Any]:
                     self._params_check(record)(params)
@@ -527,7 +534,7 @@ class Dyntools:
             )
         # The verified worker already holds exactly these bytes: it takes the first calls,
         # so a new tool's first call is warm. Otherwise the runtime starts a pool of its own.
-        runtime = self._get_runtime()
+        runtime = self.runtime
         if pool is not None and runtime.adopt(current, pool):
             return current, True
         runtime.load(record.name)
@@ -838,13 +845,13 @@ class Dyntools:
             self._params_check(record)(params)
             declared = self._declared_by(record)
             if not declared:
-                result = self._get_runtime().call(name, params, timeout)
+                result = self.runtime.call(name, params, timeout)
             else:
                 host = self.capabilities.live(tool=name, version=record.version,
                                               declared=declared,
                                               tools=self._composer(tools), chain=chain)
                 try:
-                    result = host.redact(self._get_runtime().call(name, params, timeout,
+                    result = host.redact(self.runtime.call(name, params, timeout,
                                                                   host=host))
                 except DyntoolsError as exc:
                     exc.message = host.redact(exc.message)
@@ -930,12 +937,16 @@ class Dyntools:
         return self.capabilities.replaying(tool=name, version=version, declared=declared,
                                            tools=self._composer(tools))
 
-    def _get_runtime(self) -> Runtime:
+    @property
+    def runtime(self) -> Runtime:
+        """The warm runtime calls go through (created on first use): one worker pool per tool
+        version, swapped when the current version changes. Its `describe()` shows the
+        active versions and their calls in flight; `close()` here closes it."""
         with self._lock:
             if self._runtime is None:
                 self._runtime = Runtime(self.registry, limits=self.limits,
                                         require_layers=self.require_layers, watch=self._watch,
-                                        executor=self.executor)
+                                        executor=self.executor, pool_size=self.pool_size)
             return self._runtime
 
     # ---------------------------------------------------------------------------- lifecycle

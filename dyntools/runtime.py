@@ -30,10 +30,10 @@ from dyntools.errors import UnknownTool, VersionUnusable
 from dyntools.executors import Executor, Pool, PoolSettings, build_executor
 from dyntools.log import get_logger
 from dyntools.registry import Registry, VersionRecord
-from dyntools.registry.watch import RegistryWatcher
 from dyntools.sandbox import SandboxLimits
 
 if TYPE_CHECKING:
+    from dyntools.registry.watch import RegistryWatcher
     from dyntools.sandbox.runner import HostHandler
 
 __all__ = ["Pool", "PoolFactory", "Runtime"]

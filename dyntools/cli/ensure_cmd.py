@@ -28,7 +28,7 @@ from typing import IO, Any, ClassVar
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import (
     EXECUTOR_HELP,
     RAY_ADDRESS_HELP,
@@ -71,6 +71,7 @@ from dyntools.errors import (
     VerificationFailed,
     WorkerCrashed,
 )
+from dyntools.generators.factory import DEFAULT_GENERATOR, GENERATOR_NAMES, MODEL_GENERATORS
 from dyntools.terminal import terminal_safe
 
 EXIT_OK = 0
@@ -216,12 +217,11 @@ def common_options(command: Any) -> Any:
                    "Repeatable.")
 @click.option("--params", "params_text", default=None,
               help="After ensuring, call the tool with these params (a JSON object).")
-@click.option("--generator", "generator_name", default="offline", show_default=True,
-              type=click.Choice(["offline", "anthropic", "openai", "file"]),
-              help="Where new code comes from.")
+@click.option("--generator", "generator_name", default=DEFAULT_GENERATOR, show_default=True,
+              type=click.Choice(GENERATOR_NAMES), help="Where new code comes from.")
 @click.option("--from", "source_file", default=None,
               help="--generator file: the tool file ('-' reads stdin).")
-@click.option("--model", default=None, help="Model id (anthropic, openai).")
+@click.option("--model", default=None, help=f"Model id ({', '.join(MODEL_GENERATORS)}).")
 @click.option("--base-url", default=None, help="API base URL (openai: Ollama, vLLM, ...).")
 @click.option("--api-key-env", default=None, help="Variable holding the API key.")
 @click.option("--temperature", type=float, default=None, help="Sampling temperature.")
@@ -341,7 +341,8 @@ def _open_registry(registry_path: str | None, policy: Any, trusted_keys: str | N
     root = registry_root(registry_path, must_exist=must_exist)
     keys = trusted_keys_option(trusted_keys)
     setup_logging(log_level, root, audit=True, audit_log=audit_log)
-    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys)
+    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
+                         lazy=True)
 
 
 def _pending_exit(result: Any, as_json: bool, similar: list[Any]) -> None:
@@ -412,8 +413,9 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
         require_valid_name(name)
         registry = _open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
                                   must_exist=True)
+        # One call: one worker (a second would only compete with it for the CPU).
         with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
-                      ray_address=ray_address, capabilities=granted) as dt:
+                      ray_address=ray_address, pool_size=1, capabilities=granted) as dt:
             result = dt.call(name, params)
             record = registry.current(name)
     except DyntoolsError as exc:

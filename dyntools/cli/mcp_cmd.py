@@ -14,25 +14,32 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import (
     audit_log_option,
     capabilities_click,
     executor_options,
     trusted_keys_click,
 )
+from dyntools.generators.factory import (
+    GENERATOR_NAMES,
+    MODEL_GENERATORS,
+    OFFERED_GENERATORS,
+)
 from dyntools.terminal import terminal_safe
 
+_OFF_BY_DEFAULT = [n for n in GENERATOR_NAMES if n not in OFFERED_GENERATORS]
 GENERATOR_OPTIONS_HELP = (
-    "Comma list of generators ensure_tool offers: offline, anthropic, openai, and file (lets "
-    "the client send the tool's source; off unless listed)."
+    f"Comma list of generators ensure_tool offers: {', '.join(GENERATOR_NAMES)} (file lets "
+    f"the client send the tool's source; {', '.join(_OFF_BY_DEFAULT)} off unless listed)."
 )
 
 
 @main.command("serve-mcp")
-@click.option("--generators", "generator_names", default="offline,anthropic,openai",
+@click.option("--generators", "generator_names", default=",".join(OFFERED_GENERATORS),
               show_default=True, help=GENERATOR_OPTIONS_HELP)
-@click.option("--model", default=None, help="Model id for ensure_tool (anthropic, openai).")
+@click.option("--model", default=None,
+              help=f"Model id for ensure_tool ({', '.join(MODEL_GENERATORS)}).")
 @click.option("--base-url", default=None, help="API base URL (openai: Ollama, vLLM, ...).")
 @click.option("--api-key-env", default=None, help="Variable holding the API key.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
@@ -116,12 +123,12 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
 
     def factory(name: str) -> Generator:
-        given = options if name in ("anthropic", "openai") else {}
+        given = options if name in MODEL_GENERATORS else {}
         return build_generator(name, policy=policy, capabilities=granted, **given)
 
     try:
         for name in names:
-            if name in ("anthropic", "openai"):
+            if name in MODEL_GENERATORS:
                 echo_model_notice(factory(name))
         token, sock = (_http_setup(token_file, host, port, allow_remote)
                        if transport == "http" else (None, None))
@@ -130,7 +137,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         root = registry_root(registry_path, must_exist=False)
         keys = trusted_keys_option(trusted_keys)
         setup_logging(log_level, root, audit=True, audit_log=audit_log)
-        registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys)
+        registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
+                                 lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
                             ray_address=ray_address, capabilities=granted)

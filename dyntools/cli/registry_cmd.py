@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import (
     audit_log_option,
     capabilities_click,
@@ -43,7 +43,7 @@ from dyntools.errors import (
     UsageError,
     VerificationFailed,
 )
-from dyntools.gate.policy import PolicyError, load_policy
+from dyntools.policyload import load_allowlist
 from dyntools.registry import APPROVED, Registry, VersionRecord
 from dyntools.registry.records import require_valid_name
 from dyntools.registry.review import build_review, render_review_text, to_review_sarif
@@ -88,10 +88,7 @@ def registry_options(command: F, *, writes: bool = False, must_exist: bool = Tru
         try:
             if "name" in kwargs:
                 require_valid_name(kwargs["name"])
-            try:
-                policy = load_policy(allowlist)
-            except PolicyError as exc:
-                raise UsageError(str(exc)) from exc
+            policy = load_allowlist(allowlist)  # PolicyLoadError: exit 2, like a UsageError
             root = registry_root(registry_path, must_exist=must_exist)
             keys = trusted_keys_option(trusted_keys)
             setup_logging("warning", root, audit=writes and root.exists(), audit_log=audit_log)

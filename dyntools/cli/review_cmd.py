@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import json_option, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
 from dyntools.errors import DyntoolsError, UsageError

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.check_cmd import policy_option, read_source
 from dyntools.cli.options import (
     capabilities_click,
@@ -206,12 +206,12 @@ def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None
     """Each node's layer report, from its SandboxHost actor; exit 10 when a required layer
     is missing on any node."""
     from dyntools.executors import PoolSettings, build_executor
-    from dyntools.gate.policy import load_policy
+    from dyntools.policyload import load_allowlist
 
     try:
         executor = build_executor("ray", ray_address_=address)
         try:
-            report = executor.doctor(PoolSettings(policy=load_policy(),
+            report = executor.doctor(PoolSettings(policy=load_allowlist(),
                                                   require_layers=required))
         finally:
             executor.close()

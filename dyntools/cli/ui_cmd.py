@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import AUDIT_LOG_ENV, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import writer_options
 from dyntools.errors import UsageError

@@ -178,7 +178,8 @@ policy; anything undeclared or not granted ends the call):
 Functions of `host`:
 - host.http_get(url, params=None, headers=None) and host.http_post_json(url, body,
   headers=None) return {"status": int, "headers": {lowercase name: str}, "text": str}; a
-  timeout, DNS failure or 4xx/5xx answer raises host.HttpError (catchable; `.status`, `.text`);
+  timeout, DNS failure or 4xx/5xx answer raises host.HttpError (catchable; `.kind` is "status",
+  "timeout", "dns", "connection", ...; `.status`, `.text`);
 - host.call_tool(name, params) returns that tool's result dict; a failure raises
   host.ToolError (catchable; `.reason`).
 The tool is verified without the network: each example that makes requests carries them, in

@@ -31,13 +31,16 @@ MAX_PAIR_CHARS = 8192
 
 
 class HttpError(Exception):
-    """A host request that failed in an ordinary way. `status` is the HTTP status of a 4xx or
-    5xx answer (None for a timeout, DNS or connection failure); `text` its body, capped."""
+    """A host request that failed in an ordinary way. `kind` says how ("status" for a 4xx
+    or 5xx answer, "timeout", "dns", "connection", "too_large", "tls", ...); `status` is the
+    HTTP status of a 4xx or 5xx answer (else None); `text` its body, capped."""
 
-    def __init__(self, message: str, status: int | None = None, text: str = "") -> None:
+    def __init__(self, message: str, status: int | None = None, text: str = "",
+                 kind: str = "connection") -> None:
         super().__init__(message)
         self.status = status
         self.text = text
+        self.kind = kind
 
 
 class ToolError(Exception):
@@ -75,7 +78,7 @@ def build(channel: Any, encode_json: Callable[[Any], str], max_answer_bytes: int
             raise ToolError(message, str(error.get("reason", "tool_error")))
         status = error.get("status")
         raise HttpError(message, status if type(status) is int else None,
-                        str(error.get("text", "")))
+                        str(error.get("text", "")), str(error.get("failure", "connection")))
 
     def http_get(url: str, *, params: dict[str, str] | None = None,
                  headers: dict[str, str] | None = None) -> dict[str, Any]:
