@@ -54,12 +54,7 @@ from typing import Any, ClassVar
 
 # Leaves nothing raises yet -> why they exist already. A test fails when a leaf is neither
 # raised nor listed here, and when a listed one starts being raised (delete its line then).
-RESERVED: dict[str, str] = {
-    "CapabilityPolicyError": "issue 11: the capability broker reads the operator's policy "
-                             "(--capabilities FILE); added ahead of it so the tree is stable",
-    "CapabilityViolation": "issue 11: the capability broker refuses a host request the "
-                           "declaration or the operator's policy does not grant",
-}
+RESERVED: dict[str, str] = {}
 
 
 class DyntoolsError(Exception):

@@ -9,7 +9,7 @@ suppression-free CI dashboards keep meaning the same thing across releases.
     DT2xx  imports    the module allow-list and how module names may be used
     DT3xx  names      names and attributes (underscores, frame internals, attribute writes)
     DT4xx  calls      builtins and the deny-list of dangerous calls
-    DT5xx  contract   NAME, DESCRIPTION, PARAMS, EXAMPLES
+    DT5xx  contract   NAME, DESCRIPTION, PARAMS, EXAMPLES, CAPABILITIES
     DT6xx  functions  run(params) and the other functions
     DT7xx  syntax     statements and expressions the gate refuses outright, annotations
     DT9xx  internal   the gate could not finish: always a rejection, never a skip
@@ -24,8 +24,11 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dyntools.gate.capabilities import Capabilities
+    from dyntools.gate.metadata import ToolMetadata
 
 
 class Family(StrEnum):
@@ -115,6 +118,9 @@ RULES: dict[str, Rule] = _rules(
      "The member is itself a module that is not on the allow-list."),
     ("DT208", IM, "import-alias-shadows",
      "An import alias may not shadow a builtin or another top-level name."),
+    ("DT209", IM, "host-without-capabilities",
+     "The host module (provided by dyntools) may only be imported by a tool that declares "
+     "what it reaches in a CAPABILITIES constant."),
     # names and attributes
     ("DT301", N, "underscore-name",
      "Names starting with an underscore are not allowed (a lone _ is)."),
@@ -133,6 +139,15 @@ RULES: dict[str, Rule] = _rules(
     # calls and builtins
     ("DT401", C, "builtin-not-allowed", "The builtin is not on the allow-list."),
     ("DT402", C, "dangerous-call", "A well-known dangerous call."),
+    ("DT403", C, "capability-not-declared",
+     "A host member is used without the capability it needs: http_get, http_post_json and "
+     "HttpError need a non-empty CAPABILITIES[\"http\"], call_tool a non-empty "
+     "CAPABILITIES[\"tools\"]."),
+    ("DT404", C, "tool-not-declared",
+     "call_tool names a tool that CAPABILITIES[\"tools\"] does not list, or the tool itself."),
+    ("DT405", C, "url-not-declared",
+     "An HTTP request's URL (a string literal, or the literal head of an f-string) is not an "
+     "absolute http(s) URL on a host CAPABILITIES[\"http\"] declares."),
     # contract
     ("DT501", K, "missing-name", "NAME is required."),
     ("DT502", K, "missing-description", "DESCRIPTION is required."),
@@ -143,7 +158,8 @@ RULES: dict[str, Rule] = _rules(
     ("DT506", K, "invalid-params-schema", "PARAMS must be a valid JSON Schema."),
     ("DT507", K, "params-not-object", 'PARAMS must be a JSON Schema with "type": "object".'),
     ("DT508", K, "invalid-examples",
-     'EXAMPLES must be a list of {"params": {...}, "result": {...}} dicts.'),
+     'EXAMPLES must be a list of {"params": {...}, "result": {...}} dicts (optionally with '
+     'recorded "http" exchanges).'),
     ("DT509", K, "example-params-invalid", "An example's params do not validate against PARAMS."),
     ("DT510", K, "metadata-bidi-control",
      "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a bidirectional control "
@@ -162,6 +178,15 @@ RULES: dict[str, Rule] = _rules(
     ("DT513", K, "metadata-private-use",
      "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a private-use or "
      "non-character code point, which each font and terminal shows differently."),
+    ("DT515", K, "invalid-capabilities",
+     "CAPABILITIES must be a dict of exact hosts (a name or address, with an optional port: "
+     "no scheme, path, userinfo or wildcard), secret names and tool names; secrets are only "
+     "sent with HTTP requests, so they need an http host."),
+    ("DT516", K, "invalid-recorded-exchanges",
+     "An example's \"http\" must be a list of recorded exchanges, in a tool that declares "
+     "CAPABILITIES[\"http\"]."),
+    ("DT517", K, "recorded-host-not-declared",
+     "A recorded exchange requests a URL whose host CAPABILITIES[\"http\"] does not declare."),
     # functions
     ("DT601", F, "missing-run", "A tool file must define run(params)."),
     ("DT602", F, "run-signature", "run must take exactly one positional parameter, params."),
@@ -236,10 +261,19 @@ class GateReport:
     # The string value NAME is bound to (None when unbound or not a string): lets a caller
     # check a file's declared name without parsing it a second time.
     declared_name: str | None = field(default=None, compare=False)
+    # An accepted file's NAME, DESCRIPTION, PARAMS, EXAMPLES and parsed CAPABILITIES, as the
+    # gate evaluated them (None for a refused file): read them here, never parse it again.
+    metadata: ToolMetadata | None = field(default=None, compare=False, repr=False)
 
     @property
     def accepted(self) -> bool:
         return not self.findings
+
+    @property
+    def capabilities(self) -> Capabilities | None:
+        """What an accepted file declares it reaches through the host (empty when it
+        declares nothing); None for a refused file."""
+        return self.metadata.capabilities if self.metadata is not None else None
 
     @property
     def codes(self) -> set[str]:
@@ -359,6 +393,8 @@ def to_sarif(reports: Sequence[GateReport], tool_version: str) -> dict[str, Any]
 def _sarif_uri(path: str) -> str:
     """A valid URI reference: relative paths stay relative (GitHub resolves them against the
     repository root), absolute ones become file:// URIs; both percent-encoded."""
+    from urllib.parse import quote  # SARIF only: checking a file needs no URL code
+
     if path in ("-", "<stdin>"):
         return "stdin"
     posix = path.replace("\\", "/")

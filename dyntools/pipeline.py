@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dyntools.errors import (
     DyntoolsError,
@@ -67,12 +67,18 @@ from dyntools.errors import (
 from dyntools.executors import Executor, build_executor
 from dyntools.findings import GateReport
 from dyntools.gate import check_source
+from dyntools.gate.capabilities import Capabilities
 from dyntools.gate.policy import Policy
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS, GatedSource, generate_gated
+from dyntools.hostcalls import CapabilityHost, ToolCaller
 from dyntools.log import get_logger
 from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
-from dyntools.registry.config import check_policy, needs_approval, stricter
+from dyntools.registry.config import (
+    check_policy,
+    needs_approval,
+    stricter,
+)
 from dyntools.registry.manifest import PENDING
 from dyntools.registry.signing import Signer
 from dyntools.runtime import Runtime
@@ -88,10 +94,16 @@ from dyntools.toolmeta import (
 from dyntools.verify import (
     CONTRACT,
     Example,
+    HostFor,
     VerificationReport,
     collect_examples,
     run_examples,
 )
+
+if TYPE_CHECKING:
+    from dyntools.capabilities import CapabilityPolicy
+
+ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
 
 STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
 LOOKUP, EXECUTE = "lookup", "execute"
@@ -243,7 +255,9 @@ class Dyntools:
     `executor` says where calls run: "local" (warm pools on this machine) or "ray" (the
     SandboxHost actors of the Ray cluster at `ray_address`); unset, DYNTOOLS_EXECUTOR and
     DYNTOOLS_RAY_ADDRESS decide. Generation, the gate, verification and the registry stay
-    in this process whatever the executor.
+    in this process whatever the executor. `capabilities` is the operator's capability
+    policy (a CapabilityPolicy or a TOML path; unset, DYNTOOLS_CAPABILITIES): what a tool that
+    declares CAPABILITIES may be granted. Nothing is granted without one.
     """
 
     def __init__(
@@ -263,6 +277,7 @@ class Dyntools:
         signer: Signer | None = None,
         approver: str | None = None,
         pool_size: int = 2,
+        capabilities: CapabilityPolicy | str | os.PathLike[str] | None = None,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
@@ -296,6 +311,9 @@ class Dyntools:
         self._watch = watch
         self._lock = threading.Lock()
         self._name_locks: dict[str, threading.Lock] = {}
+        # The operator's capability policy: `capabilities`, else DYNTOOLS_CAPABILITIES, else
+        # none (nothing granted). A version's CAPABILITIES are granted only within it.
+        self.capabilities = CapabilityHost(_capability_policy(capabilities))
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
@@ -328,6 +346,7 @@ class Dyntools:
         contract_change: bool = False,
         on_station: StationListener | None = None,
         require_approval: bool = False,
+        tools: ToolSource | None = None,
     ) -> EnsureResult:
         """Make sure `spec.name` has a current, verified version; generate one if not.
 
@@ -337,6 +356,8 @@ class Dyntools:
         When the approval policy (or `require_approval`) holds a verified version back, it is
         persisted as pending and the result's `pending` is true; a tool whose newest version
         is pending (and none is current) is returned as such without generating again.
+        `tools` is where a capability tool's `host.call_tool` finds the tools it composes
+        during verification (the Catalog passes itself; default: this registry).
         Raises a `DyntoolsError` leaf naming the station that failed.
         """
         if isinstance(spec, str):
@@ -381,10 +402,10 @@ class Dyntools:
             if waiting is not None and not new_version:
                 return EnsureResult(self._tool(waiting), waiting, False, tuple(recorder.events))
             if current is not None and not new_version:
-                return self._existing(current, caller_examples, recorder)
+                return self._existing(current, caller_examples, recorder, tools)
             problem = self.registry.writable_problem(spec.name)
             if (problem is None and self.registry.trusted_keys is not None
-                    and self.signer is None and not needs_approval(approval, "")):
+                    and self.signer is None and not needs_approval(approval)):
                 # It would be persisted approved but unsigned, and refused at once.
                 problem = ("trusted keys are configured, so a new version must be signed "
                            "(--sign-key / DYNTOOLS_SIGNING_KEY) or held for a reviewer "
@@ -393,16 +414,24 @@ class Dyntools:
                 # Before generating: a read-only registry must not cost a model call.
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
-                                contract_change, recorder, approval)
+                                contract_change, recorder, approval, tools)
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
-                  recorder: _Recorder) -> EnsureResult:
+                  recorder: _Recorder, tools: ToolSource | None = None) -> EnsureResult:
         """The tool is there: no generation; caller examples are checked against it."""
         report = None
         if caller_examples:
             with recorder.station("verify") as verdict:
-                report = run_examples(lambda p: self.call(record.name, p), caller_examples,
-                                      tool=record.name)
+                runtime = self.runtime
+
+                def call(params: dict[str, Any], host: Any = None) -> dict[str, Any]:
+                    self._params_check(record)(params)
+                    return runtime.call(record.name, params, host=host)
+
+                report = run_examples(call, caller_examples, tool=record.name,
+                                      host_for=self._replay_hosts(record.name, record.version,
+                                                                  self._declared_by(record),
+                                                                  tools))
                 verdict.detail = report.summary()
                 if not report.passed:
                     raise VerificationFailed(
@@ -422,11 +451,14 @@ class Dyntools:
         contract_change: bool,
         recorder: _Recorder,
         approval: str = "never",
+        tools: ToolSource | None = None,
     ) -> EnsureResult:
         recorder.version = None  # until the new version has its number in the registry
         gated = self._generate_and_gate(spec, generator, recorder)
         source = gated.generated.source
-        meta = read_metadata(source)
+        # What the gate read: the file is parsed once, by the gate (and by the sandbox's own
+        # transform), never again here.
+        meta = _metadata_of(gated.report)
         candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
         contract = () if contract_change else self._contract_examples(spec.name)
         examples = collect_examples(meta.examples, caller_examples, contract)
@@ -450,8 +482,11 @@ class Dyntools:
         adopted = False
         try:
             with recorder.station("verify") as verdict:
-                report = run_examples(pool.call, examples, tool=spec.name,
-                                      check=params_check(meta.params, spec.name))
+                report = run_examples(
+                    _pool_call(pool), examples, tool=spec.name,
+                    check=params_check(meta.params, spec.name),
+                    host_for=self._replay_hosts(spec.name, candidate, meta.capabilities,
+                                                tools))
                 verdict.detail = report.summary()
                 if not report.passed:
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
@@ -468,7 +503,8 @@ class Dyntools:
                     tool=spec.name, version=record.version, verification=report.as_dict(),
                 )
             previous = self.registry.current(spec.name)
-            if needs_approval(approval, source):
+            if needs_approval(approval, meta.capabilities, self._declared_by(previous)
+                              if previous is not None else None):
                 record = self._persist(spec.name, source, gated.report, provenance, recorder,
                                        pending=f"awaiting approval (policy: {approval})")
                 recorder.done("activate", PENDING, 0.0,
@@ -511,7 +547,8 @@ class Dyntools:
         def gate(source: str) -> GateReport:
             started = time.perf_counter()
             try:
-                return check_source(source, self.policy, path=f"<{generator.id}:{spec.name}>")
+                return check_source(source, self.policy, path=f"<{generator.id}:{spec.name}>",
+                                    expected_name=spec.name)
             finally:
                 gate_ms.append(_ms(started))
 
@@ -575,6 +612,8 @@ class Dyntools:
             )
             recorder.version = record.version
             persisted.outcome = record.status
+            if report.metadata is not None:  # the gate's reading of exactly these bytes
+                self._remember_meta(record, report.metadata)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
         return record
 
@@ -636,18 +675,23 @@ class Dyntools:
         caller_examples: Sequence[Mapping[str, Any]] = (),
         *,
         contract_change: bool = False,
+        tools: ToolSource | None = None,
+        metadata: ToolMetadata | None = None,
     ) -> VerificationReport:
         """Run what `ensure` runs before a version may become current: the file's EXAMPLES,
         the caller's examples and (unless `contract_change`) the examples the current version
-        passed, in a sandbox worker holding exactly `source`."""
-        meta = read_metadata(source)
+        passed, in a sandbox worker holding exactly `source`. `metadata`: what the gate read
+        from `source` (its report's), so it is not parsed again."""
+        meta = metadata if metadata is not None else read_metadata(source)
         contract = () if contract_change else self._contract_examples(name)
         examples = collect_examples(meta.examples, collect_examples(caller=caller_examples),
                                     contract)
         pool = self._open_pool(name, version, source)
         try:
-            return run_examples(pool.call, examples, tool=name,
-                                check=params_check(meta.params, name))
+            return run_examples(_pool_call(pool), examples, tool=name,
+                                check=params_check(meta.params, name),
+                                host_for=self._replay_hosts(name, version, meta.capabilities,
+                                                            tools))
         finally:
             pool.close(wait=True)
 
@@ -693,9 +737,10 @@ class Dyntools:
                                  tool=name, version=version)
             data = (self.registry.read_recorded(name, version) if existing is not None
                     else self.registry.read_unrecorded(name, version))
-            text = self._gated_text(name, data)
-            report = self.verify_source(name, version, text, examples,
-                                        contract_change=contract_change)
+            gated = self._gated(name, data)
+            report = self.verify_source(name, version, data.decode("utf-8"), examples,
+                                        contract_change=contract_change,
+                                        metadata=gated.metadata)
             failure = None if report.passed else f"verification_failed: {report.summary()}"
             if existing is not None:
                 record = (self.registry.decide(name, version, "approve", by=by, reason=reason,
@@ -709,6 +754,8 @@ class Dyntools:
                     expected_sha256=_sha256(data),
                     decision=decision if failure is None else {**decision, "reason": failure},
                     signer=self.signer if failure is None else None)
+            if gated.metadata is not None:
+                self._remember_meta(record, gated.metadata)
             self._raise_if_failed(record, report)
             return record, report
 
@@ -716,10 +763,10 @@ class Dyntools:
                      contract_change: bool, decision: dict[str, Any], activate: bool,
                      provenance: Mapping[str, Any] | None) -> tuple[VersionRecord,
                                                                      VerificationReport]:
-        text = self._gated_text(name, data)
+        gated = self._gated(name, data)
         candidate = max((r.version for r in self.registry.versions(name)), default=0) + 1
-        report = self.verify_source(name, candidate, text, examples,
-                                    contract_change=contract_change)
+        report = self.verify_source(name, candidate, data.decode("utf-8"), examples,
+                                    contract_change=contract_change, metadata=gated.metadata)
         prov: dict[str, Any] = {"generator": "manual", **(provenance or {}),
                                 "verification": {"examples": report.passed_examples,
                                                  "counts": report.counts()}}
@@ -727,21 +774,25 @@ class Dyntools:
             prov["contract_change"] = True
         if report.passed:
             record = self.registry.add_version(name, data, prov, activate=activate,
-                                               decision=decision, signer=self.signer)
+                                               decision=decision, signer=self.signer,
+                                               report=gated)
         else:
             failure = f"verification_failed: {report.summary()}"
             record = self.registry.add_version(name, data, prov, status=REJECTED,
                                                reason=failure,
                                                decision={**decision, "action": "reject",
-                                                         "reason": failure})
+                                                         "reason": failure},
+                                               report=gated)
+        if gated.metadata is not None:
+            self._remember_meta(record, gated.metadata)
         self._raise_if_failed(record, report)
         return record, report
 
-    def _gated_text(self, name: str, data: bytes) -> str:
+    def _gated(self, name: str, data: bytes) -> GateReport:
         report = check_source(data, self.policy, path=f"{name}/{name}.py")
         if not report.accepted:
             raise GateRejected(report)
-        return data.decode("utf-8")
+        return report
 
     @staticmethod
     def _raise_if_failed(record: VersionRecord, report: VerificationReport) -> None:
@@ -764,8 +815,14 @@ class Dyntools:
     # -------------------------------------------------------------------------------- calls
 
     def call(self, name: str, params: dict[str, Any], *,
-             timeout: float | None = None) -> dict[str, Any]:
-        """Run the current version of `name` in the sandbox (one audit event per call)."""
+             timeout: float | None = None, tools: ToolSource | None = None,
+             chain: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Run the current version of `name` in the sandbox (one audit event per call).
+
+        A version that declares CAPABILITIES gets a host for its requests: HTTP through the
+        broker under the operator's policy, `host.call_tool` through `tools` (the Catalog
+        passes itself; default: this registry); `chain` lists the tools already waiting on
+        this call (composition depth and cycles). No secret leaves in the result or error."""
         started = time.perf_counter()
         record = self.registry.current(name)
         version = record.version if record is not None else None
@@ -786,7 +843,21 @@ class Dyntools:
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
                                       "rejected, or none is current)", tool=name)
             self._params_check(record)(params)
-            result = self.runtime.call(name, params, timeout)
+            declared = self._declared_by(record)
+            if not declared:
+                result = self.runtime.call(name, params, timeout)
+            else:
+                host = self.capabilities.live(tool=name, version=record.version,
+                                              declared=declared,
+                                              tools=self._composer(tools), chain=chain)
+                try:
+                    result = host.redact(self.runtime.call(name, params, timeout,
+                                                                  host=host))
+                except DyntoolsError as exc:
+                    exc.message = host.redact(exc.message)
+                    exc.args = (exc.message,)
+                    exc.details = host.redact(exc.details)
+                    raise
         except DyntoolsError as exc:
             _log_execute(name, version, started, FAILED, exc.reason, exc.message)
             raise
@@ -827,6 +898,11 @@ class Dyntools:
             self._checks[key] = check
         return check
 
+    def _remember_meta(self, record: VersionRecord, meta: ToolMetadata) -> None:
+        """The gate's reading of a version this process just persisted (its bytes are the
+        ones gated), so serving it needs no second parse."""
+        self._metadata[(record.name, record.version, record.sha256)] = meta
+
     def _meta(self, record: VersionRecord) -> ToolMetadata:
         key = (record.name, record.version, record.sha256)
         meta = self._metadata.get(key)
@@ -837,6 +913,29 @@ class Dyntools:
             meta = read_metadata(data)
             self._metadata[key] = meta
         return meta
+
+    def _declared_by(self, record: VersionRecord) -> Capabilities:
+        """What the version declares in CAPABILITIES (from its cached metadata)."""
+        return self._meta(record).capabilities
+
+    def _composer(self, tools: ToolSource | None) -> ToolCaller:
+        """How `host.call_tool` reaches a composed tool: through `tools` (a Catalog), else
+        this registry; the composed call inherits the remaining budget and the chain."""
+        source = tools if tools is not None else self
+
+        def compose(name: str, params: dict[str, Any], timeout: float,
+                    chain: tuple[str, ...]) -> dict[str, Any]:
+            return source.call(name, params, timeout=timeout, chain=chain)
+
+        return compose
+
+    def _replay_hosts(self, name: str, version: int, declared: Capabilities,
+                      tools: ToolSource | None) -> HostFor | None:
+        """Verification's hosts: each example's recorded exchanges, the real catalog."""
+        if not declared:
+            return None
+        return self.capabilities.replaying(tool=name, version=version, declared=declared,
+                                           tools=self._composer(tools))
 
     @property
     def runtime(self) -> Runtime:
@@ -857,6 +956,7 @@ class Dyntools:
             runtime, self._runtime = self._runtime, None
         if runtime is not None:
             runtime.close()
+        self.capabilities.close()
         if self._owns_executor:
             self.executor.close()
 
@@ -870,6 +970,13 @@ class Dyntools:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _metadata_of(report: GateReport) -> ToolMetadata:
+    """An accepted report's metadata (the gate sets it on every accepted report)."""
+    if report.metadata is None:
+        raise GateRejected(report, "the gate's report carries no metadata")
+    return report.metadata
 
 
 def approve_command(name: str, version: int) -> str:
@@ -895,3 +1002,33 @@ def _log_execute(name: str, version: int | None, started: float, outcome: str,
         AUDIT_EVENT, tool=name, version=version, station=EXECUTE,
         duration_ms=round(_ms(started), 3), outcome=outcome, reason=reason, detail=detail,
     )
+
+
+class ToolSource(Protocol):
+    """Where `host.call_tool` finds tools: a Catalog, or a Dyntools (its registry)."""
+
+    def call(self, name: str, params: dict[str, Any], *, timeout: float | None = None,
+             chain: tuple[str, ...] = ()) -> dict[str, Any]: ...
+
+
+def _pool_call(pool: Any) -> Callable[..., dict[str, Any]]:
+    """A verification pool's call, with a capability tool's replaying host when given."""
+    def call(params: dict[str, Any], host: Any = None) -> dict[str, Any]:
+        result: dict[str, Any] = pool.call(params) if host is None else \
+            pool.call(params, host=host)
+        return result
+
+    return call
+
+
+def _capability_policy(value: CapabilityPolicy | str | os.PathLike[str] | None,
+                       ) -> CapabilityPolicy | None:
+    """The operator's policy from an object, a path, or DYNTOOLS_CAPABILITIES; None when
+    none is given (checked without importing the broker)."""
+    if value is None and not os.environ.get(ENV_CAPABILITIES):
+        return None
+    from dyntools.capabilities import CapabilityPolicy, resolve_capability_policy
+
+    if isinstance(value, CapabilityPolicy):
+        return value
+    return resolve_capability_policy(os.fspath(value) if value is not None else None)

@@ -34,6 +34,7 @@ from dyntools.sandbox import SandboxLimits
 
 if TYPE_CHECKING:
     from dyntools.registry.watch import RegistryWatcher
+    from dyntools.sandbox.runner import HostHandler
 
 __all__ = ["Pool", "PoolFactory", "Runtime"]
 
@@ -102,12 +103,16 @@ class Runtime:
     # ------------------------------------------------------------------------------ calls
 
     def call(
-        self, name: str, params: dict[str, Any], timeout: float | None = None
+        self, name: str, params: dict[str, Any], timeout: float | None = None, *,
+        host: HostHandler | None = None,
     ) -> dict[str, Any]:
-        """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError."""
+        """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError.
+        `host` answers a capability tool's requests (dyntools.hostcalls.HostCalls)."""
         slot = self._checkout(name)
         try:
-            return slot.pool.call(params, timeout)
+            if host is None:
+                return slot.pool.call(params, timeout)
+            return slot.pool.call(params, timeout, host=host)
         finally:
             self._checkin(slot)
 

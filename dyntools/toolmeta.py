@@ -1,41 +1,44 @@
 """A tool's declared metadata, read from its source without running it, and params checking.
 
-    meta = read_metadata(source)        # NAME, DESCRIPTION, PARAMS, EXAMPLES as plain data
+    meta = report.metadata              # what the gate read (dyntools.findings.GateReport)
+    meta = read_metadata(source)        # the same from bytes alone (parses the file)
     check_params(meta.params, params)   # raises InvalidParams naming the first violation
 
 The constants are literals (the gate proves it), so `ast` is enough to read them: nothing in
-the host ever imports or executes a generated file. Hand-written catalog tools are checked
-against their schema with the same `check_params`, so both kinds refuse bad params alike.
+the host ever imports or executes a generated file. A gated file's report already carries
+them (`GateReport.metadata`); `read_metadata` is for callers that hold only the bytes.
+Hand-written catalog tools are checked against their schema with the same `check_params`, so
+both kinds refuse bad params alike. Schemas are compiled by dyntools.jsonschema_safe, the one
+JSON Schema module the gate and the host share.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any
 
-import jsonschema_rs
-
 from dyntools.errors import InvalidParams, UsageError
+from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
+from dyntools.gate.metadata import ToolMetadata
+from dyntools.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
 from dyntools.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
 
+__all__ = ["CATALOG", "EMPTY_PARAMS", "MAX_PARAMS_DEPTH", "REGISTRY", "Tool", "ToolMetadata",
+           "check_params", "nesting_depth_exceeds", "params_check", "params_validator",
+           "parse_json_text", "read_metadata"]
+
 EMPTY_PARAMS: Mapping[str, Any] = {"type": "object", "properties": {}}
-
-
-@dataclass(frozen=True, slots=True)
-class ToolMetadata:
-    name: str | None
-    description: str
-    params: dict[str, Any]
-    examples: tuple[dict[str, Any], ...] = field(default=())
+_READ = ("NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "CAPABILITIES")
 
 
 def read_metadata(source: str | bytes) -> ToolMetadata:
-    """The top-level NAME, DESCRIPTION, PARAMS and EXAMPLES of a gated tool file."""
+    """The top-level NAME, DESCRIPTION, PARAMS, EXAMPLES and CAPABILITIES of a gated tool
+    file (prefer the gate report's `metadata`, which costs no second parse)."""
     text = source.decode("utf-8") if isinstance(source, bytes) else source
     values: dict[str, Any] = {}
     for node in ast.parse(text).body:
@@ -43,7 +46,7 @@ def read_metadata(source: str | bytes) -> ToolMetadata:
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id in ("NAME", "DESCRIPTION", "PARAMS", "EXAMPLES")
+            and node.targets[0].id in _READ
         ):
             try:
                 values[node.targets[0].id] = literal_value(node.value)
@@ -53,6 +56,11 @@ def read_metadata(source: str | bytes) -> ToolMetadata:
     description = values.get("DESCRIPTION")
     params = values.get("PARAMS")
     examples = values.get("EXAMPLES")
+    capabilities = NONE
+    if "CAPABILITIES" in values:
+        # The gate refuses a malformed one; an ungated file declares nothing usable.
+        with contextlib.suppress(DeclarationError):
+            capabilities = parse_capabilities(values["CAPABILITIES"])
     return ToolMetadata(
         name=name if isinstance(name, str) else None,
         description=description if isinstance(description, str) else "",
@@ -60,6 +68,7 @@ def read_metadata(source: str | bytes) -> ToolMetadata:
         examples=tuple(e for e in examples if isinstance(e, dict))
         if isinstance(examples, list)
         else (),
+        capabilities=capabilities,
     )
 
 
@@ -90,49 +99,31 @@ def parse_json_text(text: str | bytes, what: str) -> Any:
     return value
 
 
-def _refuse_retrieval(uri: str) -> Any:
-    raise ValueError(f"no schema documents are retrieved ({uri})")
-
-
-@lru_cache(maxsize=512)
-def _validator(canonical: str) -> tuple[Any, int]:
-    """The compiled validator for a schema, and how many params units it may validate within
-    VALIDATION_BUDGET_NS (dyntools.gate.contract's cost model)."""
-    from dyntools.gate.contract import (
-        LINEAR_TIME_PATTERNS,
-        validation_budget_units,
-        value_cost_ns,
-    )
-
-    schema = json.loads(canonical)
-    try:
-        jsonschema_rs.meta.validate(schema)
-        # Linear-time patterns only, as at the gate: a pattern that needs backtracking
-        # (lookaround, backreferences) can take fancy-regex up to its backtrack limit on
-        # each string, ~25 ms, in the host, holding the GIL; hand-written schemas too.
-        validator = jsonschema_rs.validator_for(schema, retriever=_refuse_retrieval,
-                                                pattern_options=LINEAR_TIME_PATTERNS)
-    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
-        text = _first_line(exc)
-        if text.endswith('is not a "regex"'):
-            text += (" (patterns must run in linear time: no backreferences or lookaround; "
-                     "the host validates every call's params and cannot interrupt a "
-                     "backtracking match)")
-        raise UsageError(f"not a valid JSON Schema: {text}") from None
-    return validator, validation_budget_units(value_cost_ns(schema))
-
-
 def params_validator(schema: Mapping[str, Any]) -> Any:
     """A compiled validator for `schema` (cached by the schema's canonical JSON)."""
     return _compiled(schema)[0]
 
 
 def _compiled(schema: Mapping[str, Any]) -> tuple[Any, int]:
+    """The compiled validator for a schema, and how many params units a call may bring
+    within VALIDATION_BUDGET_NS (dyntools.jsonschema_safe's cost model)."""
     try:
-        canonical = json.dumps(schema, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: deep nesting
+        safe: SafeSchema = host_validator(schema)
+    except RecursionError as exc:  # deep nesting
         raise UsageError(f"the params schema is not JSON: {exc}") from None
-    return _validator(canonical)
+    except SchemaError as exc:
+        text = exc.text
+        if exc.regex:
+            # Linear-time patterns only, as at the gate: a pattern that needs backtracking
+            # (lookaround, backreferences) can take fancy-regex up to its backtrack limit on
+            # each string, ~25 ms, in the host, holding the GIL; hand-written schemas too.
+            text += (" (patterns must run in linear time: no backreferences or lookaround; "
+                     "the host validates every call's params and cannot interrupt a "
+                     "backtracking match)")
+        raise UsageError(f"not a valid JSON Schema: {text}") from None
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"the params schema is not JSON: {exc}") from None
+    return safe.validator, safe.budget_units
 
 
 def check_params(schema: Mapping[str, Any], params: Any, *, tool: str | None = None) -> None:
@@ -165,25 +156,17 @@ def _check(validator: Any, budget_units: int, params: Any, tool: str | None) -> 
             "for this schema; send smaller params",
             tool=tool,
         )
-    if validator.is_valid(params):
+    problem = validation_error(validator, params)
+    if problem is None:
         return
-    try:
-        validator.validate(params)
-    except jsonschema_rs.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.instance_path) or "(root)"
-        raise InvalidParams(
-            f"params for {tool or 'the tool'} do not match its schema at {where}: "
-            f"{_first_line(exc)}",
-            tool=tool,
-            path=where,
-        ) from None
-    except ValueError as exc:  # e.g. a value jsonschema-rs cannot represent
-        raise InvalidParams(f"params are not JSON data: {exc}", tool=tool) from None
-
-
-def _first_line(exc: Exception) -> str:
-    message = getattr(exc, "message", None) or str(exc)
-    return message.splitlines()[0] if message else type(exc).__name__
+    if not problem.data:
+        raise InvalidParams(f"params are not JSON data: {problem.message}", tool=tool)
+    first = problem.message.splitlines()[0] if problem.message else "invalid"
+    raise InvalidParams(
+        f"params for {tool or 'the tool'} do not match its schema at {problem.where}: {first}",
+        tool=tool,
+        path=problem.where,
+    )
 
 
 CATALOG, REGISTRY = "catalog", "registry"

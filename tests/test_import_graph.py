@@ -30,15 +30,18 @@ STDLIB = frozenset(sys.stdlib_module_names)
 # 1. What the gate may import from the rest of dyntools: its findings and leaves, each
 #    importing nothing from dyntools but other leaves (so no wall is crossed through them),
 #    and its one third-party library.
-GATE_LEAVES = frozenset({"dyntools.findings", "dyntools.hidden_text", "dyntools.paramsize",
-                         "dyntools.terminal", "dyntools.toolname"})
+GATE_LEAVES = frozenset({"dyntools.findings", "dyntools.gate.capabilities",
+                         "dyntools.gate.metadata", "dyntools.hidden_text",
+                         "dyntools.jsonschema_safe", "dyntools.paramsize", "dyntools.terminal",
+                         "dyntools.toolname"})
 GATE_THIRD_PARTY = frozenset({"jsonschema_rs"})
 # 2. Everything the worker process loads of dyntools (it runs inside the sandbox: small, and
 #    nothing that reaches the registry, a model or the network).
 WORKER = "dyntools.sandbox.worker"
 WORKER_SIDE = frozenset({
     "dyntools", "dyntools.sandbox", "dyntools.sandbox.astcodec", "dyntools.sandbox.audit",
-    "dyntools.sandbox.guards", "dyntools.sandbox.hardening", "dyntools.sandbox.layers",
+    "dyntools.sandbox.guards", "dyntools.sandbox.hardening", "dyntools.sandbox.hostapi",
+    "dyntools.sandbox.layers",
     "dyntools.sandbox.protocol", "dyntools.sandbox.state", "dyntools.sandbox.worker",
 })
 WORKER_NEVER = ("dyntools.generators", "dyntools.registry", "dyntools.pipeline",
@@ -150,7 +153,7 @@ def test_wall_1_the_gate_imports_only_its_policy_findings_and_leaves() -> None:
     for leaf in GATE_LEAVES:
         beyond = [t for t, _ in GRAPH[leaf] if _inside(t, "dyntools") and t not in GATE_LEAVES]
         assert beyond == [], f"{leaf} is a leaf"
-        assert _third_party([t for t, _ in GRAPH[leaf]]) == set(), leaf
+        assert _third_party([t for t, _ in GRAPH[leaf]]) <= GATE_THIRD_PARTY, leaf
 
 
 def test_wall_2_the_worker_imports_only_worker_side_modules() -> None:

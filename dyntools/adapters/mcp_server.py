@@ -450,7 +450,8 @@ class McpToolServer:
                                                  f"{CONTRACT_URI}")
         from dyntools.generators.prompt import contract_document
 
-        text = contract_document(self.catalog.dyntools.policy)
+        dyntools = self.catalog.dyntools
+        text = contract_document(dyntools.policy, dyntools.capabilities.policy)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=CONTRACT_URI, mime_type="text/markdown", text=text)])
 

@@ -15,7 +15,12 @@ from typing import Any
 import click
 
 from dyntools.cli.app import main
-from dyntools.cli.options import audit_log_option, executor_options, trusted_keys_click
+from dyntools.cli.options import (
+    audit_log_option,
+    capabilities_click,
+    executor_options,
+    trusted_keys_click,
+)
 from dyntools.generators.factory import (
     GENERATOR_NAMES,
     MODEL_GENERATORS,
@@ -72,13 +77,15 @@ GENERATOR_OPTIONS_HELP = (
 @executor_options
 @trusted_keys_click
 @audit_log_option
+@capabilities_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
               require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
               transport: str, host: str, port: int, token_file: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
-              trusted_keys: str | None, audit_log: str | None) -> None:
+              trusted_keys: str | None, audit_log: str | None,
+              capabilities: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
@@ -91,6 +98,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     from dyntools.catalog import Catalog
     from dyntools.cli.check_cmd import policy_option
     from dyntools.cli.options import (
+        capability_policy_option,
         echo_model_notice,
         registry_root,
         sandbox_limits,
@@ -111,11 +119,12 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     policy = policy_option(allowlist)
     layers = require_layers_option(require_layers)
     limits = sandbox_limits(timeout)
+    granted = capability_policy_option(capabilities)
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
 
     def factory(name: str) -> Generator:
         given = options if name in MODEL_GENERATORS else {}
-        return build_generator(name, policy=policy, **given)
+        return build_generator(name, policy=policy, capabilities=granted, **given)
 
     try:
         for name in names:
@@ -132,7 +141,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
                                  lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
-                            ray_address=ray_address)
+                            ray_address=ray_address, capabilities=granted)
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
                    err=True)

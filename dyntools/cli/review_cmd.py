@@ -54,7 +54,7 @@ def _current_text(registry: Registry, name: str) -> str:
 @click.argument("path", required=False)
 @click.option("--approval", type=click.Choice(APPROVAL_POLICIES), default=None,
               help="Which verified versions wait for a reviewer: never (default), "
-                   "capabilities (versions that declare capabilities), always.")
+                   "capabilities (versions that widen the current version's CAPABILITIES), always.")
 def init(path: str | None, approval: str | None) -> None:
     """Create a registry folder (PATH, else DYNTOOLS_REGISTRY, else ./generated_tools) and
     its config.json; on an existing registry, set its approval policy."""

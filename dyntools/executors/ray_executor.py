@@ -655,9 +655,14 @@ class RayPool:
         """Ship and warm this version on every node now (else the first call does)."""
         self.executor.preload(self.key, self.shipment)
 
-    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+    def call(self, params: dict[str, Any], timeout: float | None = None, *,
+             host: Any = None) -> dict[str, Any]:
         if self._closed:
             raise errors.UsageError("the pool is closed")
+        if host is not None:
+            raise errors.ExecutorUnavailable(
+                f"{self.record.name} declares capabilities, which the ray executor does not "
+                "broker yet; use the local executor for it")
         retry = not self.executor.side_effects(self.record, params)
         return self.executor.dispatch(self.key, self.shipment, params, timeout, retry)
 

@@ -8,15 +8,16 @@ fails is itself a finding (DT902), so a bug in the gate refuses a file rather th
 from __future__ import annotations
 
 import ast
-import io
 import os
-import tokenize
-import unicodedata
 import warnings
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
-from dyntools.gate.contract import check_contract
+from dyntools.gate.capabilities import NONE
+from dyntools.gate.contract import Contract, check_contract
+from dyntools.gate.hostuse import check_host_use
 from dyntools.gate.hygiene import check_bytes
+from dyntools.gate.identifiers import non_ascii_identifiers
+from dyntools.gate.metadata import ToolMetadata
 from dyntools.gate.policy import Policy, PolicyError, load_policy
 from dyntools.gate.visitor import GateVisitor
 
@@ -28,24 +29,44 @@ def check_source(
     policy: Policy | None = None,
     *,
     path: str = "<string>",
+    expected_name: str | None = None,
 ) -> GateReport:
-    """Gate one tool file. Accepts raw bytes (preferred: hygiene runs on the bytes) or text."""
+    """Gate one tool file. Accepts raw bytes (preferred: hygiene runs on the bytes) or text.
+
+    `expected_name`: the tool this file must be; a NAME other than it is a DT504 finding.
+    An accepted report carries the file's metadata (`report.metadata`), so nothing needs to
+    parse the file again to read its NAME, DESCRIPTION, PARAMS, EXAMPLES or CAPABILITIES."""
     raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else bytes(data)
     digest = sha256_hex(raw)
     active = policy if policy is not None else load_policy()
     counts: dict[str, int] = {}
+    contract: Contract | None = None
     try:
-        findings, lines, declared = _check(raw, active, counts)
+        findings, lines, contract = _check(raw, active, counts, expected_name)
     except Exception as exc:
         findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
-        lines, declared = [], None
+        lines = []
+    capped = _capped(findings, counts)
     return GateReport(
         path=path,
         sha256=digest,
-        findings=_capped(findings, counts),
+        findings=capped,
         policy_digest=active.digest,
         source_lines=tuple(lines),
-        declared_name=declared,
+        declared_name=contract.name if contract is not None else None,
+        metadata=_metadata(contract) if contract is not None and not capped else None,
+    )
+
+
+def _metadata(contract: Contract) -> ToolMetadata:
+    """An accepted file's constants (the gate proved their shapes)."""
+    values = {name: value for name, (_, value) in contract.constants.items()}
+    return ToolMetadata(
+        name=contract.name,
+        description=values["DESCRIPTION"],
+        params=values["PARAMS"],
+        examples=tuple(values.get("EXAMPLES", ())),
+        capabilities=contract.capabilities or NONE,
     )
 
 
@@ -74,17 +95,18 @@ def _capped(findings: list[Finding], counts: dict[str, int]) -> tuple[Finding, .
     return tuple(kept)
 
 
-def check_file(path: str | os.PathLike[str], policy: Policy | None = None) -> GateReport:
+def check_file(path: str | os.PathLike[str], policy: Policy | None = None, *,
+               expected_name: str | None = None) -> GateReport:
     """Gate a file on disk. Raises OSError when it cannot be read (a usage problem)."""
     active = policy if policy is not None else load_policy()
     with open(path, "rb") as handle:
         data = handle.read(active.limits.max_bytes + 1)
-    return check_source(data, active, path=os.fspath(path))
+    return check_source(data, active, path=os.fspath(path), expected_name=expected_name)
 
 
 def _check(
-    raw: bytes, policy: Policy, counts: dict[str, int]
-) -> tuple[list[Finding], list[str], str | None]:
+    raw: bytes, policy: Policy, counts: dict[str, int], expected_name: str | None
+) -> tuple[list[Finding], list[str], Contract | None]:
     decoded = check_bytes(raw, policy.limits.max_bytes)
     if decoded.text is None:
         return decoded.findings, [], None
@@ -105,18 +127,23 @@ def _check(
     ascii_only = text.isascii()
     findings: list[Finding] = []
     if not ascii_only:
-        findings.extend(_non_ascii_identifiers(text))
-    visitor = GateVisitor(policy, lines, ascii_only)
+        findings.extend(non_ascii_identifiers(text))
+    # A file whose text never spells a provided module's name cannot import it.
+    track_host = any(name in text for name in policy.provided_modules)
+    visitor = GateVisitor(policy, lines, ascii_only, track_host)
     try:
         visitor.run(tree)
     except RecursionError:
         visitor.findings.append(Finding(1, 1, "DT010", "the file nests too deeply to check"))
-    declared = None
+    contract = None
     if not any(f.code == "DT009" for f in visitor.findings):
-        declared = check_contract(tree, visitor.function_yields, visitor.report)
+        contract = check_contract(tree, visitor.function_yields, visitor.report,
+                                  expected_name=expected_name, literals=visitor.literals)
+        check_host_use(policy, visitor.host_imports, visitor.host_uses, contract.declared,
+                       contract.capabilities, contract.name, visitor.report)
     findings.extend(visitor.findings)
     counts.update(visitor.code_counts)
-    return findings, lines, declared
+    return findings, lines, contract
 
 
 def _syntax_finding(exc: SyntaxError) -> Finding:
@@ -126,50 +153,3 @@ def _syntax_finding(exc: SyntaxError) -> Finding:
     if "too many nested" in message or "too many levels" in message:
         return Finding(line, max(col, 1), "DT010", f"nesting too deep: {message}")
     return Finding(line, max(col, 1), "DT011", f"syntax error: {message}")
-
-
-# Tokens whose text may legitimately hold any Unicode: string literals and comments.
-_TEXT_TOKENS = frozenset(
-    getattr(tokenize, name)
-    for name in ("STRING", "COMMENT", "FSTRING_MIDDLE")
-    if hasattr(tokenize, name)
-)
-
-
-# Pieces the tokenizer may split one identifier into (at connector punctuation).
-_WORD_TOKENS = frozenset({tokenize.NAME, tokenize.ERRORTOKEN, tokenize.NUMBER})
-
-
-def _non_ascii_identifiers(text: str) -> list[Finding]:
-    """Identifiers are NFKC-normalised by the parser, so the tree shows `eval` where the
-    source spells it in fullwidth letters: non-ASCII outside strings and comments is found on
-    the tokens instead. Every token counts, not only NAME: the tokenizer splits a name at
-    connector punctuation such as U+203F or U+FF3F, which the parser then joins again."""
-    findings: list[Finding] = []
-    words: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # start, end, text
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in _TEXT_TOKENS or not token.string.strip():
-                continue
-            if words and words[-1][1] == token.start and token.type in _WORD_TOKENS:
-                start, _, joined = words[-1]
-                words[-1] = (start, token.end, joined + token.string)
-            else:
-                words.append((token.start, token.end, token.string))
-    except (tokenize.TokenError, SyntaxError):
-        pass  # the parser already accepted the file; a tokenizer quirk is not a finding
-    for (line, col), _, word in words:
-        if not word.isascii():
-            findings.append(
-                Finding(
-                    line,
-                    col + 1,
-                    "DT007",
-                    f"identifier {word!r} is not ASCII (Python reads it as {_nfkc(word)!r})",
-                )
-            )
-    return findings
-
-
-def _nfkc(name: str) -> str:
-    return unicodedata.normalize("NFKC", name)

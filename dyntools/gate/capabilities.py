@@ -21,7 +21,6 @@ not the name itself), parsed here with `wildcard=True`.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -118,6 +117,8 @@ def parse_host(entry: object, *, wildcard: bool = False, path: Path = ()) -> Hos
         if not host.endswith("]"):
             raise DeclarationError(path, f"host {shown}: unclosed '[' around an IPv6 address")
         try:
+            import ipaddress  # only for addresses: a name never needs it
+
             address = ipaddress.IPv6Address(host[1:-1])
         except ValueError:
             raise DeclarationError(path, f"host {shown} is not a valid IPv6 address") from None
@@ -134,6 +135,8 @@ def parse_host(entry: object, *, wildcard: bool = False, path: Path = ()) -> Hos
     if all(label.isdigit() for label in labels) or _looks_numeric(labels[-1]):
         # Only the canonical dotted quad: 127.1, 0x7f.0.0.1, 2130706433 and 0177.0.0.1 all
         # name loopback to some resolvers and none of them is what a reviewer reads.
+        import ipaddress
+
         try:
             canonical = str(ipaddress.IPv4Address(host))
         except ValueError:

@@ -117,7 +117,15 @@ def _layout_tricks(text: str) -> list[Finding]:
     return findings
 
 
+_SOURCE_KINDS = frozenset({"bidi", "invisible", "private-use"})
+
+
 def _scan_unicode(text: str) -> list[Finding]:
+    # Each distinct character once: most files hold a few kinds of accented letters many
+    # times, and only a hidden one needs the positions below.
+    if not any(hidden_character_class(ch) in _SOURCE_KINDS
+               for ch in set(_NON_ASCII_RE.findall(text))):
+        return []
     bidi: list[Finding] = []
     invisible: list[Finding] = []
     private: list[Finding] = []

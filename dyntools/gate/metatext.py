@@ -29,6 +29,19 @@ _WHAT = {
 }
 # Printable ASCII, tab and newline never need a closer look.
 _SUSPECT = re.compile("[^\t\n\x20-\x7e]")
+# The same in JSON text (json.dumps with ensure_ascii=False): C0 controls other than tab and
+# newline are written as \b, \f, \r or \u00XX, everything else as itself. A backslash of
+# the text itself followed by one of those letters matches too: that only costs the walk.
+_JSON_SUSPECT = re.compile(r"[^\x20-\x7e]|\\(?:u00[01]|[bfr])")
+
+
+def has_hidden_text(json_text: str) -> bool:
+    """False when no string in the JSON text of the metadata can hold a character of a
+    hidden class (then check_metadata_text would find nothing and need not run)."""
+    for piece in set(_JSON_SUSPECT.findall(json_text)):
+        if piece[0] == "\\" or hidden_character_class(piece) is not None:
+            return True
+    return False
 
 
 def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:

@@ -14,7 +14,7 @@ import hashlib
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -27,12 +27,23 @@ class PolicyError(ValueError):
     """The allow-list file is missing or malformed. Quotes the file and the offending key."""
 
 
+PYTHON, DYNTOOLS = "python", "dyntools"
+PROVIDERS = (PYTHON, DYNTOOLS)
+# What a member of a dyntools-provided module may need declared (dyntools.gate.capabilities).
+CAPABILITY_KINDS = ("http", "secrets", "tools")
+
+
 @dataclass(frozen=True, slots=True)
 class ModulePolicy:
     name: str
     members: frozenset[str]
     excluded: Mapping[str, str]
     submodules: frozenset[str]
+    # "python": the standard library's module of that name; "dyntools": a module dyntools
+    # gives the worker (`host`), which the host side never imports by this name.
+    provider: str = PYTHON
+    # member -> the CAPABILITIES kind it needs declared (non-empty) to be used.
+    requires: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def reason_excluded(self, member: str) -> str | None:
         return self.excluded.get(member)
@@ -59,6 +70,20 @@ class Policy:
     denied_attributes: Mapping[str, str]
     denied_attribute_prefixes: Mapping[str, str]
     denied_calls: Mapping[str, str]
+
+    @property
+    def python_modules(self) -> Mapping[str, ModulePolicy]:
+        """The allowed modules Python provides (the ones host-side code may import to
+        inspect); a dyntools-provided module such as `host` is not importable by its name
+        outside the worker."""
+        return MappingProxyType({name: module for name, module in self.modules.items()
+                                 if module.provider == PYTHON})
+
+    @property
+    def provided_modules(self) -> frozenset[str]:
+        """The allowed modules dyntools provides (`host`)."""
+        return frozenset(name for name, module in self.modules.items()
+                         if module.provider != PYTHON)
 
     def module(self, dotted: str) -> ModulePolicy | None:
         return self.modules.get(dotted)
@@ -149,16 +174,34 @@ def parse_policy(data: bytes, path: str = "<allowlist>") -> Policy:
     )
 
 
+_MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires"})
+
+
 def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> None:
     """`[modules.urllib.parse]` arrives as nested tables; flatten them to dotted names."""
     if not isinstance(table, dict):
         raise PolicyError(f"modules.{name} must be a table")
     if "members" in table:
+        provider = table.get("provider", PYTHON)
+        if provider not in PROVIDERS:
+            raise PolicyError(f"modules.{name}.provider must be one of {', '.join(PROVIDERS)}, "
+                              f"got {provider!r}")
+        members = _str_set(table["members"], f"modules.{name}.members")
+        requires = _frozen_map(table.get("requires"), f"modules.{name}.requires")
+        for member, kind in requires.items():
+            if member not in members or kind not in CAPABILITY_KINDS:
+                raise PolicyError(f"modules.{name}.requires.{member}: a member of the module "
+                                  f"that needs one of {', '.join(CAPABILITY_KINDS)}")
+        if requires and provider == PYTHON:
+            raise PolicyError(f"modules.{name}.requires: only a module dyntools provides "
+                              "(provider = \"dyntools\") has members that need capabilities")
         module = ModulePolicy(
             name=name,
-            members=_str_set(table["members"], f"modules.{name}.members"),
+            members=members,
             excluded=_frozen_map(table.get("excluded"), f"modules.{name}.excluded"),
             submodules=_str_set(table.get("submodules"), f"modules.{name}.submodules"),
+            provider=provider,
+            requires=requires,
         )
         overlap = (module.members & (set(module.excluded) | module.submodules)) | (
             set(module.excluded) & module.submodules
@@ -170,7 +213,7 @@ def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> Non
             )
         out[name] = module
     for key, sub in table.items():
-        if key not in ("members", "excluded", "submodules"):
+        if key not in _MODULE_KEYS:
             _collect_modules(f"{name}.{key}", sub, out)
 
 

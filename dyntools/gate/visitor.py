@@ -21,6 +21,8 @@ from functools import lru_cache
 from typing import Any
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
+from dyntools.gate.hostuse import HostUse
+from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
@@ -66,7 +68,9 @@ class ImportBinding:
     lineno: int
 
 
+_DISPLAYS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set})
 _NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
+_Constant, _Name, _Load = ast.Constant, ast.Name, ast.Load
 
 
 class _Abort(Exception):
@@ -74,7 +78,8 @@ class _Abort(Exception):
 
 
 class GateVisitor:
-    def __init__(self, policy: Policy, lines: list[str], ascii_only: bool) -> None:
+    def __init__(self, policy: Policy, lines: list[str], ascii_only: bool,
+                 track_host: bool = True) -> None:
         self.policy = policy
         self.lines = lines
         self.ascii_only = ascii_only
@@ -94,6 +99,16 @@ class GateVisitor:
         self.function_yields: dict[ast.FunctionDef | ast.AsyncFunctionDef, bool] = {}
         self._dispatch = _dispatch_table(HANDLED_NODES)
         self.code_counts: dict[str, int] = {}
+        # Imports and uses of dyntools-provided modules (`host`), for dyntools.gate.hostuse.
+        # `track_host` False promises the file never names one (its text does not hold the
+        # name), so calls need not be remembered.
+        self.provided = policy.provided_modules
+        self.track_host = track_host and bool(self.provided)
+        self.host_imports: list[ast.stmt] = []
+        self.host_uses: list[HostUse] = []
+        self.calls: dict[int, ast.Call] = {}
+        # id(value node) -> value of the top-level literals already evaluated (visit_Assign).
+        self.literals: dict[int, Any] = {}
 
     # ----------------------------------------------------------------- reporting
     def char_col(self, lineno: int, byte_offset: int) -> int:
@@ -140,12 +155,14 @@ class GateVisitor:
     def visit(self, node: ast.AST) -> None:
         self.nodes += 1
         kind = type(node)
-        if kind is ast.Constant and self.nodes <= self.max_nodes:
-            return  # two thirds of all visits are constants and names: skip the dispatch
-        if kind is ast.Name and self.nodes <= self.max_nodes:
-            self.visit_Name(node)  # type: ignore[arg-type]
-            return
-        if self.nodes > self.max_nodes:
+        if self.nodes <= self.max_nodes:
+            # Two thirds of all visits are constants and names: no dispatch.
+            if kind is _Constant:
+                return
+            if kind is _Name:
+                self.visit_Name(node)  # type: ignore[arg-type]
+                return
+        else:
             self.findings.append(
                 Finding(
                     getattr(node, "lineno", 1) or 1,
@@ -155,7 +172,7 @@ class GateVisitor:
                 )
             )
             raise _Abort
-        handler = self._dispatch.get(type(node))
+        handler = self._dispatch.get(kind)
         if handler is None:
             if type(node) not in INERT_NODES:
                 self.report(
@@ -173,9 +190,13 @@ class GateVisitor:
         self.depth -= 1
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
+        visit = self.visit
         for child in nodes:
             if child is not None:
-                self.visit(child)
+                if type(child) is _Constant and self.nodes < self.max_nodes:
+                    self.nodes += 1  # as visit would count it, without the call
+                    continue
+                visit(child)
 
     def generic(self, node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
@@ -198,6 +219,8 @@ class GateVisitor:
                     # A function-level import: the same member rules as at the top level.
                     if binding.kind != "member":
                         self.check_module_chain(load, binding)
+                    elif self.track_host:
+                        self.note_member_use(load, binding)
                     continue
             if load.name not in scope.bound:
                 parent.loads.append(load)
@@ -208,11 +231,12 @@ class GateVisitor:
         (scope or self.scope).bound.add(name)
 
     def check_name(self, name: str, node: ast.AST) -> None:
-        if name.startswith("_") and name != "_":
+        if name[:1] == "_" and name != "_":
             self.report(node, "DT301", f"name {name!r} starts with an underscore")
 
     # ----------------------------------------------------------------- module
     def visit_Module(self, node: ast.Module) -> None:
+        """Allow a module: each statement is walked (the contract checks the top-level shape)."""
         self.visit_all(node.body)
 
     def resolve_module(self) -> None:
@@ -226,6 +250,8 @@ class GateVisitor:
         if binding is not None:
             if binding.kind in ("module", "package", "refused"):
                 self.check_module_chain(load, binding)
+            elif self.track_host:
+                self.note_member_use(load, binding)
             return
         if name in module_bound:
             return
@@ -277,13 +303,21 @@ class GateVisitor:
                     continue
                 self.report_attribute(attr_node, "DT201", self.module_message(candidate))
                 return
-            self.check_member(module.name, attr, attr_node)
+            if self.check_member(module.name, attr, attr_node) and module.name in self.provided:
+                self.host_uses.append(HostUse(module.name, attr, attr_node,
+                                              self.calls.get(id(attr_node))))
             return
         if binding.kind == "refused":
             message = f"{load.name} is bound by a refused import of {current} and may not be used"
         else:
             message = f"module {current} may only be used as {current}.member, not as a value"
         self.report(load.node, "DT206", message)
+
+    def note_member_use(self, load: Load, binding: ImportBinding) -> None:
+        """A name bound by `from host import member`, used here."""
+        module, _, member = binding.dotted.rpartition(".")
+        if module in self.provided:
+            self.host_uses.append(HostUse(module, member, load.node, self.calls.get(id(load.node))))
 
     def module_message(self, dotted: str) -> str:
         reason = self.policy.module_denial(dotted)
@@ -328,7 +362,7 @@ class GateVisitor:
     def bind_import(self, name: str, binding: ImportBinding, node: ast.AST) -> None:
         policy = self.policy
         if name in policy.builtins or name in policy.denied_builtins or name in (
-            "NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "run"
+            "NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "CAPABILITIES", "run"
         ):
             self.report(
                 node, "DT208", f"import binds {name!r}, which shadows a builtin or contract name"
@@ -338,8 +372,11 @@ class GateVisitor:
             self.scope.imports[name] = binding
 
     def visit_Import(self, node: ast.Import) -> None:
+        """Allow `import X` of allow-listed modules only (DT201), bound as a module."""
         self.import_allowed_here(node)
         policy = self.policy
+        if any(alias.name.split(".", 1)[0] in self.provided for alias in node.names):
+            self.host_imports.append(node)
         for alias in node.names:
             dotted = alias.name
             allowed = dotted in policy.modules
@@ -359,6 +396,7 @@ class GateVisitor:
             self.bind_import(head, ImportBinding(kind, head, node.lineno), alias)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        """Allow `from X import m` of allowed members; deny `*` (DT203) and relative (DT204)."""
         if node.module == "__future__" and not node.level and self.top_level() and all(
             alias.name == "annotations" and alias.asname is None for alias in node.names
         ):
@@ -370,6 +408,8 @@ class GateVisitor:
         if node.level:
             self.report(node, "DT204", "relative imports are not allowed")
         source = node.module or ""
+        if not node.level and source.split(".", 1)[0] in self.provided:
+            self.host_imports.append(node)
         source_allowed = not node.level and source in policy.modules
         package = not node.level and not source_allowed and policy.is_package_prefix(source)
         if not source_allowed and not package and not node.level:
@@ -388,6 +428,8 @@ class GateVisitor:
             elif source_allowed:
                 ok = self.check_member(source, alias.name, alias)
                 binding = ImportBinding("member" if ok else "refused", dotted, node.lineno)
+                if ok and source in self.provided:
+                    self.host_uses.append(HostUse(source, alias.name, alias, imported=True))
             elif package:
                 self.report(alias, "DT201", self.module_message(dotted))
                 binding = ImportBinding("refused", dotted, node.lineno)
@@ -400,7 +442,7 @@ class GateVisitor:
 
     # ----------------------------------------------------------------- functions
     def visit_arguments(self, args: ast.arguments) -> None:
-        """Defaults and annotations are evaluated at definition time, in the enclosing scope."""
+        """Allow parameters: defaults and annotations are walked in the enclosing scope."""
         self.visit_all(args.defaults)
         self.visit_all(args.kw_defaults)
         for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg):
@@ -413,6 +455,7 @@ class GateVisitor:
                 self.bind(arg.arg, arg)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """Allow `def` with a public name (DT604), no decorators (DT103), no builtin's name."""
         if node.name.startswith("_"):
             self.report(node, "DT604", f"function name {node.name!r} starts with an underscore")
         elif self.top_level() and (
@@ -438,10 +481,12 @@ class GateVisitor:
         self.pop()
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        """Deny `async def` (DT104); its body is still walked for more findings."""
         self.report(node, "DT104", "async functions are not allowed")
         self.visit_FunctionDef(node)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        """Allow lambdas: defaults in the enclosing scope, the body in a scope of its own."""
         self.visit_arguments(node.args)
         self.push("lambda")
         self.bind_arguments(node.args)
@@ -449,6 +494,7 @@ class GateVisitor:
         self.pop()
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        """Deny classes (DT102); bases, keywords and body are still walked."""
         self.report(node, "DT102", "classes are not allowed in tool files")
         self.check_name(node.name, node)
         self.scope.bound.add(node.name)
@@ -462,6 +508,7 @@ class GateVisitor:
         self.pop()
 
     def visit_Return(self, node: ast.Return) -> None:
+        """Allow `return`, walking the value."""
         if node.value is not None:
             self.visit(node.value)
 
@@ -472,52 +519,80 @@ class GateVisitor:
         return scope
 
     def visit_Yield(self, node: ast.Yield | ast.YieldFrom) -> None:
+        """Allow `yield` in helpers (run itself may not be a generator: DT603)."""
         self.function_scope().has_yield = True
         if node.value is not None:
             self.visit(node.value)
 
     def visit_YieldFrom(self, node: ast.YieldFrom) -> None:
+        """Allow `yield from` in helpers, as `yield`."""
         self.visit_Yield(node)
 
     def visit_Await(self, node: ast.Await) -> None:
+        """Deny `await` (DT104)."""
         self.report(node, "DT104", "await is not allowed")
         self.visit(node.value)
 
     def visit_Global(self, node: ast.Global) -> None:
+        """Deny `global` (DT105)."""
         self.report(node, "DT105", "global statements are not allowed")
 
     def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        """Deny `nonlocal` (DT105)."""
         self.report(node, "DT105", "nonlocal statements are not allowed")
 
     # ----------------------------------------------------------------- statements
     def visit_Expr(self, node: ast.Expr) -> None:
+        """Allow expression statements, walking the expression."""
         self.visit(node.value)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
+        """Allow assignments; a top-level literal is evaluated once here, for the contract."""
+        value = node.value
+        if type(value) in _DISPLAYS and self.scope is self.module_scope:
+            # A top-level constant (EXAMPLES, PARAMS): walking a pure literal finds nothing
+            # but its size, so it is evaluated once, here, for the contract, and counted
+            # against the node and depth limits as the walk would count it.
+            try:
+                literal, count, deepest = measured_literal(value)
+            except NotLiteral:
+                pass
+            else:
+                if (self.nodes + count <= self.max_nodes
+                        and self.depth + 1 + deepest <= self.max_depth):
+                    self.nodes += count
+                    self.literals[id(value)] = literal
+                    self.visit_all(node.targets)
+                    return
+        self.visit(value)
         self.visit_all(node.targets)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        """Allow augmented assignment (`x += 1`); attribute targets are denied (DT305)."""
         self.visit(node.value)
         self.visit(node.target)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        """Allow annotated assignment; the annotation has its own grammar (DT702)."""
         self.annotation(node.annotation)
         if node.value is not None:
             self.visit(node.value)
         self.visit(node.target)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        """Allow `for` loops (and `else`), walking target, iterable and body."""
         self.visit(node.iter)
         self.visit(node.target)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def visit_AsyncFor(self, node: ast.AsyncFor) -> None:
+        """Deny `async for` (DT104); the loop is still walked."""
         self.report(node, "DT104", "async for is not allowed")
         self.visit_For(node)
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        """Allow `with` blocks, walking each context expression and target."""
         for item in node.items:
             self.visit(item.context_expr)
             if item.optional_vars is not None:
@@ -525,10 +600,12 @@ class GateVisitor:
         self.visit_all(node.body)
 
     def visit_AsyncWith(self, node: ast.AsyncWith) -> None:
+        """Deny `async with` (DT104); the block is still walked."""
         self.report(node, "DT104", "async with is not allowed")
         self.visit_With(node)
 
     def visit_Try(self, node: ast.Try | ast.TryStar) -> None:
+        """Allow `try` / `except` / `else` / `finally`."""
         self.visit_all(node.body)
         for handler in node.handlers:
             self.visit_ExceptHandler(handler)
@@ -536,6 +613,7 @@ class GateVisitor:
         self.visit_all(node.finalbody)
 
     def visit_TryStar(self, node: ast.TryStar) -> None:
+        """Deny `try` / `except*` (DT703: RestrictedPython refuses it); still walked."""
         self.report(
             node,
             "DT703",
@@ -545,6 +623,7 @@ class GateVisitor:
         self.visit_Try(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        """Allow `except` clauses; the bound name follows the name rules."""
         self.nodes += 1
         if node.type is not None:
             self.visit(node.type)
@@ -553,9 +632,11 @@ class GateVisitor:
         self.visit_all(node.body)
 
     def visit_Delete(self, node: ast.Delete) -> None:
+        """Allow `del` of names and items; attribute deletes are denied (DT305)."""
         self.visit_all(node.targets)
 
     def visit_Match(self, node: ast.Match) -> None:
+        """Deny `match` (DT701: class patterns read attributes named by __match_args__)."""
         self.report(
             node,
             "DT701",
@@ -580,37 +661,45 @@ class GateVisitor:
                 self.visit(child.cls)
 
     def visit_If(self, node: ast.If) -> None:
+        """Allow `if` / `elif` / `else`."""
         self.visit(node.test)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def visit_While(self, node: ast.While) -> None:
+        """Allow `while` loops (and `else`)."""
         self.visit(node.test)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
 
     def visit_Raise(self, node: ast.Raise) -> None:
+        """Allow `raise` (and `from`) of allowed exceptions."""
         if node.exc is not None:
             self.visit(node.exc)
         if node.cause is not None:
             self.visit(node.cause)
 
     def visit_Assert(self, node: ast.Assert) -> None:
+        """Allow `assert`, walking the test and the message."""
         self.visit(node.test)
         if node.msg is not None:
             self.visit(node.msg)
 
     def visit_Pass(self, node: ast.Pass) -> None:
+        """Allow `pass`."""
         pass
 
     def visit_Break(self, node: ast.Break) -> None:
+        """Allow `break`."""
         pass
 
     def visit_Continue(self, node: ast.Continue) -> None:
+        """Allow `continue`."""
         pass
 
     # ----------------------------------------------------------------- expressions
     def visit_Name(self, node: ast.Name) -> None:
+        """Allow names; deny `_x` (DT301) and undefined or refused names (DT306, DT401)."""
         name = node.id
         if name[0] == "_" and name != "_":
             self.report(node, "DT301", f"name {name!r} starts with an underscore")
@@ -632,6 +721,7 @@ class GateVisitor:
         return chain, current
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        """Allow `x.attr`; deny `_x` (DT302), internals (DT303), format (DT304), writes (DT305)."""
         chain, current = self.attribute_chain(node)
         self.nodes += len(chain) - 1
         if type(current) is ast.Name and type(current.ctx) is ast.Load:
@@ -660,68 +750,91 @@ class GateVisitor:
             self.report_attribute(node, "DT305", f"{verb} attribute {attr!r} is not allowed")
 
     def visit_Call(self, node: ast.Call) -> None:
+        """Allow calls, walking callee, arguments and keywords (the callee decides: DT401/DT402)."""
+        if self.track_host:
+            self.calls[id(node.func)] = node
         self.visit(node.func)
         self.visit_all(node.args)
         for keyword in node.keywords:
             self.visit_keyword(keyword)
 
     def visit_keyword(self, node: ast.keyword) -> None:
+        """Allow keyword arguments; the name follows the name rules (`f(_x=1)` is DT301)."""
         self.nodes += 1
         if node.arg is not None:
             self.check_name(node.arg, node)
         self.visit(node.value)
 
     def visit_Constant(self, node: ast.Constant) -> None:
+        """Allow constants (never reached: visit skips them without a dispatch)."""
         pass
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
+        """Allow binary operators."""
         self.visit(node.left)
         self.visit(node.right)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """Allow `and` / `or`."""
         self.visit_all(node.values)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        """Allow unary operators."""
         self.visit(node.operand)
 
     def visit_Compare(self, node: ast.Compare) -> None:
+        """Allow comparisons."""
         self.visit(node.left)
         self.visit_all(node.comparators)
 
     def visit_IfExp(self, node: ast.IfExp) -> None:
+        """Allow conditional expressions."""
         self.visit(node.test)
         self.visit(node.body)
         self.visit(node.orelse)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        """Allow subscripts (`x[k]`, `x[a:b]`); item access is guarded again at run time."""
         self.visit(node.value)
         self.visit(node.slice)
 
     def visit_Slice(self, node: ast.Slice) -> None:
+        """Allow slices."""
         self.visit_all((node.lower, node.upper, node.step))
 
     def visit_Starred(self, node: ast.Starred) -> None:
+        """Allow `*x` in calls, displays and targets."""
         self.visit(node.value)
 
-    def visit_List(self, node: ast.List | ast.Tuple | ast.Set) -> None:
+    def visit_List(self, node: ast.List) -> None:
+        """Allow list displays."""
         self.visit_all(node.elts)
 
-    visit_Tuple = visit_List
-    visit_Set = visit_List
+    def visit_Tuple(self, node: ast.Tuple) -> None:
+        """Allow tuple displays."""
+        self.visit_all(node.elts)
+
+    def visit_Set(self, node: ast.Set) -> None:
+        """Allow set displays."""
+        self.visit_all(node.elts)
 
     def visit_Dict(self, node: ast.Dict) -> None:
+        """Allow dict displays (`**spread` included; its keys are checked at run time)."""
         self.visit_all(node.keys)
         self.visit_all(node.values)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        """Allow f-strings, walking every formatted value."""
         self.visit_all(node.values)
 
     def visit_FormattedValue(self, node: ast.FormattedValue) -> None:
+        """Allow `{value!r:spec}` in f-strings, walking the value and the spec."""
         self.visit(node.value)
         if node.format_spec is not None:
             self.visit(node.format_spec)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        """Allow the walrus (`:=`), binding in the enclosing function's scope."""
         self.visit(node.value)
         target = node.target
         self.nodes += 1
@@ -747,15 +860,19 @@ class GateVisitor:
         self.pop()
 
     def visit_ListComp(self, node: ast.ListComp) -> None:
+        """Allow list comprehensions, in a scope of their own."""
         self.comprehension(node, (node.elt,))
 
     def visit_SetComp(self, node: ast.SetComp) -> None:
+        """Allow set comprehensions, in a scope of their own."""
         self.comprehension(node, (node.elt,))
 
     def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
+        """Allow generator expressions, in a scope of their own."""
         self.comprehension(node, (node.elt,))
 
     def visit_DictComp(self, node: ast.DictComp) -> None:
+        """Allow dict comprehensions, in a scope of their own."""
         self.comprehension(node, (node.key, node.value))
 
     # ----------------------------------------------------------------- annotations

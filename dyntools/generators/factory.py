@@ -71,13 +71,16 @@ def build_generator(
     *,
     policy: Policy | None = None,
     source_path: str | Path | None = None,
+    capabilities: Any = None,
     **options: Any,
 ) -> Generator:
+    """`capabilities` (the operator's CapabilityPolicy) tells a model what `host` can grant;
+    the offline and file generators do not need it."""
     given = {key: value for key, value in options.items() if value is not None}
     if name in MODEL_GENERATORS:
         if source_path is not None:
             raise UsageError(f"--from only applies to --generator file, not {name}")
-        return _model_generator(name, given, policy)
+        return _model_generator(name, given, policy, capabilities)
     if given:
         raise UsageError(
             f"--generator {name} takes no model options (got {', '.join(sorted(given))})"
@@ -107,7 +110,8 @@ _MODEL_BUILDERS: dict[str, tuple[str, str, str, dict[str, str]]] = {
 }
 
 
-def _model_generator(name: str, given: dict[str, Any], policy: Policy | None) -> Generator:
+def _model_generator(name: str, given: dict[str, Any], policy: Policy | None,
+                     capabilities: Any = None) -> Generator:
     import importlib
 
     module_name, config_name, class_name, extra = _MODEL_BUILDERS[name]
@@ -119,5 +123,6 @@ def _model_generator(name: str, given: dict[str, Any], policy: Policy | None) ->
     if unknown:
         raise UsageError(f"--generator {name} does not take: {', '.join(unknown)}")
     config = config_cls(**{mapping[k]: v for k, v in given.items()})
-    generator: Generator = getattr(module, class_name)(config, policy=policy)
+    generator: Generator = getattr(module, class_name)(config, policy=policy,
+                                                       capabilities=capabilities)
     return generator

@@ -8,8 +8,9 @@ rejected source is retried only when the generator can use feedback (a model can
 template would hand back the same text). The last rejection leaves as `GateRejected` carrying
 that attempt's report; a generator failure leaves as its `GenerationError` leaf, unchanged.
 
-The gate checks the contract but cannot know which tool was asked for, so this loop also
-refuses a file whose NAME is not the requested name, as a DT504 finding the model can act on.
+The gate refuses a file whose NAME is not the requested name (`expected_name`, a DT504
+finding the model can act on); a gate passed in that does not ask for it gets the same
+finding here, from the report's NAME (no second parse).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def generate_gated(
 ) -> GatedSource:
     if max_attempts < 1:
         raise UsageError(f"max_attempts must be at least 1, got {max_attempts}")
-    check = gate or _default_gate(generator)
+    check = gate or _default_gate(generator, spec.name)
     log = get_logger("generate", generator=generator.id, model=generator.model, tool=spec.name)
     rejected: list[GateReport] = []
     request = spec
@@ -82,11 +83,9 @@ def generate_gated(
 
 def require_name(report: GateReport, source: str, wanted: str) -> GateReport:
     """Add a DT504 finding when an otherwise valid file declares a NAME other than `wanted`."""
-    if not report.accepted:
-        return report
+    if not report.accepted or report.declared_name == wanted:
+        return report  # the gate read NAME already: parsed again only to place a finding
     declared, line, col = declared_name(source)
-    if declared == wanted:
-        return report
     finding = Finding(
         line=line,
         col=col,
@@ -114,8 +113,9 @@ def declared_name(source: str) -> tuple[str | None, int, int]:
     return None, 1, 1
 
 
-def _default_gate(generator: Generator) -> Gate:
+def _default_gate(generator: Generator, name: str) -> Gate:
     from dyntools.gate import check_source
 
     policy = getattr(generator, "policy", None)
-    return lambda source: check_source(source, policy, path=f"<{generator.id}>")
+    return lambda source: check_source(source, policy, path=f"<{generator.id}>",
+                                       expected_name=name)

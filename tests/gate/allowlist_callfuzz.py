@@ -72,7 +72,7 @@ def main(path: str) -> dict[str, Any]:
         if hasattr(builtins, name)
     )
     allowed: list[tuple[str, object]] = []
-    for name, module_policy in sorted(policy.modules.items()):
+    for name, module_policy in sorted(policy.python_modules.items()):
         module = importlib.import_module(name)
         for member in sorted(module_policy.excluded):
             value = getattr(module, member, None)

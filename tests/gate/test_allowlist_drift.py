@@ -4,6 +4,10 @@ The gate never imports a module; these tests do, to check that `allowlist.toml` 
 the modules it names. When a Python release adds or drops a public name, the partition test fails
 and lists every added and dropped name per module, so a reviewer decides each one (add it to
 `members`, or to `excluded` with a reason) instead of it becoming reachable by default.
+
+A module dyntools provides (`host`, provider = "dyntools") is not Python's: no test imports
+it by that name (a site-packages or test package called `host` is not it); its members and
+the capability each needs are pinned here instead.
 """
 
 from __future__ import annotations
@@ -53,6 +57,12 @@ DEFAULT_MODULES = frozenset(
     }
 )
 # fmt: on
+
+# Modules dyntools provides to the worker, with each member and the CAPABILITIES kind it needs.
+PROVIDED_MODULES: dict[str, dict[str, str]] = {
+    "host": {"HttpError": "http", "ToolError": "tools", "call_tool": "tools",
+             "http_get": "http", "http_post_json": "http"},
+}
 
 # Members that must stay refused, and why. Removing an exclusion from allowlist.toml (or moving
 # the name into `members`) fails test_escape_routes_stay_excluded; keep this table in step with
@@ -182,7 +192,7 @@ def is_metaclass(value: object) -> bool:
 
 
 def allowed_objects(policy: Policy, only: str | None = None) -> Iterator[tuple[str, object]]:
-    for name, module_policy in sorted(policy.modules.items()):
+    for name, module_policy in sorted(policy.python_modules.items()):
         if only is not None and name != only:
             continue
         module = importlib.import_module(name)
@@ -193,7 +203,7 @@ def allowed_objects(policy: Policy, only: str | None = None) -> Iterator[tuple[s
 
 
 def excluded_objects(policy: Policy) -> Iterator[tuple[str, object]]:
-    for name, module_policy in sorted(policy.modules.items()):
+    for name, module_policy in sorted(policy.python_modules.items()):
         module = importlib.import_module(name)
         for member in sorted(module_policy.excluded):
             value = getattr(module, member, _MISSING)
@@ -202,11 +212,26 @@ def excluded_objects(policy: Policy) -> Iterator[tuple[str, object]]:
 
 
 def test_the_default_policy_admits_exactly_the_documented_modules(policy: Policy) -> None:
-    admitted = set(policy.modules)
+    admitted = set(policy.python_modules)
     assert admitted == DEFAULT_MODULES, (
         f"added: {sorted(admitted - DEFAULT_MODULES)}; "
         f"dropped: {sorted(DEFAULT_MODULES - admitted)}"
     )
+    assert set(policy.modules) == DEFAULT_MODULES | set(PROVIDED_MODULES)
+
+
+@pytest.mark.parametrize("name", sorted(PROVIDED_MODULES))
+def test_provided_modules_are_pinned_member_by_member(policy: Policy, name: str) -> None:
+    module_policy = policy.modules[name]
+    assert module_policy.provider == "dyntools"
+    assert policy.provided_modules == frozenset(PROVIDED_MODULES)
+    assert dict(module_policy.requires) == PROVIDED_MODULES[name], (
+        f"[modules.{name}] members or their capabilities changed: review the host module's "
+        "surface (the broker enforces each one) and update PROVIDED_MODULES"
+    )
+    assert module_policy.members == set(PROVIDED_MODULES[name])
+    assert not module_policy.excluded and not module_policy.submodules
+    assert name not in policy.python_modules
 
 
 @pytest.mark.parametrize("name", sorted(DEFAULT_MODULES))

@@ -11,6 +11,10 @@ Attacks that cannot live in a UTF-8 text file at all (invalid UTF-8, NUL bytes, 
 complexity limits) are built here from the small table GENERATED_CASES.
 
 Benign files in cases/accept/ are realistic tools; each must be accepted with zero findings.
+cases/accept_host/ holds benign tools that reach the world through the `host` module (with a
+CAPABILITIES declaration and recorded exchanges): accepted here the same way, and kept apart
+because tests/sandbox runs cases/accept/ for real, which for these needs the worker's `host`
+module and the broker's replay of recorded exchanges.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from dyntools.gate.policy import load_policy
 CASES = Path(__file__).parent / "cases"
 REJECT = sorted((CASES / "reject").glob("*.py"))
 ACCEPT = sorted((CASES / "accept").glob("*.py"))
+ACCEPT_HOST = sorted((CASES / "accept_host").glob("*.py"))
 
 # Rule codes that no file can trigger on purpose: DT9xx means the gate itself failed.
 NO_REJECTING_CASE_NEEDED = frozenset(code for code in RULES if code.startswith("DT9"))
@@ -244,7 +249,7 @@ def test_generated_attack_is_rejected(case: Generated) -> None:
 # ------------------------------------------------------------------ the benign corpus
 
 
-@pytest.mark.parametrize("path", ACCEPT, ids=[p.stem for p in ACCEPT])
+@pytest.mark.parametrize("path", ACCEPT + ACCEPT_HOST, ids=[p.stem for p in ACCEPT + ACCEPT_HOST])
 def test_benign_tool_is_accepted(path: Path) -> None:
     report = check_source(path.read_bytes(), path=str(path))
     assert report.accepted, f"{path.name} refused:\n{_describe(report)}"
@@ -257,6 +262,7 @@ def test_benign_tool_is_accepted(path: Path) -> None:
 def test_corpora_are_big_enough() -> None:
     assert len(REJECT) + len(GENERATED_CASES) >= 80
     assert len(ACCEPT) >= 45
+    assert len(ACCEPT_HOST) >= 3
 
 
 def test_every_rule_has_a_rejecting_case() -> None:

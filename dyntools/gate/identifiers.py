@@ -1,0 +1,98 @@
+"""ASCII identifiers (DT007): non-ASCII text outside string literals and comments.
+
+Identifiers are NFKC-normalised by the parser, so the tree shows `eval` where the source spells
+it in fullwidth letters: the check reads the source, not the tree. Tokenizing a file in pure
+Python costs about twice `ast.parse`, and most files with non-ASCII text hold it only in
+strings and comments. So one regular expression first skips every comment, every string
+literal and all other ASCII text (in C, possessively, linear in the file); only when it stops
+at a character that is not inside a string or a comment (an identifier, since the file
+parsed) does the tokenizer read the file and report each word exactly as before.
+
+On Python 3.12 and later an f-string may nest the quotes it is written with (PEP 701), so
+where the skip would have to guess where such a string ends, it does not skip f-strings at
+all: it stops at them and the tokenizer decides.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import tokenize
+import unicodedata
+
+from dyntools.findings import Finding
+
+_SINGLE = r"""'[^'\\\n]*+(?:\\.[^'\\\n]*+)*+'"""
+_DOUBLE = r'''"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'''
+_TRIPLE_SINGLE = r"""'''[^'\\]*+(?:(?:\\.|'(?!''))[^'\\]*+)*+'''"""
+_TRIPLE_DOUBLE = r'''"""[^"\\]*+(?:(?:\\.|"(?!""))[^"\\]*+)*+"""'''
+# Before a quote: not an f-string prefix (f, rf, fr in any case), on Pythons whose f-strings
+# may nest their own quotes. An identifier that ends in f before a string (`if"a"in x`) only
+# stops the skip, which is the safe direction.
+_NOT_FSTRING = (r"(?<![fF])(?<![fF][rR])(?<![rR][fF])" if sys.version_info >= (3, 12) else "")
+_SKIP = re.compile(
+    r"(?:[\x00-\x21\x24-\x26\x28-\x7f]++"  # ASCII other than the quotes and '#'
+    r"|\#[^\n]*+"
+    rf"|{_NOT_FSTRING}(?:{_TRIPLE_SINGLE}|{_TRIPLE_DOUBLE}|{_SINGLE}|{_DOUBLE})"
+    r")*+",
+    re.DOTALL,
+)
+
+
+def may_hold_non_ascii_identifier(text: str) -> bool:
+    """False only when every non-ASCII character of `text` (a file `ast.parse` accepted) is
+    inside a string literal or a comment."""
+    if text.isascii():
+        return False
+    match = _SKIP.match(text)
+    return match is None or match.end() != len(text)
+
+
+def non_ascii_identifiers(text: str) -> list[Finding]:
+    if not may_hold_non_ascii_identifier(text):
+        return []
+    return tokenized_non_ascii_identifiers(text)
+
+
+# Tokens whose text may legitimately hold any Unicode: string literals and comments.
+_TEXT_TOKENS = frozenset(
+    getattr(tokenize, name)
+    for name in ("STRING", "COMMENT", "FSTRING_MIDDLE")
+    if hasattr(tokenize, name)
+)
+# Pieces the tokenizer may split one identifier into (at connector punctuation).
+_WORD_TOKENS = frozenset({tokenize.NAME, tokenize.ERRORTOKEN, tokenize.NUMBER})
+
+
+def tokenized_non_ascii_identifiers(text: str) -> list[Finding]:
+    """Every token counts, not only NAME: the tokenizer splits a name at connector
+    punctuation such as U+203F or U+FF3F, which the parser then joins again."""
+    findings: list[Finding] = []
+    words: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # start, end, text
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in _TEXT_TOKENS or not token.string.strip():
+                continue
+            if words and words[-1][1] == token.start and token.type in _WORD_TOKENS:
+                start, _, joined = words[-1]
+                words[-1] = (start, token.end, joined + token.string)
+            else:
+                words.append((token.start, token.end, token.string))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # the parser already accepted the file; a tokenizer quirk is not a finding
+    for (line, col), _, word in words:
+        if not word.isascii():
+            findings.append(
+                Finding(
+                    line,
+                    col + 1,
+                    "DT007",
+                    f"identifier {word!r} is not ASCII (Python reads it as {_nfkc(word)!r})",
+                )
+            )
+    return findings
+
+
+def _nfkc(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
