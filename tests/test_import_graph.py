@@ -51,12 +51,7 @@ REGISTRY, GENERATORS, CLI = "dyntools.registry", "dyntools.generators", "dyntool
 CLI_ENTRY = "dyntools.__main__"
 # Circles that exist today, each with who breaks it and how; any other circle fails, and so
 # does a listed one that changed or is gone (then its line goes).
-KNOWN_CIRCLES = {
-    frozenset({"dyntools.ui.app", "dyntools.ui.decisions", "dyntools.ui.queries",
-               "dyntools.ui.routes"}):
-        "dyntools ui (issue 14): routes, queries and decisions import UiState from app, which "
-        "imports them; UiState in a module of its own (dyntools/ui/state.py) breaks it",
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
 def _module_name(path: Path) -> str:

@@ -55,9 +55,10 @@ def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file:
     CSRF token and comes only from the page itself (Origin and Host are checked).
     """
     from dyntools.listening import new_token
-    from dyntools.ui.app import UiState, create_app
+    from dyntools.ui.app import create_app
     from dyntools.ui.security import Session, allowed_hosts, bind, check_token, url_for
     from dyntools.ui.server import serve
+    from dyntools.ui.state import UiState
 
     token = check_token(_read_token(token_file) if token_file else new_token())
     signer = signer_option(sign_key)
