@@ -364,6 +364,12 @@ def run(params):
     with Dyntools(registry, executor=ray_executor, capabilities=policy) as dt:
         assert dt.call("slow_slug", {"text": "a b"}) == {"slug": "a-b"}
         retries = ray_executor.retries
+
+        def composed_calls() -> int:
+            return sum(s["pools"].get("make_slug@1", {}).get("calls", 0)
+                       for s in node_stats(ray_executor))
+
+        before = composed_calls()
         errors: list[BaseException] = []
 
         def call() -> None:
@@ -374,9 +380,7 @@ def run(params):
 
         thread = threading.Thread(target=call)
         thread.start()
-        assert wait_for(lambda: any(
-            s["pools"].get("make_slug@1", {}).get("calls", 0) >= 2
-            for s in node_stats(ray_executor)))
+        assert wait_for(lambda: composed_calls() > before)  # composed: now it sleeps
         time.sleep(0.3)
         ray.kill(busy_actor_handle(ray_executor), no_restart=True)
         thread.join(60)
