@@ -42,6 +42,20 @@ demo: $(VENV)/.installed
 	@$(DT) ensure word_count --generator file --from examples/attack_dunder_escape.py \
 		|| echo "(exit code $$?: refused at the gate)"
 	@test ! -e $(DEMO_REGISTRY)/word_count && echo "(no $(DEMO_REGISTRY)/word_count: nothing written)"
+	@echo "== 5. a tool that reaches the world only through the host: page_title declares"
+	@echo "==    CAPABILITIES; it is verified from the exchanges its examples record (no"
+	@echo "==    network), then called for real under the demo's capability policy, which"
+	@echo "==    grants one page on 127.0.0.1:8765 and nothing else"
+	$(DT) ensure page_title
+	@$(PY) examples/demo_server.py 8765 & server=$$!; trap 'kill $$server 2>/dev/null' EXIT; \
+	  $(PY) examples/demo_server.py --wait 8765 || exit 1; \
+	  echo '$$ dyntools call page_title --params {"url": "http://127.0.0.1:8765/"} --capabilities examples/demo_capabilities.toml'; \
+	  $(DT) call page_title --capabilities examples/demo_capabilities.toml \
+	    --params '{"url": "http://127.0.0.1:8765/"}' || exit 1; \
+	  echo '$$ dyntools call page_title --params {"url": "https://example.com/"} ...  (declared, not granted)'; \
+	  $(DT) call page_title --capabilities examples/demo_capabilities.toml \
+	    --params '{"url": "https://example.com/"}' \
+	    || echo "(exit code $$?: refused by the operator's policy; no request was made)"
 	@echo "== the audit log: one JSON event per station, in $(DEMO_REGISTRY)/audit.log"
 	@grep -c '"pipeline.station"' $(DEMO_REGISTRY)/audit.log | sed 's/$$/ station events/'
 

@@ -75,7 +75,7 @@ def main() -> None:
             dt.call(TOOL, PARAMS)
             record = dt.registry.current(TOOL)
             assert record is not None
-            runtime = dt._get_runtime()  # the runtime the pipeline calls through
+            runtime = dt.runtime  # the runtime the pipeline calls through
             for _ in range(200):  # warm both pool workers and the caches
                 dt.call(TOOL, PARAMS)
             pipeline_call = timed(lambda: dt.call(TOOL, PARAMS), args.calls)

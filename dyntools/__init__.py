@@ -1,10 +1,21 @@
 """dyntools: let an LLM agent grow the tools it is missing, safely.
 
-    from dyntools import Catalog, Dyntools
+    from dyntools import Catalog, Dyntools, Registry, Runtime, WorkerPool
+    from dyntools.gate.policy import load_policy
 
     with Dyntools("generated_tools") as dt:
         dt.ensure("slugify_text")                       # generate, gate, verify, activate
         dt.call("slugify_text", {"text": "Hello World"})
+        dt.runtime.describe()                           # the warm pools behind the calls
+
+    with Runtime(Registry.open("generated_tools"), pool_size=4) as runtime:
+        runtime.call("slugify_text", {"text": "Hello World"})   # no generation, no ensure
+
+    with WorkerPool("tool.py", module_name="tool", policy=load_policy()) as pool:
+        pool.call({"text": "Hello World"})              # one file, no registry
+
+`Runtime` maps tool names to warm `WorkerPool`s of their current versions (hot-swapped when a
+version changes); `WorkerPool` runs one file's workers under `SandboxLimits`.
 
 Names are resolved on first use: `import dyntools` imports nothing else, which keeps the
 sandbox worker (it imports `dyntools.sandbox.worker`) and the CLI fast, and never loads the
@@ -41,7 +52,8 @@ if TYPE_CHECKING:
     from dyntools.log import configure_logging
     from dyntools.pipeline import Dyntools, EnsureResult, StationEvent
     from dyntools.registry import Registry
-    from dyntools.sandbox import SandboxLimits
+    from dyntools.runtime import Runtime
+    from dyntools.sandbox import SandboxLimits, WorkerPool
     from dyntools.toolmeta import Tool
     from dyntools.verify import VerificationReport
 
@@ -58,6 +70,7 @@ __all__ = [
     "PersistError",
     "Registry",
     "RegistryError",
+    "Runtime",
     "SandboxError",
     "SandboxLimits",
     "SandboxTimeout",
@@ -70,6 +83,7 @@ __all__ = [
     "VerificationFailed",
     "VerificationReport",
     "VersionUnusable",
+    "WorkerPool",
     "__version__",
     "build_generator",
     "check_source",
@@ -86,7 +100,9 @@ _HOMES = {
     "ToolSpec": "dyntools.generators",
     "build_generator": "dyntools.generators",
     "Registry": "dyntools.registry",
-    "SandboxLimits": "dyntools.sandbox",
+    "Runtime": "dyntools.runtime",
+    "SandboxLimits": "dyntools.sandbox.limits",
+    "WorkerPool": "dyntools.sandbox.pool",
     "Tool": "dyntools.toolmeta",
     "VerificationReport": "dyntools.verify",
     "check_source": "dyntools.gate",

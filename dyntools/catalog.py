@@ -208,6 +208,7 @@ class Catalog:
         if owned:
             raise UsageError(f"{spec.name!r} is a hand-written catalog tool; it is not generated",
                              tool=spec.name)
+        options.setdefault("tools", self)  # verification composes through this catalog
         return self.dyntools.ensure(spec, **options)
 
     def list_tools(self) -> list[Tool]:
@@ -250,13 +251,15 @@ class Catalog:
     # ------------------------------------------------------------------------------ calls
 
     def call(self, name: str, params: dict[str, Any], *,
-             timeout: float | None = None) -> dict[str, Any]:
-        """Call the tool visible under `name`; never generates (resolve first for that)."""
+             timeout: float | None = None, chain: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Call the tool visible under `name`; never generates (resolve first for that).
+        A generated tool that composes others (`host.call_tool`) finds them here too;
+        `chain` lists the tools already waiting on this call."""
         require_valid_name(name)
         with self._lock:
             entry = self._tools.get(name)
         if entry is None:
-            return self.dyntools.call(name, params, timeout=timeout)
+            return self.dyntools.call(name, params, timeout=timeout, tools=self, chain=chain)
         entry.check(params)
         try:
             result = entry.shape.invoke(entry.func, params)

@@ -3,8 +3,11 @@
 The CLI installs `install()` once. The first SIGINT or SIGTERM raises `Interrupted` (a
 KeyboardInterrupt, so asyncio and the SDKs unwind as they do for Ctrl-C) in the main thread;
 later ones are ignored while the process cleans up, so a second Ctrl-C cannot turn an orderly
-exit into a traceback. Inside `critical()` (the registry's commit of a version file and its
-manifest) the signal is held and raised when the section ends: a commit is all or nothing.
+exit into a traceback, and a clean-up that takes longer than CLEANUP_LIMIT_S ends the process
+with the same code all the same. A signal that arrives once the command has returned
+(`finishing`) lets the exit finish; a second one ends a stuck exit. Inside `critical()` (the
+registry's commit of a version file and its manifest) the signal is held and raised when the
+section ends: a commit is all or nothing.
 
 Without `install()` (a library caller), `critical()` changes nothing.
 """
@@ -12,6 +15,7 @@ Without `install()` (a library caller), `critical()` changes nothing.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -37,6 +41,8 @@ class _State:
     depth = 0
     held: int | None = None
     raised: int | None = None
+    finishing = False  # the command has returned: the process is only exiting now
+    late: int | None = None
 
 
 _state = _State()
@@ -44,13 +50,33 @@ _state = _State()
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     del frame
+    if _state.finishing:
+        # The command is done and its exit code chosen; raising now would interrupt the
+        # interpreter's own shutdown (atexit joins, the audit flush) with a traceback. The
+        # first late signal lets the exit finish; a second one ends a stuck exit at once.
+        if _state.late is not None:
+            os._exit(128 + signum)
+        _state.late = signum
+        return
     if _state.raised is not None:
         return  # already unwinding from the first signal
     if _state.depth > 0:
         _state.held = signum if _state.held is None else _state.held
         return
     _state.raised = signum
+    _exit_within(CLEANUP_LIMIT_S, signum)
     raise Interrupted(signum)
+
+
+# How long the clean-up after a signal may take (closing pools, flushing the audit log)
+# before the process ends anyway: an interrupt always ends the command in bounded time.
+CLEANUP_LIMIT_S = 15.0
+
+
+def _exit_within(seconds: float, signum: int) -> None:
+    timer = threading.Timer(seconds, os._exit, args=(128 + signum,))
+    timer.daemon = True
+    timer.start()
 
 
 def install() -> None:
@@ -60,6 +86,12 @@ def install() -> None:
     for signum in EXIT_CODES:
         signal.signal(signum, _handler)
     _state.installed = True
+
+
+def finishing() -> None:
+    """The command has returned (or is raising its exit): later signals no longer interrupt
+    anything but a stuck exit."""
+    _state.finishing = True
 
 
 def raised_signal() -> int | None:
@@ -87,4 +119,5 @@ def critical() -> Iterator[None]:
         if _state.depth == 0 and _state.held is not None and _state.raised is None:
             signum, _state.held = _state.held, None
             _state.raised = signum
+            _exit_within(CLEANUP_LIMIT_S, signum)
             raise Interrupted(signum)

@@ -17,6 +17,11 @@ an event goes is decided when it is logged:
 3. otherwise, if the host configured structlog, to structlog as the host configured it;
 4. otherwise to stderr at warning and above (a library caller's stdout stays clean).
 
+structlog itself is imported only when it has a say: when the host (or a test) has imported it
+(cases 1 and 3 cannot arise otherwise), for a console rendering, or to format an exception.
+A command that logs nothing, or only JSON lines, never pays for structlog (and what it pulls
+in: asyncio, rich).
+
 The audit file is JSON lines, written through a queue: an event costs the caller an append
 (no JSON, no system call; values are rendered later, so log values you do not change
 afterwards). A background thread renders, writes and flushes within `FLUSH_INTERVAL_S`; so do
@@ -41,9 +46,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 from typing import IO, Any
-
-import structlog
-from structlog.testing import LogCapture
 
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 AUDIT_LEVEL = LEVELS["info"]
@@ -144,7 +146,9 @@ class _Outputs:
     def emit(self, level: int, name: str, event_dict: dict[str, Any]) -> None:
         event_dict["level"] = name
         if "exc_info" in event_dict:  # the exception exists only now: format it now
-            event_dict = dict(structlog.processors.format_exc_info(None, name, event_dict))
+            from structlog.processors import format_exc_info
+
+            event_dict = dict(format_exc_info(None, name, event_dict))
         if level >= self.stderr_level:
             event_dict["timestamp"] = _timestamp(time.time())
             line = self.render(name, event_dict) + "\n"
@@ -161,7 +165,9 @@ class _Outputs:
         if self.json:
             return _ENCODER.encode(event_dict)
         if self._console is None:
-            self._console = structlog.dev.ConsoleRenderer(colors=False)
+            from structlog.dev import ConsoleRenderer
+
+            self._console = ConsoleRenderer(colors=False)
         return str(self._console(None, name, event_dict))
 
 
@@ -249,9 +255,18 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _capturing() -> bool:
+def _structlog() -> Any:
+    """structlog if this process has imported it (the host, a test), else None: without it
+    nothing can be captured, configured or bound in its context variables."""
+    return sys.modules.get("structlog")
+
+
+def _capturing(structlog: Any) -> bool:
+    testing = sys.modules.get("structlog.testing")
+    if testing is None:
+        return False  # capture_logs lives there: nothing is capturing
     processors = structlog.get_config()["processors"]
-    return bool(processors) and type(processors[-1]) is LogCapture
+    return bool(processors) and type(processors[-1]) is testing.LogCapture
 
 
 class _Logger:
@@ -280,7 +295,10 @@ class _Logger:
 
     def _log(self, method: str, event: Any, values: dict[str, Any]) -> None:
         outputs = _state.configured
-        if _capturing() or (outputs is None and structlog.is_configured()):
+        structlog = _structlog()
+        if structlog is not None and (
+            _capturing(structlog) or (outputs is None and structlog.is_configured())
+        ):
             bound = structlog.get_logger()
             if self._context:
                 bound = bound.bind(**self._context)
@@ -294,7 +312,8 @@ class _Logger:
             return
         if method == "exception":
             values.setdefault("exc_info", True)
-        contextvars = structlog.contextvars.get_contextvars()
+        bound_vars = sys.modules.get("structlog.contextvars")
+        contextvars = bound_vars.get_contextvars() if bound_vars is not None else None
         event_dict = ({**contextvars, **self._context, **values} if contextvars
                       else {**self._context, **values})
         event_dict["event"] = event

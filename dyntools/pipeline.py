@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dyntools.errors import (
     DyntoolsError,
@@ -67,12 +67,18 @@ from dyntools.errors import (
 from dyntools.executors import Executor, build_executor
 from dyntools.findings import GateReport
 from dyntools.gate import check_source
+from dyntools.gate.capabilities import Capabilities
 from dyntools.gate.policy import Policy
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS, GatedSource, generate_gated
+from dyntools.hostcalls import CapabilityHost, ToolCaller
 from dyntools.log import get_logger
 from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
-from dyntools.registry.config import check_policy, needs_approval, stricter
+from dyntools.registry.config import (
+    check_policy,
+    needs_approval,
+    stricter,
+)
 from dyntools.registry.manifest import PENDING
 from dyntools.registry.signing import Signer
 from dyntools.runtime import Runtime
@@ -88,10 +94,16 @@ from dyntools.toolmeta import (
 from dyntools.verify import (
     CONTRACT,
     Example,
+    HostFor,
     VerificationReport,
     collect_examples,
     run_examples,
 )
+
+if TYPE_CHECKING:
+    from dyntools.capabilities import CapabilityPolicy
+
+ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
 
 STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
 LOOKUP, EXECUTE = "lookup", "execute"
@@ -236,11 +248,16 @@ class Dyntools:
 
     `generator` is the default source of new code (the offline templates unless given);
     `limits` and `require_layers` apply to verification and to calls. The runtime (one warm
-    worker pool per tool version) is created on the first call unless one is passed in.
+    worker pool of `pool_size` workers per tool version, `dyntools.Runtime`) is created on
+    the first call unless one is passed in; `runtime` hands it out.
+    A registry given as a path is opened lazily (`Registry.open(path, lazy=True)`): each tool
+    is read, and the versions it may serve are checked, when it is first used.
     `executor` says where calls run: "local" (warm pools on this machine) or "ray" (the
     SandboxHost actors of the Ray cluster at `ray_address`); unset, DYNTOOLS_EXECUTOR and
     DYNTOOLS_RAY_ADDRESS decide. Generation, the gate, verification and the registry stay
-    in this process whatever the executor.
+    in this process whatever the executor. `capabilities` is the operator's capability
+    policy (a CapabilityPolicy or a TOML path; unset, DYNTOOLS_CAPABILITIES): what a tool that
+    declares CAPABILITIES may be granted. Nothing is granted without one.
     """
 
     def __init__(
@@ -259,6 +276,8 @@ class Dyntools:
         approval: str | None = None,
         signer: Signer | None = None,
         approver: str | None = None,
+        pool_size: int = 2,
+        capabilities: CapabilityPolicy | str | os.PathLike[str] | None = None,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
@@ -268,7 +287,7 @@ class Dyntools:
                 raise ValueError("policy differs from the registry's policy")
             self.registry = registry
         else:
-            self.registry = Registry.open(registry, policy)
+            self.registry = Registry.open(registry, policy, lazy=True)
         self.policy = self.registry.policy
         self.limits = limits
         from dyntools.sandbox.limits import LAYERS
@@ -285,14 +304,20 @@ class Dyntools:
         self.signer = signer
         self.approver = approver
         self._generator = generator
+        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
+            raise UsageError(f"pool_size must be a whole number of at least 1, got {pool_size!r}")
+        self.pool_size = pool_size
         self._runtime = runtime
         self._watch = watch
         self._lock = threading.Lock()
         self._name_locks: dict[str, threading.Lock] = {}
+        # The operator's capability policy: `capabilities`, else DYNTOOLS_CAPABILITIES, else
+        # none (nothing granted). A version's CAPABILITIES are granted only within it.
+        self.capabilities = CapabilityHost(_capability_policy(capabilities))
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
-            self._get_runtime()
+            _ = self.runtime
 
     # ------------------------------------------------------------------------------ ensure
 
@@ -321,6 +346,7 @@ class Dyntools:
         contract_change: bool = False,
         on_station: StationListener | None = None,
         require_approval: bool = False,
+        tools: ToolSource | None = None,
     ) -> EnsureResult:
         """Make sure `spec.name` has a current, verified version; generate one if not.
 
@@ -330,6 +356,8 @@ class Dyntools:
         When the approval policy (or `require_approval`) holds a verified version back, it is
         persisted as pending and the result's `pending` is true; a tool whose newest version
         is pending (and none is current) is returned as such without generating again.
+        `tools` is where a capability tool's `host.call_tool` finds the tools it composes
+        during verification (the Catalog passes itself; default: this registry).
         Raises a `DyntoolsError` leaf naming the station that failed.
         """
         if isinstance(spec, str):
@@ -374,10 +402,10 @@ class Dyntools:
             if waiting is not None and not new_version:
                 return EnsureResult(self._tool(waiting), waiting, False, tuple(recorder.events))
             if current is not None and not new_version:
-                return self._existing(current, caller_examples, recorder)
+                return self._existing(current, caller_examples, recorder, tools)
             problem = self.registry.writable_problem(spec.name)
             if (problem is None and self.registry.trusted_keys is not None
-                    and self.signer is None and not needs_approval(approval, "")):
+                    and self.signer is None and not needs_approval(approval)):
                 # It would be persisted approved but unsigned, and refused at once.
                 problem = ("trusted keys are configured, so a new version must be signed "
                            "(--sign-key / DYNTOOLS_SIGNING_KEY) or held for a reviewer "
@@ -386,16 +414,24 @@ class Dyntools:
                 # Before generating: a read-only registry must not cost a model call.
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
-                                contract_change, recorder, approval)
+                                contract_change, recorder, approval, tools)
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
-                  recorder: _Recorder) -> EnsureResult:
+                  recorder: _Recorder, tools: ToolSource | None = None) -> EnsureResult:
         """The tool is there: no generation; caller examples are checked against it."""
         report = None
         if caller_examples:
             with recorder.station("verify") as verdict:
-                report = run_examples(lambda p: self.call(record.name, p), caller_examples,
-                                      tool=record.name)
+                runtime = self.runtime
+
+                def call(params: dict[str, Any], host: Any = None) -> dict[str, Any]:
+                    self._params_check(record)(params)
+                    return runtime.call(record.name, params, host=host)
+
+                report = run_examples(call, caller_examples, tool=record.name,
+                                      host_for=self._replay_hosts(record.name, record.version,
+                                                                  self._declared_by(record),
+                                                                  tools))
                 verdict.detail = report.summary()
                 if not report.passed:
                     raise VerificationFailed(
@@ -415,6 +451,7 @@ class Dyntools:
         contract_change: bool,
         recorder: _Recorder,
         approval: str = "never",
+        tools: ToolSource | None = None,
     ) -> EnsureResult:
         recorder.version = None  # until the new version has its number in the registry
         gated = self._generate_and_gate(spec, generator, recorder)
@@ -445,8 +482,11 @@ class Dyntools:
         adopted = False
         try:
             with recorder.station("verify") as verdict:
-                report = run_examples(pool.call, examples, tool=spec.name,
-                                      check=params_check(meta.params, spec.name))
+                report = run_examples(
+                    _pool_call(pool), examples, tool=spec.name,
+                    check=params_check(meta.params, spec.name),
+                    host_for=self._replay_hosts(spec.name, candidate, meta.capabilities,
+                                                tools))
                 verdict.detail = report.summary()
                 if not report.passed:
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
@@ -463,7 +503,8 @@ class Dyntools:
                     tool=spec.name, version=record.version, verification=report.as_dict(),
                 )
             previous = self.registry.current(spec.name)
-            if needs_approval(approval, source):
+            if needs_approval(approval, meta.capabilities, self._declared_by(previous)
+                              if previous is not None else None):
                 record = self._persist(spec.name, source, gated.report, provenance, recorder,
                                        pending=f"awaiting approval (policy: {approval})")
                 recorder.done("activate", PENDING, 0.0,
@@ -493,7 +534,7 @@ class Dyntools:
             )
         # The verified worker already holds exactly these bytes: it takes the first calls,
         # so a new tool's first call is warm. Otherwise the runtime starts a pool of its own.
-        runtime = self._get_runtime()
+        runtime = self.runtime
         if pool is not None and runtime.adopt(current, pool):
             return current, True
         runtime.load(record.name)
@@ -571,8 +612,9 @@ class Dyntools:
             )
             recorder.version = record.version
             persisted.outcome = record.status
-            if report.metadata is not None:  # the gate's reading of exactly these bytes
-                self._remember_meta(record, report.metadata)
+            metadata = report.metadata  # the gate's reading of exactly these bytes
+            if metadata is not None:
+                self._remember_meta(record, metadata)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
         return record
 
@@ -634,6 +676,7 @@ class Dyntools:
         caller_examples: Sequence[Mapping[str, Any]] = (),
         *,
         contract_change: bool = False,
+        tools: ToolSource | None = None,
         metadata: ToolMetadata | None = None,
     ) -> VerificationReport:
         """Run what `ensure` runs before a version may become current: the file's EXAMPLES,
@@ -646,8 +689,10 @@ class Dyntools:
                                     contract)
         pool = self._open_pool(name, version, source)
         try:
-            return run_examples(pool.call, examples, tool=name,
-                                check=params_check(meta.params, name))
+            return run_examples(_pool_call(pool), examples, tool=name,
+                                check=params_check(meta.params, name),
+                                host_for=self._replay_hosts(name, version, meta.capabilities,
+                                                            tools))
         finally:
             pool.close(wait=True)
 
@@ -771,8 +816,14 @@ class Dyntools:
     # -------------------------------------------------------------------------------- calls
 
     def call(self, name: str, params: dict[str, Any], *,
-             timeout: float | None = None) -> dict[str, Any]:
-        """Run the current version of `name` in the sandbox (one audit event per call)."""
+             timeout: float | None = None, tools: ToolSource | None = None,
+             chain: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Run the current version of `name` in the sandbox (one audit event per call).
+
+        A version that declares CAPABILITIES gets a host for its requests: HTTP through the
+        broker under the operator's policy, `host.call_tool` through `tools` (the Catalog
+        passes itself; default: this registry); `chain` lists the tools already waiting on
+        this call (composition depth and cycles). No secret leaves in the result or error."""
         started = time.perf_counter()
         record = self.registry.current(name)
         version = record.version if record is not None else None
@@ -793,7 +844,21 @@ class Dyntools:
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
                                       "rejected, or none is current)", tool=name)
             self._params_check(record)(params)
-            result = self._get_runtime().call(name, params, timeout)
+            declared = self._declared_by(record)
+            if not declared:
+                result = self.runtime.call(name, params, timeout)
+            else:
+                host = self.capabilities.live(tool=name, version=record.version,
+                                              declared=declared,
+                                              tools=self._composer(tools), chain=chain)
+                try:
+                    result = host.redact(self.runtime.call(name, params, timeout,
+                                                                  host=host))
+                except DyntoolsError as exc:
+                    exc.message = host.redact(exc.message)
+                    exc.args = (exc.message,)
+                    exc.details = host.redact(exc.details)
+                    raise
         except DyntoolsError as exc:
             _log_execute(name, version, started, FAILED, exc.reason, exc.message)
             raise
@@ -850,12 +915,39 @@ class Dyntools:
             self._metadata[key] = meta
         return meta
 
-    def _get_runtime(self) -> Runtime:
+    def _declared_by(self, record: VersionRecord) -> Capabilities:
+        """What the version declares in CAPABILITIES (from its cached metadata)."""
+        return self._meta(record).capabilities
+
+    def _composer(self, tools: ToolSource | None) -> ToolCaller:
+        """How `host.call_tool` reaches a composed tool: through `tools` (a Catalog), else
+        this registry; the composed call inherits the remaining budget and the chain."""
+        source = tools if tools is not None else self
+
+        def compose(name: str, params: dict[str, Any], timeout: float,
+                    chain: tuple[str, ...]) -> dict[str, Any]:
+            return source.call(name, params, timeout=timeout, chain=chain)
+
+        return compose
+
+    def _replay_hosts(self, name: str, version: int, declared: Capabilities,
+                      tools: ToolSource | None) -> HostFor | None:
+        """Verification's hosts: each example's recorded exchanges, the real catalog."""
+        if not declared:
+            return None
+        return self.capabilities.replaying(tool=name, version=version, declared=declared,
+                                           tools=self._composer(tools))
+
+    @property
+    def runtime(self) -> Runtime:
+        """The warm runtime calls go through (created on first use): one worker pool per tool
+        version, swapped when the current version changes. Its `describe()` shows the
+        active versions and their calls in flight; `close()` here closes it."""
         with self._lock:
             if self._runtime is None:
                 self._runtime = Runtime(self.registry, limits=self.limits,
                                         require_layers=self.require_layers, watch=self._watch,
-                                        executor=self.executor)
+                                        executor=self.executor, pool_size=self.pool_size)
             return self._runtime
 
     # ---------------------------------------------------------------------------- lifecycle
@@ -865,6 +957,7 @@ class Dyntools:
             runtime, self._runtime = self._runtime, None
         if runtime is not None:
             runtime.close()
+        self.capabilities.close()
         if self._owns_executor:
             self.executor.close()
 
@@ -882,9 +975,10 @@ class Dyntools:
 
 def _metadata_of(report: GateReport) -> ToolMetadata:
     """An accepted report's metadata (the gate sets it on every accepted report)."""
-    if report.metadata is None:
+    metadata = report.metadata
+    if metadata is None:
         raise GateRejected(report, "the gate's report carries no metadata")
-    return report.metadata
+    return metadata
 
 
 def approve_command(name: str, version: int) -> str:
@@ -910,3 +1004,33 @@ def _log_execute(name: str, version: int | None, started: float, outcome: str,
         AUDIT_EVENT, tool=name, version=version, station=EXECUTE,
         duration_ms=round(_ms(started), 3), outcome=outcome, reason=reason, detail=detail,
     )
+
+
+class ToolSource(Protocol):
+    """Where `host.call_tool` finds tools: a Catalog, or a Dyntools (its registry)."""
+
+    def call(self, name: str, params: dict[str, Any], *, timeout: float | None = None,
+             chain: tuple[str, ...] = ()) -> dict[str, Any]: ...
+
+
+def _pool_call(pool: Any) -> Callable[..., dict[str, Any]]:
+    """A verification pool's call, with a capability tool's replaying host when given."""
+    def call(params: dict[str, Any], host: Any = None) -> dict[str, Any]:
+        result: dict[str, Any] = pool.call(params) if host is None else \
+            pool.call(params, host=host)
+        return result
+
+    return call
+
+
+def _capability_policy(value: CapabilityPolicy | str | os.PathLike[str] | None,
+                       ) -> CapabilityPolicy | None:
+    """The operator's policy from an object, a path, or DYNTOOLS_CAPABILITIES; None when
+    none is given (checked without importing the broker)."""
+    if value is None and not os.environ.get(ENV_CAPABILITIES):
+        return None
+    from dyntools.capabilities import CapabilityPolicy, resolve_capability_policy
+
+    if isinstance(value, CapabilityPolicy):
+        return value
+    return resolve_capability_policy(os.fspath(value) if value is not None else None)

@@ -24,14 +24,17 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import UnknownTool, VersionUnusable
 from dyntools.executors import Executor, Pool, PoolSettings, build_executor
 from dyntools.log import get_logger
 from dyntools.registry import Registry, VersionRecord
-from dyntools.registry.watch import RegistryWatcher
 from dyntools.sandbox import SandboxLimits
+
+if TYPE_CHECKING:
+    from dyntools.registry.watch import RegistryWatcher
+    from dyntools.sandbox.runner import HostHandler
 
 __all__ = ["Pool", "PoolFactory", "Runtime"]
 
@@ -100,12 +103,16 @@ class Runtime:
     # ------------------------------------------------------------------------------ calls
 
     def call(
-        self, name: str, params: dict[str, Any], timeout: float | None = None
+        self, name: str, params: dict[str, Any], timeout: float | None = None, *,
+        host: HostHandler | None = None,
     ) -> dict[str, Any]:
-        """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError."""
+        """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError.
+        `host` answers a capability tool's requests (dyntools.hostcalls.HostCalls)."""
         slot = self._checkout(name)
         try:
-            return slot.pool.call(params, timeout)
+            if host is None:
+                return slot.pool.call(params, timeout)
+            return slot.pool.call(params, timeout, host=host)
         finally:
             self._checkin(slot)
 

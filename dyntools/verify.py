@@ -22,7 +22,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from dyntools.errors import BadResult, InvalidParams, SandboxError, ToolRuntimeError, UsageError
 from dyntools.gate.capabilities import DeclarationError, Exchange, parse_exchanges
@@ -31,25 +31,35 @@ TOOL, CALLER, CONTRACT = "tool", "caller", "contract"
 PASSED, FAILED, ERROR, NOT_RUN = "passed", "failed", "error", "not_run"
 SHOWN_CHARS = 300
 
-ToolCall = Callable[[dict[str, Any]], dict[str, Any]]
+ToolCall = Callable[..., dict[str, Any]]  # (params) or, with a host, (params, host)
 ParamsCheck = Callable[[dict[str, Any]], None]
+
+
+class ReplayHost(Protocol):
+    """What verification needs of a call's host (dyntools.hostcalls.HostCalls)."""
+
+    def __call__(self, request: Any, deadline: float) -> dict[str, Any]: ...
+
+    def replay_problems(self) -> list[str]: ...
+
+
+HostFor = Callable[["Example"], "ReplayHost | None"]
 
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """One fixture: these params must produce exactly this result."""
+    """One fixture: these params must produce exactly this result. `http` holds the
+    exchanges a capability tool makes on the way, replayed in order at verification."""
 
     params: Mapping[str, Any]
     result: Mapping[str, Any]
     origin: str = TOOL
-    # Recorded HTTP exchanges the host replays instead of the network (a capability tool's
-    # example, dyntools.gate.capabilities.parse_exchanges).
     http: tuple[Exchange, ...] = ()
 
     @classmethod
     def parse(cls, value: Any, origin: str) -> Example:
-        """From `{"params": {...}, "result": {...}}` (and optionally `"http": [...]`);
-        raises UsageError naming the problem."""
+        """From `{"params": {...}, "result": {...}}` (and an optional `"http"` list of
+        recorded exchanges); raises UsageError naming the problem."""
         if (
             not isinstance(value, Mapping)
             or not {"params", "result"} <= set(value) <= {"params", "result", "http"}
@@ -220,13 +230,16 @@ def run_examples(
     tool: str,
     check: ParamsCheck | None = None,
     budget_s: float = VERIFY_BUDGET_S,
+    host_for: HostFor | None = None,
 ) -> VerificationReport:
     """Run every example through `call` (a sandboxed call) and compare results exactly.
 
     `check` validates an example's params first (against the tool's PARAMS), as a real
     call would: an example the tool's schema refuses is a failure, not a silent pass. Once
     `budget_s` seconds have gone, the next example fails with `verification_timeout` and the
-    rest are not run.
+    rest are not run. `host_for(example)` gives a capability tool's call the host that
+    replays the example's recorded exchanges (`call(params, host)`); a request that was not
+    recorded, or a recorded one never made, fails the example whatever the result.
     """
     outcomes: list[ExampleOutcome] = []
     stopped = False
@@ -241,22 +254,42 @@ def run_examples(
                 "message": f"the examples ran past the {budget_s:g} s verification budget"}))
             stopped = True
             continue
+        host = host_for(example) if host_for is not None else None
         try:
             if check is not None:
                 check(dict(example.params))
-            actual = call(dict(example.params))
+            actual = call(dict(example.params)) if host is None else \
+                call(dict(example.params), host)
         except InvalidParams as exc:
             outcomes.append(ExampleOutcome(index, example, ERROR, error=_error_of(exc)))
             continue
         except SandboxError as exc:
-            outcomes.append(ExampleOutcome(index, example, ERROR, error=_error_of(exc)))
+            # A request that was not recorded is why the call failed, whatever it raised.
+            error = _replay_error(host) or _error_of(exc)
+            outcomes.append(ExampleOutcome(index, example, ERROR, error=error))
             stopped = not isinstance(exc, ToolRuntimeError | BadResult)
+            continue
+        replayed = _replay_error(host)
+        if replayed is not None:
+            outcomes.append(ExampleOutcome(index, example, ERROR, actual=actual,
+                                           error=replayed))
             continue
         outcomes.append(
             ExampleOutcome(index, example, PASSED if _same(actual, example.result) else FAILED,
                            actual=actual)
         )
     return VerificationReport(tool, tuple(outcomes))
+
+
+def _replay_error(host: ReplayHost | None) -> dict[str, Any] | None:
+    """The example's failure when its call made requests it did not record (or left
+    recorded ones unmade); None when the replay went as recorded."""
+    problems = host.replay_problems() if host is not None else []
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return {"station": "verify", "reason": "unrecorded_request",
+            "message": "; ".join(problems[:3]) + more}
 
 
 def _same(actual: Any, expected: Mapping[str, Any]) -> bool:

@@ -21,6 +21,7 @@ EXPECTED = {
     "PersistError",
     "Registry",
     "RegistryError",
+    "Runtime",
     "SandboxError",
     "SandboxLimits",
     "SandboxTimeout",
@@ -33,6 +34,7 @@ EXPECTED = {
     "VerificationFailed",
     "VerificationReport",
     "VersionUnusable",
+    "WorkerPool",
     "__version__",
     "build_generator",
     "check_source",
@@ -75,3 +77,17 @@ def test_the_main_entry_points_do_not_import_model_sdks() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_warm_runtime_and_its_pools_are_public(tmp_path) -> None:
+    from dyntools.runtime import Runtime
+    from dyntools.sandbox.limits import SandboxLimits
+    from dyntools.sandbox.pool import WorkerPool
+
+    assert (dyntools.Runtime, dyntools.WorkerPool, dyntools.SandboxLimits) == (
+        Runtime, WorkerPool, SandboxLimits)
+    with dyntools.Dyntools(tmp_path / "reg", pool_size=3) as dt:
+        runtime = dt.runtime
+        assert isinstance(runtime, Runtime) and runtime is dt.runtime
+        assert runtime.settings.size == 3 and runtime.registry is dt.registry
+        assert runtime.describe() == {"active": {}, "retiring": []}

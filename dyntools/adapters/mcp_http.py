@@ -19,22 +19,19 @@ is told the real URL.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
-import secrets
 import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 import anyio
 
+from dyntools import listening
 from dyntools.adapters.mcp_server import McpToolServer
-from dyntools.errors import UsageError
+from dyntools.listening import is_loopback
 from dyntools.log import get_logger
 
 MCP_PATH = "/mcp"
-MIN_TOKEN_CHARS = 16
-MAX_TOKEN_CHARS = 4096
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -43,29 +40,15 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def new_token() -> str:
-    """A fresh bearer token (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(32)
-
-
 def check_token(token: str) -> str:
-    """The token as sent in a header: printable ASCII, no spaces, 16..4096 characters."""
-    token = token.strip()
-    if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS:
-        raise UsageError(f"the bearer token must be {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} "
-                         f"characters (got {len(token)})")
-    if not all("!" <= ch <= "~" for ch in token):
-        raise UsageError("the bearer token may hold only printable ASCII without spaces")
-    return token
+    """The bearer token as sent in a header."""
+    return listening.check_token(token, "bearer token")
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+def bind(host: str, port: int, *, allow_remote: bool) -> socket.socket:
+    """The listening socket; a non-loopback host is refused unless `allow_remote`."""
+    return listening.bind(host, port, allow_remote=allow_remote,
+                          what="The server runs tools and creates them", guard="bearer token")
 
 
 class BearerTokenGuard:
@@ -103,21 +86,6 @@ class BearerTokenGuard:
         # compare_digest runs in time independent of where the bytes differ.
         same = hmac.compare_digest(credentials.strip(), self._expected)
         return scheme.lower() == b"bearer" and same
-
-
-def bind(host: str, port: int, *, allow_remote: bool) -> socket.socket:
-    """The listening socket; a non-loopback host is refused unless `allow_remote`."""
-    if not allow_remote and not is_loopback(host):
-        raise UsageError(f"refusing to listen on {host!r}: not a loopback address. The server "
-                         "runs tools and creates them; pass --allow-remote to expose it beyond "
-                         "this machine (the bearer token is then all that guards it)")
-    if not 0 <= port <= 65535:
-        raise UsageError(f"port {port} is not 0..65535")
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    try:
-        return socket.create_server((host.strip("[]"), port), family=family)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _rebinding_guard(host: str) -> Any:

@@ -63,6 +63,7 @@ from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.catalog import Catalog
 from dyntools.errors import DyntoolsError, UnknownTool, UsageError, VerificationFailed
 from dyntools.generators.base import Generator, ToolSpec
+from dyntools.generators.factory import GENERATOR_NAMES, OFFERED_GENERATORS
 from dyntools.generators.file import FileGenerator
 from dyntools.log import get_logger
 from dyntools.pipeline import STATIONS, StationEvent, StationListener
@@ -81,9 +82,10 @@ MAX_FIND_LIMIT = 50
 MAX_DESCRIPTION_CHARS = 4000
 MAX_SCHEMA_CHARS = 65536
 CONTRACT_URI = "dyntools://tool-contract"
-DEFAULT_GENERATORS = ("offline", "anthropic", "openai")
-# "file" takes the tool's source from the caller; it is offered only when the operator asks.
-KNOWN_GENERATORS = ("offline", "anthropic", "openai", "file")
+# The generators' table (generators/factory.py): "file" takes the tool's source from the
+# caller, so it is offered only when the operator asks.
+DEFAULT_GENERATORS = OFFERED_GENERATORS
+KNOWN_GENERATORS = GENERATOR_NAMES
 COALESCE_SECONDS = 0.05
 MAX_LEGACY_SESSIONS = 256
 SERVER_NAME = "dyntools"
@@ -448,7 +450,8 @@ class McpToolServer:
                                                  f"{CONTRACT_URI}")
         from dyntools.generators.prompt import contract_document
 
-        text = contract_document(self.catalog.dyntools.policy)
+        dyntools = self.catalog.dyntools
+        text = contract_document(dyntools.policy, dyntools.capabilities.policy)
         return types.ReadResourceResult(contents=[types.TextResourceContents(
             uri=CONTRACT_URI, mime_type="text/markdown", text=text)])
 

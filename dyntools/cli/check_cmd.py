@@ -11,10 +11,12 @@ from typing import BinaryIO
 import click
 
 from dyntools import __version__
-from dyntools.cli import main
+from dyntools.cli.app import main
+from dyntools.errors import PolicyLoadError
 from dyntools.findings import GateReport, render_text, to_json, to_sarif
 from dyntools.gate import check_source, read_bounded
-from dyntools.gate.policy import Policy, PolicyError, load_policy
+from dyntools.gate.policy import Policy
+from dyntools.policyload import load_allowlist
 from dyntools.terminal import terminal_safe
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
@@ -43,9 +45,9 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
 
 def policy_option(path: str | None) -> Policy:
     try:
-        return load_policy(path)
-    except PolicyError as exc:
-        raise click.UsageError(terminal_safe(exc)) from exc
+        return load_allowlist(path)
+    except PolicyLoadError as exc:
+        raise click.UsageError(terminal_safe(exc.message)) from exc
 
 
 @main.command()

@@ -28,11 +28,13 @@ from typing import IO, Any, ClassVar
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import (
     EXECUTOR_HELP,
     RAY_ADDRESS_HELP,
     audit_log_option,
+    capabilities_click,
+    capability_policy_option,
     echo_error,
     echo_model_notice,
     json_option,
@@ -69,6 +71,7 @@ from dyntools.errors import (
     VerificationFailed,
     WorkerCrashed,
 )
+from dyntools.generators.factory import DEFAULT_GENERATOR, GENERATOR_NAMES, MODEL_GENERATORS
 from dyntools.terminal import terminal_safe
 
 EXIT_OK = 0
@@ -194,6 +197,7 @@ _common = [
     click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
     trusted_keys_click,
     audit_log_option,
+    capabilities_click,
 ]
 
 
@@ -213,12 +217,11 @@ def common_options(command: Any) -> Any:
                    "Repeatable.")
 @click.option("--params", "params_text", default=None,
               help="After ensuring, call the tool with these params (a JSON object).")
-@click.option("--generator", "generator_name", default="offline", show_default=True,
-              type=click.Choice(["offline", "anthropic", "openai", "file"]),
-              help="Where new code comes from.")
+@click.option("--generator", "generator_name", default=DEFAULT_GENERATOR, show_default=True,
+              type=click.Choice(GENERATOR_NAMES), help="Where new code comes from.")
 @click.option("--from", "source_file", default=None,
               help="--generator file: the tool file ('-' reads stdin).")
-@click.option("--model", default=None, help="Model id (anthropic, openai).")
+@click.option("--model", default=None, help=f"Model id ({', '.join(MODEL_GENERATORS)}).")
 @click.option("--base-url", default=None, help="API base URL (openai: Ollama, vLLM, ...).")
 @click.option("--api-key-env", default=None, help="Variable holding the API key.")
 @click.option("--temperature", type=float, default=None, help="Sampling temperature.")
@@ -251,7 +254,8 @@ def ensure(name: str, description: str, schema_text: str | None,
            registry_path: str | None, allowlist: str | None, timeout: float | None,
            require_layers: str | None, log_level: str, as_json: bool,
            executor: str | None, ray_address: str | None,
-           trusted_keys: str | None, audit_log: str | None) -> None:
+           trusted_keys: str | None, audit_log: str | None,
+           capabilities: str | None) -> None:
     """Make sure tool NAME exists: look it up, else generate, gate, verify and activate it.
 
     Before generating, a --description is searched for among the existing tools: one doing
@@ -271,13 +275,15 @@ def ensure(name: str, description: str, schema_text: str | None,
     policy = policy_option(allowlist)
     layers = require_layers_option(require_layers)
     limits = sandbox_limits(timeout)
+    granted = capability_policy_option(capabilities)
     stream = sys.stderr
     display = StationDisplay(stream, live=stream.isatty(), enabled=not as_json)
     try:
         signer = signer_option(sign_key)
         spec = ToolSpec(name, description, schema, tuple(examples))
         generator = build_generator(
-            generator_name, policy=policy, source_path=source_file, model=model,
+            generator_name, policy=policy, capabilities=granted, source_path=source_file,
+            model=model,
             base_url=base_url, api_key_env=api_key_env, temperature=temperature,
             max_tokens=max_tokens, effort=effort, retries=retries, timeout=model_timeout,
         )
@@ -286,7 +292,7 @@ def ensure(name: str, description: str, schema_text: str | None,
                                   must_exist=False)
         with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
                       max_attempts=max_attempts, signer=signer, executor=executor,
-                      ray_address=ray_address) as dt:
+                      ray_address=ray_address, capabilities=granted) as dt:
             similar = []
             if description.strip() and not new_version and dt.tool(name) is None:
                 similar = Catalog(dt, generate=False).similar(spec)
@@ -335,7 +341,8 @@ def _open_registry(registry_path: str | None, policy: Any, trusted_keys: str | N
     root = registry_root(registry_path, must_exist=must_exist)
     keys = trusted_keys_option(trusted_keys)
     setup_logging(log_level, root, audit=True, audit_log=audit_log)
-    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys)
+    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
+                         lazy=True)
 
 
 def _pending_exit(result: Any, as_json: bool, similar: list[Any]) -> None:
@@ -391,7 +398,7 @@ def _ms(started: float) -> float:
 def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
          timeout: float | None, require_layers: str | None, log_level: str,
          as_json: bool, executor: str | None, ray_address: str | None,
-         trusted_keys: str | None, audit_log: str | None) -> None:
+         trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
     """Call the current version of tool NAME with --params; print the result JSON."""
     from dyntools.cli.check_cmd import policy_option
     from dyntools.pipeline import Dyntools
@@ -401,12 +408,14 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
     policy = policy_option(allowlist)
     layers = require_layers_option(require_layers)
     limits = sandbox_limits(timeout)
+    granted = capability_policy_option(capabilities)
     try:
         require_valid_name(name)
         registry = _open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
                                   must_exist=True)
+        # One call: one worker (a second would only compete with it for the CPU).
         with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
-                      ray_address=ray_address) as dt:
+                      ray_address=ray_address, pool_size=1, capabilities=granted) as dt:
             result = dt.call(name, params)
             record = registry.current(name)
     except DyntoolsError as exc:

@@ -14,20 +14,32 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
-from dyntools.cli.options import audit_log_option, executor_options, trusted_keys_click
+from dyntools.cli.app import main
+from dyntools.cli.options import (
+    audit_log_option,
+    capabilities_click,
+    executor_options,
+    trusted_keys_click,
+)
+from dyntools.generators.factory import (
+    GENERATOR_NAMES,
+    MODEL_GENERATORS,
+    OFFERED_GENERATORS,
+)
 from dyntools.terminal import terminal_safe
 
+_OFF_BY_DEFAULT = [n for n in GENERATOR_NAMES if n not in OFFERED_GENERATORS]
 GENERATOR_OPTIONS_HELP = (
-    "Comma list of generators ensure_tool offers: offline, anthropic, openai, and file (lets "
-    "the client send the tool's source; off unless listed)."
+    f"Comma list of generators ensure_tool offers: {', '.join(GENERATOR_NAMES)} (file lets "
+    f"the client send the tool's source; {', '.join(_OFF_BY_DEFAULT)} off unless listed)."
 )
 
 
 @main.command("serve-mcp")
-@click.option("--generators", "generator_names", default="offline,anthropic,openai",
+@click.option("--generators", "generator_names", default=",".join(OFFERED_GENERATORS),
               show_default=True, help=GENERATOR_OPTIONS_HELP)
-@click.option("--model", default=None, help="Model id for ensure_tool (anthropic, openai).")
+@click.option("--model", default=None,
+              help=f"Model id for ensure_tool ({', '.join(MODEL_GENERATORS)}).")
 @click.option("--base-url", default=None, help="API base URL (openai: Ollama, vLLM, ...).")
 @click.option("--api-key-env", default=None, help="Variable holding the API key.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
@@ -65,13 +77,15 @@ GENERATOR_OPTIONS_HELP = (
 @executor_options
 @trusted_keys_click
 @audit_log_option
+@capabilities_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
               require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
               transport: str, host: str, port: int, token_file: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
-              trusted_keys: str | None, audit_log: str | None) -> None:
+              trusted_keys: str | None, audit_log: str | None,
+              capabilities: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
@@ -84,6 +98,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     from dyntools.catalog import Catalog
     from dyntools.cli.check_cmd import policy_option
     from dyntools.cli.options import (
+        capability_policy_option,
         echo_model_notice,
         registry_root,
         sandbox_limits,
@@ -104,15 +119,16 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     policy = policy_option(allowlist)
     layers = require_layers_option(require_layers)
     limits = sandbox_limits(timeout)
+    granted = capability_policy_option(capabilities)
     options = {"model": model, "base_url": base_url, "api_key_env": api_key_env}
 
     def factory(name: str) -> Generator:
-        given = options if name in ("anthropic", "openai") else {}
-        return build_generator(name, policy=policy, **given)
+        given = options if name in MODEL_GENERATORS else {}
+        return build_generator(name, policy=policy, capabilities=granted, **given)
 
     try:
         for name in names:
-            if name in ("anthropic", "openai"):
+            if name in MODEL_GENERATORS:
                 echo_model_notice(factory(name))
         token, sock = (_http_setup(token_file, host, port, allow_remote)
                        if transport == "http" else (None, None))
@@ -121,10 +137,11 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         root = registry_root(registry_path, must_exist=False)
         keys = trusted_keys_option(trusted_keys)
         setup_logging(log_level, root, audit=True, audit_log=audit_log)
-        registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys)
+        registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
+                                 lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
-                            ray_address=ray_address)
+                            ray_address=ray_address, capabilities=granted)
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
                    err=True)
@@ -158,7 +175,8 @@ def _serve_http(server: Any, token: str, host: str, sock: Any) -> None:
 def _http_setup(token_file: str | None, host: str, port: int,
                 allow_remote: bool) -> tuple[str, Any]:
     """The bearer token (read, or generated) and the bound socket, before anything serves."""
-    from dyntools.adapters.mcp_http import bind, check_token, new_token
+    from dyntools.adapters.mcp_http import bind, check_token
+    from dyntools.listening import new_token
 
     token = check_token(_read_token(token_file) if token_file else new_token())
     return token, bind(host, port, allow_remote=allow_remote)

@@ -168,3 +168,28 @@ sign_key_click = click.option(
     "--sign-key", "sign_key", type=click.Path(dir_okay=False), default=None,
     help="Sign the approved version record with this Ed25519 key (default: "
          "DYNTOOLS_SIGNING_KEY; dyntools keygen makes one).")
+
+
+CAPABILITIES_HELP = ("The operator's capability policy (TOML): which hosts, secrets and tools a "
+                     "tool that declares CAPABILITIES may be granted. Default: "
+                     "DYNTOOLS_CAPABILITIES; without one, nothing is granted.")
+capabilities_click = click.option(
+    "--capabilities", "capabilities", type=click.Path(dir_okay=False), default=None,
+    help=CAPABILITIES_HELP)
+
+
+def capability_policy_option(path: str | None) -> Any:
+    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else None (nothing granted); a
+    policy that cannot be read is a one-line usage error (exit 2)."""
+    import os
+
+    from dyntools.errors import CapabilityPolicyError
+
+    if path is None and not os.environ.get("DYNTOOLS_CAPABILITIES"):
+        return None
+    from dyntools.capabilities import resolve_capability_policy
+
+    try:
+        return resolve_capability_policy(path)
+    except CapabilityPolicyError as exc:
+        raise click.UsageError(terminal_safe(exc.message)) from None

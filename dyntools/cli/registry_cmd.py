@@ -22,9 +22,11 @@ from typing import Any, TypeVar
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import (
     audit_log_option,
+    capabilities_click,
+    capability_policy_option,
     registry_root,
     setup_logging,
     trusted_keys_click,
@@ -41,7 +43,7 @@ from dyntools.errors import (
     UsageError,
     VerificationFailed,
 )
-from dyntools.gate.policy import PolicyError, load_policy
+from dyntools.policyload import load_allowlist
 from dyntools.registry import APPROVED, Registry, VersionRecord
 from dyntools.registry.records import require_valid_name
 from dyntools.registry.review import build_review, render_review_text, to_review_sarif
@@ -86,10 +88,7 @@ def registry_options(command: F, *, writes: bool = False, must_exist: bool = Tru
         try:
             if "name" in kwargs:
                 require_valid_name(kwargs["name"])
-            try:
-                policy = load_policy(allowlist)
-            except PolicyError as exc:
-                raise UsageError(str(exc)) from exc
+            policy = load_allowlist(allowlist)  # PolicyLoadError: exit 2, like a UsageError
             root = registry_root(registry_path, must_exist=must_exist)
             keys = trusted_keys_option(trusted_keys)
             setup_logging("warning", root, audit=writes and root.exists(), audit_log=audit_log)
@@ -150,26 +149,35 @@ def _tool_status(registry: Registry, name: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the tools as JSON.")
 def list_tools(registry: Registry, as_json: bool) -> None:
     """List tools with their current version and status."""
-    rows: list[dict[str, Any]] = [
-        {
+    from dyntools.registry.review import declared_by
+
+    rows: list[dict[str, Any]] = []
+    for state in registry.tools():
+        record = state.current_record
+        declared = declared_by(record) if record is not None else None
+        rows.append({
             "name": state.name,
             "current": state.current,
             "versions": len(state.records),
             "status": _tool_status(registry, state.name),
-        }
-        for state in registry.tools()
-    ]
+            "capabilities": declared.as_dict() if declared is not None else None,
+        })
     if as_json:
         _echo_json({"registry": str(registry.root), "tools": rows})
         return
     if not rows:
         click.echo(f"no tools in {registry.root}")
         return
+    from dyntools.registry.review import capability_summary
+
     width = max(len("NAME"), *(len(r["name"]) for r in rows))
     click.echo(f"{'NAME':<{width}}  CURRENT  VERSIONS  STATUS")
     for r in rows:
         current = f"v{r['current']}" if r["current"] is not None else "-"
-        click.echo(f"{r['name']:<{width}}  {current:<7}  {r['versions']:<8}  {r['status']}")
+        reaches = (f"; reaches {terminal_safe(capability_summary(r['capabilities']))}"
+                   if r["capabilities"] else "")
+        click.echo(f"{r['name']:<{width}}  {current:<7}  {r['versions']:<8}  "
+                   f"{r['status']}{reaches}")
 
 
 @main.command("search")
@@ -218,6 +226,13 @@ def _pick(registry: Registry, name: str, version: int | None) -> VersionRecord:
     return record
 
 
+def _read_bytes(record: VersionRecord) -> bytes | None:
+    try:
+        return read_regular(record.path, limit=record.size)
+    except OSError:
+        return None
+
+
 def _source_text(record: VersionRecord) -> str | None:
     try:
         return read_regular(record.path).decode("utf-8", "replace")
@@ -231,21 +246,48 @@ def _source_text(record: VersionRecord) -> str | None:
 @click.option("--version", "version", type=click.IntRange(min=1), default=None,
               help="Version number (default: the current version).")
 @click.option("--json", "as_json", is_flag=True, help="Print the record and source as JSON.")
-def show(registry: Registry, name: str, version: int | None, as_json: bool) -> None:
-    """Show a version's source with its gate verdict and provenance."""
+@capabilities_click
+def show(registry: Registry, name: str, version: int | None, as_json: bool,
+         capabilities: str | None) -> None:
+    """Show a version's source with its gate verdict and provenance; with a capability policy
+    (--capabilities or DYNTOOLS_CAPABILITIES), also what it grants of the version's
+    CAPABILITIES."""
+    from dyntools.registry.review import capabilities_in, capability_summary
+
     record = _pick(registry, name, version)
     source = _source_text(record)
+    declared = capabilities_in(source.encode("utf-8")) if source is not None else None
+    state = registry.tool(name)
+    current = state.current
+    widens: dict[str, list[str]] = {}
+    if declared and current is not None and current != record.version:
+        widens = declared.widens(capabilities_in(_read_bytes(state.records[current])))
+    granted = capability_policy_option(capabilities)
+    grants = granted.grants(declared) if granted is not None and declared else None
     if as_json:
-        _echo_json({**record.as_dict(), "source": source})
+        _echo_json({**record.as_dict(), "source": source,
+                    "capabilities": declared.as_dict() if declared is not None else None,
+                    "widens_current": widens,
+                    **({"grants": grants.as_dict()} if grants is not None else {})})
         return
-    current = registry.tool(name).current
     click.echo(f"# {name} v{record.version}"
                f"{' (current)' if current == record.version else ''}: {record.status}")
+    if declared:
+        click.echo(f"# capabilities: {terminal_safe(declared.summary())}")
+    if widens:
+        click.echo(f"# WIDENS CAPABILITIES over the current v{current}: "
+                   f"{terminal_safe(capability_summary(widens))}")
+    if grants is not None:
+        for grant in grants:
+            verdict = "granted" if grant.granted else "REFUSED"
+            click.echo(f"# {grant.kind} {terminal_safe(grant.entry)}: {verdict} "
+                       f"({terminal_safe(grant.reason)})")
     if record.reason:
         click.echo(f"# {record.reason_code or record.status}: {terminal_safe(record.reason)}")
     click.echo(f"# sha256 {record.sha256}  created {record.created}")
-    prov = ", ".join(f"{k}={v}" for k, v in record.provenance.items() if v is not None)
-    click.echo(f"# provenance: {prov}")
+    prov = ", ".join(f"{k}={_shown_provenance(k, v)}" for k, v in record.provenance.items()
+                     if v is not None)
+    click.echo(f"# provenance: {terminal_safe(prov)}")
     for decision in record.decisions:
         why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
         signed = " (signed)" if decision.get("signed_by_key") else ""
@@ -266,6 +308,16 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool) -> N
     click.echo(_display_source(source) if source is not None else "# (the file cannot be read)")
 
 
+def _shown_provenance(key: str, value: Any) -> str:
+    """One provenance value for `show`: the verification as its counts (the examples it
+    passed, recorded exchanges included, are in --json)."""
+    if key == "verification" and isinstance(value, dict):
+        counts = value.get("counts")
+        if isinstance(counts, dict):
+            return " ".join(f"{n} {status}" for status, n in counts.items() if n) or "none"
+    return str(value)
+
+
 def _display_source(text: str) -> str:
     """Source (or a diff of sources) for a terminal: line ends as they are, everything else
     that could rewrite or hide text escaped (a file edited on disk is not gated)."""
@@ -279,8 +331,11 @@ def _display_source(text: str) -> str:
 @click.argument("b", type=click.IntRange(min=1))
 def diff(registry: Registry, name: str, a: int, b: int) -> None:
     """Unified diff between versions A and B of a tool."""
+    from dyntools.registry.review import capabilities_in, capability_summary
+
     old, new = registry.get(name, a), registry.get(name, b)
     texts = []
+    declared = []
     for record in (old, new):
         text = _source_text(record)
         if text is None:
@@ -289,6 +344,12 @@ def diff(registry: Registry, name: str, a: int, b: int) -> None:
             click.echo(f"# note: v{record.version} is {record.status}: "
                        f"{terminal_safe(record.reason)}", err=True)
         texts.append(text.splitlines(keepends=True))
+        declared.append(capabilities_in(text.encode("utf-8")))
+    widened = declared[1].widens(declared[0]) if declared[1] is not None else {}
+    if widened:
+        # Called out where a reviewer looks first; stdout stays a clean unified diff.
+        click.echo(f"# WIDENS CAPABILITIES: v{b} reaches what v{a} does not: "
+                   f"{terminal_safe(capability_summary(widened))}", err=True)
     click.echo(_display_source("".join(difflib.unified_diff(
         texts[0], texts[1], fromfile=f"{name}/v{a}.py", tofile=f"{name}/v{b}.py"))), nl=False)
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import json_option, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
 from dyntools.errors import DyntoolsError, UsageError
@@ -54,7 +54,7 @@ def _current_text(registry: Registry, name: str) -> str:
 @click.argument("path", required=False)
 @click.option("--approval", type=click.Choice(APPROVAL_POLICIES), default=None,
               help="Which verified versions wait for a reviewer: never (default), "
-                   "capabilities (versions that declare capabilities), always.")
+                   "capabilities (versions that widen the current version's CAPABILITIES), always.")
 def init(path: str | None, approval: str | None) -> None:
     """Create a registry folder (PATH, else DYNTOOLS_REGISTRY, else ./generated_tools) and
     its config.json; on an existing registry, set its approval policy."""

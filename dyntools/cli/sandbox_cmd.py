@@ -15,9 +15,15 @@ from typing import Any
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.check_cmd import policy_option, read_source
-from dyntools.cli.options import echo_error, executor_options, json_option
+from dyntools.cli.options import (
+    capabilities_click,
+    capability_policy_option,
+    echo_error,
+    executor_options,
+    json_option,
+)
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.findings import render_text
@@ -65,10 +71,19 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
               help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
+@capabilities_click
+@click.option("--registry", "registry_path", default=None,
+              help="Where host.call_tool finds the tools FILE composes (default: "
+                   "DYNTOOLS_REGISTRY, else ./generated_tools); opened only if it calls one.")
 def exec_command(file: str, params_text: str, timeout: float | None, memory: int | None,
                  require_layers: str | None, disable_layers: tuple[str, ...], as_json: bool,
-                 allowlist: str | None) -> None:
-    """Gate FILE, then run it once in the sandbox with --params; print the result JSON."""
+                 allowlist: str | None, capabilities: str | None,
+                 registry_path: str | None) -> None:
+    """Gate FILE, then run it once in the sandbox with --params; print the result JSON.
+
+    A FILE that declares CAPABILITIES reaches only what they declare and the operator's
+    --capabilities policy grants: its HTTP requests go through the host's broker, its
+    host.call_tool calls to the registry's tools."""
     from dyntools.sandbox.limits import LAYERS, SandboxLimits
     from dyntools.sandbox.pool import run_once_outcome
 
@@ -109,17 +124,21 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
         )
     except ValueError as exc:
         raise click.UsageError(terminal_safe(exc)) from exc
-    try:
-        # The gated bytes are what runs: the file is not read a second time.
-        outcome, layers = run_once_outcome(
-            file, params, policy=policy, limits=limits, require_layers=required,
-            source=data.decode("utf-8"), _skip_layers=disabled,
-        )
-    except (SandboxError, LoadError) as exc:
-        _fail(exc, as_json)
-        return
-    except DyntoolsError as exc:  # bad input, such as params over the size cap
-        raise click.UsageError(terminal_safe(exc.message)) from exc
+    granted = capability_policy_option(capabilities)
+    text = data.decode("utf-8")
+    with _ExecHost(text, granted, policy, registry_path) as host:
+        try:
+            # The gated bytes are what runs: the file is not read a second time.
+            outcome, layers = run_once_outcome(
+                file, params, policy=policy, limits=limits, require_layers=required,
+                source=text, host=host.calls, _skip_layers=disabled,
+            )
+        except (SandboxError, LoadError) as exc:
+            _fail(host.redact_error(exc), as_json)
+            return
+        except DyntoolsError as exc:  # bad input, such as params over the size cap
+            raise click.UsageError(terminal_safe(exc.message)) from exc
+        outcome = host.redact_outcome(outcome)
     if as_json:
         click.echo(json.dumps({"ok": True, "result": outcome.result, "output": outcome.output,
                                "layers": layers}, indent=2))
@@ -187,12 +206,12 @@ def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None
     """Each node's layer report, from its SandboxHost actor; exit 10 when a required layer
     is missing on any node."""
     from dyntools.executors import PoolSettings, build_executor
-    from dyntools.gate.policy import load_policy
+    from dyntools.policyload import load_allowlist
 
     try:
         executor = build_executor("ray", ray_address_=address)
         try:
-            report = executor.doctor(PoolSettings(policy=load_policy(),
+            report = executor.doctor(PoolSettings(policy=load_allowlist(),
                                                   require_layers=required))
         finally:
             executor.close()
@@ -223,3 +242,61 @@ def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None
                        f"{', '.join(lacking)}", err=True)
     if missing:
         sys.exit(EXIT_BY_REASON[LayerUnavailable.reason])
+
+
+class _ExecHost:
+    """The host of one `exec` run: None for a file that declares no CAPABILITIES; otherwise
+    its requests go through the broker under the operator's policy, and host.call_tool to
+    the registry's tools (opened on the first one)."""
+
+    def __init__(self, source: str, granted: Any, policy: Any,
+                 registry_path: str | None) -> None:
+        from dyntools.hostcalls import CapabilityHost, HostCalls
+        from dyntools.registry.config import declared_capabilities
+        from dyntools.toolmeta import read_metadata
+
+        self._capability_host = CapabilityHost(granted)
+        self._policy = policy
+        self._registry_path = registry_path
+        self._dyntools: Any = None
+        declared = declared_capabilities(source)
+        self.calls: HostCalls | None = None
+        if declared:
+            name = read_metadata(source).name or "tool"
+            self.calls = self._capability_host.live(tool=name, version=None,
+                                                    declared=declared, tools=self._compose)
+
+    def _compose(self, name: str, params: dict[str, Any], timeout: float,
+                 chain: tuple[str, ...]) -> dict[str, Any]:
+        if self._dyntools is None:
+            from dyntools.cli.options import registry_root
+            from dyntools.pipeline import Dyntools
+            from dyntools.registry import Registry
+
+            root = registry_root(self._registry_path, must_exist=True)
+            self._dyntools = Dyntools(Registry.open(root, self._policy),
+                                      capabilities=self._capability_host.policy)
+        result: dict[str, Any] = self._dyntools.call(name, params, timeout=timeout,
+                                                     chain=chain)
+        return result
+
+    def redact_outcome(self, outcome: Any) -> Any:
+        if self.calls is None:
+            return outcome
+        from dyntools.sandbox.runner import CallOutcome
+
+        return CallOutcome(self.calls.redact(outcome.result), self.calls.redact(outcome.output))
+
+    def redact_error(self, error: DyntoolsError) -> DyntoolsError:
+        if self.calls is not None:
+            error.message = self.calls.redact(error.message)
+            error.details = self.calls.redact(error.details)
+        return error
+
+    def __enter__(self) -> _ExecHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._dyntools is not None:
+            self._dyntools.close()
+        self._capability_host.close()

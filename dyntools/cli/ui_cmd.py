@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from dyntools.cli import main
+from dyntools.cli.app import main
 from dyntools.cli.options import AUDIT_LOG_ENV, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import writer_options
 from dyntools.errors import UsageError
@@ -54,9 +54,11 @@ def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file:
     Every page needs the session token printed at start; every write also needs the page's
     CSRF token and comes only from the page itself (Origin and Host are checked).
     """
-    from dyntools.ui.app import UiState, create_app
-    from dyntools.ui.security import Session, allowed_hosts, bind, check_token, new_token, url_for
+    from dyntools.listening import new_token
+    from dyntools.ui.app import create_app
+    from dyntools.ui.security import Session, allowed_hosts, bind, check_token, url_for
     from dyntools.ui.server import serve
+    from dyntools.ui.state import UiState
 
     token = check_token(_read_token(token_file) if token_file else new_token())
     signer = signer_option(sign_key)

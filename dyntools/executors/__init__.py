@@ -25,6 +25,7 @@ from dyntools.sandbox.limits import SandboxLimits
 
 if TYPE_CHECKING:
     from dyntools.registry import VersionRecord
+    from dyntools.sandbox.runner import HostHandler
 
 EXECUTORS = ("local", "ray")
 ENV_EXECUTOR = "DYNTOOLS_EXECUTOR"
@@ -34,7 +35,10 @@ ENV_RAY_ADDRESS = "DYNTOOLS_RAY_ADDRESS"
 class Pool(Protocol):
     """One tool version's workers, wherever they run."""
 
-    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]: ...
+    def call(self, params: dict[str, Any], timeout: float | None = None, *,
+             host: HostHandler | None = None) -> dict[str, Any]:
+        """`host` answers the call's capability requests (dyntools.hostcalls.HostCalls)."""
+        ...
 
     def close(self, wait: bool = True) -> None: ...
 

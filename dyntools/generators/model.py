@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from dyntools.errors import GenerationError
-from dyntools.gate.policy import Policy, load_policy
+from dyntools.gate.policy import Policy
 from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
 from dyntools.generators.extract import extract_code
 from dyntools.generators.models import model_notice
 from dyntools.generators.prompt import Prompt, build_prompt
 from dyntools.generators.sdk_errors import map_sdk_error
 from dyntools.log import get_logger
+from dyntools.policyload import load_allowlist
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,9 +45,13 @@ class ModelGenerator:
         *,
         policy: Policy | None = None,
         environ: Mapping[str, str] | None = None,
+        capabilities: Any = None,
     ) -> None:
         self.config = config or self.config_type()
-        self.policy = policy or load_policy()
+        self.policy = policy or load_allowlist()
+        # The operator's capability policy (dyntools.capabilities.CapabilityPolicy): what
+        # the prompt may offer a tool through `host`; None offers nothing.
+        self.capabilities = capabilities
         self._environ = environ if environ is not None else os.environ
         self._client: Any = None
         self._noticed = False
@@ -63,7 +68,7 @@ class ModelGenerator:
 
     def generate(self, spec: ToolSpec) -> GeneratedSource:
         key = self._api_key()
-        prompt = build_prompt(spec, self.policy)
+        prompt = build_prompt(spec, self.policy, self.capabilities)
         log = get_logger("generate", generator=self.id, model=self.model, tool=spec.name)
         notice = self.notice
         if notice is not None and not self._noticed:

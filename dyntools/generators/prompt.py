@@ -14,10 +14,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dyntools.gate.policy import Policy
 from dyntools.generators.base import ToolSpec, prompt_digest
+
+if TYPE_CHECKING:
+    from dyntools.capabilities import CapabilityPolicy
 
 Role = Literal["user", "assistant"]
 
@@ -110,15 +113,16 @@ class Prompt:
         ]
 
 
-def build_prompt(spec: ToolSpec, policy: Policy) -> Prompt:
+def build_prompt(spec: ToolSpec, policy: Policy,
+                 capabilities: CapabilityPolicy | None = None) -> Prompt:
     messages = [Message("user", task_text(spec))]
     if spec.feedback is not None:
         messages.append(Message("assistant", f"```python\n{spec.feedback.source}```"))
         messages.append(Message("user", feedback_text(spec)))
-    return Prompt(system=system_text(policy), messages=tuple(messages))
+    return Prompt(system=system_text(policy, capabilities), messages=tuple(messages))
 
 
-def system_text(policy: Policy) -> str:
+def system_text(policy: Policy, capabilities: CapabilityPolicy | None = None) -> str:
     return "\n\n".join(
         [
             "You write small, self-contained Python tools for dyntools. Every file you write is "
@@ -129,6 +133,7 @@ def system_text(policy: Policy) -> str:
             "# Allowed modules and members (nothing else may be imported or reached)\n"
             + modules_text(policy),
             "# Allowed builtins (nothing else may be called or named)\n" + builtins_text(policy),
+            "# Reaching the world through the host\n" + host_text(policy, capabilities),
             "# Frequently refused, with the reason\n" + refusals_text(policy),
             f"# Size\nAt most {policy.limits.max_bytes} bytes; keep tools short and readable.",
             "# Answer format\n" + ANSWER_FORMAT,
@@ -136,7 +141,7 @@ def system_text(policy: Policy) -> str:
     )
 
 
-def contract_document(policy: Policy) -> str:
+def contract_document(policy: Policy, capabilities: CapabilityPolicy | None = None) -> str:
     """The tool-file contract for whoever writes a tool file by hand (a person, an MCP client
     using the file generator): the same rules, example and lists a model is given."""
     return "\n\n".join(
@@ -150,10 +155,61 @@ def contract_document(policy: Policy) -> str:
             + modules_text(policy),
             "## Allowed builtins (nothing else may be called or named)\n"
             + builtins_text(policy),
+            "## Reaching the world through the host\n" + host_text(policy, capabilities),
             "## Frequently refused, with the reason\n" + refusals_text(policy),
             f"## Size\nAt most {policy.limits.max_bytes} bytes.",
         ]
     )
+
+
+HOST_MODULE = "host"
+
+HOST_API = """\
+A tool that needs the network or another tool declares it in one more UPPERCASE literal,
+CAPABILITIES, and reaches it only through the allowed module `host` (the tool itself has no
+network; the host performs each request and enforces the declaration and the operator's
+policy; anything undeclared or not granted ends the call):
+  CAPABILITIES = {"http": ["api.example.com"], "secrets": ["API_TOKEN"], "tools": ["slugify_text"]}
+- "http": the exact hosts the tool requests (a name or a.b.c.d, with ":PORT" for a port other
+  than 80/443; no scheme, path or wildcard);
+- "secrets": secrets the host adds to requests to their own hosts (the tool never sees them:
+  it just makes the request);
+- "tools": other tools the tool calls.
+Functions of `host`:
+- host.http_get(url, params=None, headers=None) and host.http_post_json(url, body,
+  headers=None) return {"status": int, "headers": {lowercase name: str}, "text": str}; a
+  timeout, DNS failure or 4xx/5xx answer raises host.HttpError (catchable; `.kind` is "status",
+  "timeout", "dns", "connection", ...; `.status`, `.text`);
+- host.call_tool(name, params) returns that tool's result dict; a failure raises
+  host.ToolError (catchable; `.reason`).
+The tool is verified without the network: each example that makes requests carries them, in
+order, as recorded exchanges, and any request that is not recorded fails the example:
+  {"params": {...}, "result": {...}, "http": [{"request": {"method": "GET", "url":
+   "https://api.example.com/items?q=1"}, "response": {"status": 200, "headers":
+   {"content-type": "application/json"}, "text": "..."}}]}
+(the url is the full URL after `params` are added; a POST's request also holds its "json"
+body)."""
+
+
+def host_text(policy: Policy, capabilities: CapabilityPolicy | None) -> str:
+    """What the `host` module offers and what this operator's policy can grant; a tool may
+    not use it at all when nothing can be granted (or `host` is not allowed)."""
+    grantable = capabilities.describe() if capabilities is not None else {}
+    hosts = list(grantable.get("http", {}).get("allow", []))
+    secrets = [f"{secret['name']} (sent to {', '.join(secret['hosts'])})"
+               for secret in grantable.get("secrets", [])]
+    tools = list(grantable.get("tools", []))
+    if policy.module(HOST_MODULE) is None or not (hosts or tools):
+        return ("Nothing can be granted here: the tool may not import `host` or declare "
+                "CAPABILITIES; it computes from its params alone.")
+    lines = [HOST_API, "", "What the operator's policy can grant (declare only what the tool "
+             "needs, from these):"]
+    lines.append(f"- http hosts: {', '.join(hosts) if hosts else '(none)'}"
+                 + (" (a `*.` entry stands for its subdomains: declare the exact host)"
+                    if any(h.startswith("*.") for h in hosts) else ""))
+    lines.append(f"- secrets: {', '.join(secrets) if secrets else '(none)'}")
+    lines.append(f"- tools: {', '.join(tools) if tools else '(none)'}")
+    return "\n".join(lines)
 
 
 def allowlist_summary(policy: Policy) -> str:
@@ -174,10 +230,11 @@ def example_tool(policy: Policy) -> str:
 
 
 def modules_text(policy: Policy) -> str:
-    if not policy.modules:
+    names = sorted(name for name in policy.modules if name != HOST_MODULE)
+    if not names:
         return "(none: the tool may not import anything)"
     lines = []
-    for name in sorted(policy.modules):
+    for name in names:
         members = sorted(policy.modules[name].members)
         lines.append(f"- {name}: {', '.join(members) if members else '(no members)'}")
     return "\n".join(lines)

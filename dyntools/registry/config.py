@@ -4,7 +4,8 @@
 
 approval   which verified versions wait for a person before they are served:
            never         none (a version that passes gate and verification becomes current);
-           capabilities  versions that declare capabilities (see `declared_capabilities`);
+           capabilities  versions whose CAPABILITIES reach something the current version's
+                         do not (a first version that declares any; `declared_capabilities`);
            always        every version.
 
 A caller can make the policy stricter for one `ensure` (`--require-approval`), never looser.
@@ -111,9 +112,13 @@ def declared_capabilities(source: bytes | str) -> Capabilities:
     return NONE
 
 
-def needs_approval(approval: str, source: bytes | str) -> bool:
+def needs_approval(approval: str, declared: Capabilities | None = None,
+                   previous: Capabilities | None = None) -> bool:
+    """Must this verified version wait for a person? `always`: yes; `capabilities`: when what
+    it `declared` reaches something that `previous`, the current version's declaration, does
+    not (a first version that declares any); `never`: no."""
     if approval == ALWAYS:
         return True
     if approval == CAPABILITIES:
-        return bool(declared_capabilities(source))
+        return declared is not None and bool(declared.widens(previous))
     return False

@@ -5,12 +5,20 @@
       <name>/manifest.json       versions, provenance, verdicts, the current pointer
       <name>/v1.py, v2.py, ...   immutable version files (0444)
 
-`Registry.open` reads every manifest and, synchronously, hash-checks and re-gates every
-recorded version before it returns, so nothing edited on disk can answer a call. A version
-that fails is quarantined (in memory, with a reason and a log line); a pointer that names a
-quarantined version falls back to the newest good version below it, or to none. Quarantine is
-recomputed on every open and refresh rather than written back, so a read-only `review` never
-modifies the registry; `quarantine()` records a reviewer's quarantine in the manifest.
+No version is handed out before its file has been hash-checked and re-gated in this process
+(the open rule, checks.py): a version that fails is quarantined (in memory, with a reason
+and a log line) and a pointer that names it falls back to the newest good version below it,
+or to none. Quarantine is recomputed on every open and refresh rather than written back, so
+a read-only `review` never modifies the registry; `quarantine()` records a reviewer's
+quarantine in the manifest.
+
+`Registry.open` checks every persisted version before it returns (what `review`, `list` and
+a library caller who wants the whole picture need). `Registry.open(..., lazy=True)` (what
+`call`, `ensure` and the servers use) reads a tool's folder when the tool is first asked
+for, and checks only the versions its pointer needs, when they are needed: opening costs the
+same for one version or a thousand, and what is served is checked exactly as strictly.
+Building a tool's state from disk is state.py's job; this module answers readers and runs
+the writers.
 
 Writers (add, activate, rollback, approve, quarantine) take the writer lock, re-read the
 manifest from disk, write the version file durably, and only then move the pointer by
@@ -27,9 +35,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-
-import filelock
+from typing import TYPE_CHECKING, Any
 
 from dyntools import interrupts
 from dyntools.errors import (
@@ -43,10 +49,10 @@ from dyntools.errors import (
 )
 from dyntools.findings import GateReport, sha256_hex
 from dyntools.gate import check_source
-from dyntools.gate.policy import Policy, load_policy
+from dyntools.gate.policy import Policy
 from dyntools.log import get_logger
+from dyntools.policyload import load_allowlist
 from dyntools.registry import checks, signing
-from dyntools.registry.checks import VersionCheck
 from dyntools.registry.config import RegistryConfig, read_config
 from dyntools.registry.manifest import (
     APPROVED,
@@ -60,26 +66,22 @@ from dyntools.registry.manifest import (
     ManifestError,
     VersionEntry,
     dump_manifest,
-    parse_manifest,
-    parse_version_file_name,
     utc_now,
     version_file_name,
     version_in_range,
 )
 from dyntools.registry.records import (
-    StatKey,
     ToolState,
     Unrecorded,
     VersionRecord,
-    effective_current,
     require_valid_name,
     resolve_registry_path,
-    stat_key,
 )
+from dyntools.registry.state import Notice, StateBuilder, log_transitions, open_problems
 from dyntools.registry.store import (
     MANIFEST_MODE,
-    TEMP_PREFIX,
     WriterLock,
+    WriterLockTimeout,
     fsync_dir,
     is_real_dir,
     link_new,
@@ -90,8 +92,9 @@ from dyntools.registry.store import (
     write_replace,
     write_temp,
 )
-from dyntools.registry.watch import RegistryWatcher
-from dyntools.toolname import tool_name_problem
+
+if TYPE_CHECKING:
+    from dyntools.registry.watch import RegistryWatcher
 
 
 class Registry:
@@ -99,27 +102,24 @@ class Registry:
 
     def __init__(self, root: Path, policy: Policy, *,
                  trusted_keys: frozenset[str] | None = None,
-                 config: RegistryConfig | None = None) -> None:
+                 config: RegistryConfig | None = None, lazy: bool = False) -> None:
         self.root = root
         self.policy = policy
         # With trusted keys, an approved version is served only with a valid signature from
         # one of them (quarantine reasons `unsigned`, `bad_signature`).
         self.trusted_keys = trusted_keys
         self.config = config if config is not None else RegistryConfig()
+        self.lazy = lazy
         self._opened = False
         self._lock = WriterLock(root)
         self._state_lock = threading.RLock()
+        self._builder = StateBuilder(root, policy, trusted_keys)
+        # Every tool folder seen at the root; those read so far have a state. An eager
+        # registry reads them all on open (and checks every version); a lazy one on use.
+        self._names: set[str] = set()
         self._tools: dict[str, ToolState] = {}
         self._stray: tuple[Unrecorded, ...] = ()
-        # (name, version) -> (stat key, sha256, check): lets a refresh skip files that have
-        # not changed since they were last checked in full. `open` never uses it.
-        self._check_cache: dict[tuple[str, int], tuple[StatKey, str, VersionCheck]] = {}
         self._listeners: list[Callable[[str], None]] = []
-        # Manifest bytes -> parsed manifest, and the bytes each tool's in-memory state was
-        # built from: a writer that finds the manifest unchanged since then updates the
-        # state incrementally instead of rebuilding every record.
-        self._manifest_cache: dict[str, tuple[bytes, Manifest]] = {}
-        self._state_source: dict[str, bytes | None] = {}
 
     # ----------------------------------------------------------------- opening and reading
 
@@ -131,8 +131,10 @@ class Registry:
         *,
         create: bool = True,
         trusted_keys: frozenset[str] | None = None,
+        lazy: bool = False,
     ) -> Registry:
-        """Open (creating if asked) the registry at `path` and check every persisted version.
+        """Open (creating if asked) the registry at `path` and check every persisted version
+        (with `lazy`, each version when it is first needed instead: see the module docstring).
 
         `trusted_keys` (base64 Ed25519 public keys, see signing.py): every approved version
         must carry a valid signature by one of them. Without it, `DYNTOOLS_TRUSTED_KEYS`
@@ -150,14 +152,15 @@ class Registry:
             except OSError as exc:
                 raise PersistError(f"cannot create registry {root}: {exc.strerror or exc}",
                                    path=str(root)) from exc
-        policy = policy if policy is not None else load_policy()
+        policy = policy if policy is not None else load_allowlist()
         if not create and not os.path.lexists(root):
             # Nothing persisted yet: an empty registry; writes will fail.
-            return cls(root, policy, trusted_keys=trusted_keys)
+            return cls(root, policy, trusted_keys=trusted_keys, lazy=lazy)
         if not os.access(root, os.R_OK | os.X_OK):
             raise UsageError(f"registry {root} cannot be read (permission denied)",
                              path=str(root))
-        registry = cls(root, policy, trusted_keys=trusted_keys, config=read_config(root))
+        registry = cls(root, policy, trusted_keys=trusted_keys, config=read_config(root),
+                       lazy=lazy)
         try:
             registry._load_all(use_cache=False)
         except OSError as exc:
@@ -186,261 +189,99 @@ class Registry:
                 return f"the registry {self.root} is read-only ({target} is not writable)"
         return None
 
+    def _build(self, name: str, *, use_cache: bool, notice: Notice | None = None,
+               manifest: Manifest | None = None) -> ToolState:
+        """Tool `name`'s state from disk; an eager registry checks every version of it."""
+        state = self._builder.build(name, use_cache=use_cache,
+                                    notice=notice if notice is not None else self._notice(name),
+                                    manifest=manifest, before=self._tools.get(name))
+        if not self.lazy:
+            for _ in state.records.values():
+                pass
+        return state
+
     def _load_all(self, *, use_cache: bool) -> None:
-        tools: dict[str, ToolState] = {}
-        stray: list[Unrecorded] = []
-        for entry in sorted(os.scandir(self.root), key=lambda e: e.name):
-            if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
-                if entry.is_symlink():
-                    stray.append(Unrecorded(entry.name, Path(entry.path), None,
-                                            "a symlink in the registry is never followed"))
-                continue
-            if tool_name_problem(entry.name) is not None:
-                stray.append(Unrecorded(entry.name, Path(entry.path), None,
-                                        "folder name is not a valid tool name"))
-                continue
-            tools[entry.name] = self._build_state(entry.name, use_cache=use_cache)
+        """Scan the root; build every tool's state (eager) or those already built (lazy)."""
+        names, stray = self._builder.scan()
+        opening = not self._opened
+        notice = Notice.OPENING if opening else Notice.CHANGE
+        wanted = names if not self.lazy else [n for n in names if n in self._tools]
+        tools = {name: self._build(name, use_cache=use_cache, notice=notice) for name in wanted}
         with self._state_lock:
             previous = self._tools
+            self._names = set(names)
             self._tools = tools
             self._stray = tuple(stray)
-        opening = not self._opened
         self._opened = True
         for name, state in tools.items():
             # Opening: each problem at info (the audit trail), and one warning line for all
             # of them, not one per tool per command (every command opens the registry;
             # review and show report the details).
-            self._log_transitions(previous.get(name), state, quiet=opening)
-        if opening:
-            self._log_open_summary()
-
-    def _log_open_summary(self) -> None:
-        problems: list[str] = []
-        for state in self._tools.values():
-            if state.error:
-                problems.append(f"{state.name}: manifest invalid")
-            for version, record in sorted(state.records.items()):
-                if record.status == QUARANTINED:
-                    problems.append(f"{state.name} v{version}: {record.reason_code}")
-            problems += [f"{state.name}: unrecorded {u.path.name}" for u in state.unrecorded]
-        problems += [f"unrecorded {u.path.name}" for u in self._stray]
-        if problems:
-            get_logger("registry").warning(
-                "registry.problems", registry=str(self.root), count=len(problems),
-                problems=problems[:5], hint="dyntools review shows every detail",
-            )
-
-    def _read_manifest(self, name: str) -> tuple[Manifest | None, bytes | None]:
-        """The manifest on disk and its bytes; (None, None) if the tool has none. Raises
-        ManifestError. Parsing is skipped when the bytes equal the last ones parsed."""
-        path = self.root / name / MANIFEST_NAME
-        try:
-            data = read_regular(path)
-        except FileNotFoundError:
-            return None, None
-        except OSError as exc:
-            raise ManifestError(f"{MANIFEST_NAME} cannot be read: {exc.strerror or exc}") from exc
-        cached = self._manifest_cache.get(name)
-        if cached is not None and cached[0] == data:
-            return cached[1], data
-        manifest = parse_manifest(data, name)
-        self._manifest_cache[name] = (data, manifest)
-        return manifest, data
-
-    def _max_version_on_disk(self, name: str) -> int:
-        """The highest vN.py in the folder, recorded or not (a killed writer's orphan)."""
-        highest = 0
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            for entry in os.scandir(self.root / name):
-                version = parse_version_file_name(entry.name)
-                if version is not None and version > highest:
-                    highest = version
-        return highest
-
-    def _version_files(self, name: str) -> dict[int, Path]:
-        files: dict[int, Path] = {}
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            for entry in os.scandir(self.root / name):
-                version = parse_version_file_name(entry.name)
-                if version is not None:
-                    files[version] = Path(entry.path)
-        return files
-
-    def _other_files(self, name: str) -> list[Path]:
-        others: list[Path] = []
-        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
-            for entry in os.scandir(self.root / name):
-                if entry.name == MANIFEST_NAME or entry.name.startswith(TEMP_PREFIX):
-                    continue
-                if parse_version_file_name(entry.name) is None:
-                    others.append(Path(entry.path))
-        return others
-
-    def _check(self, name: str, entry: VersionEntry, *, use_cache: bool) -> VersionCheck:
-        if entry.status == RETIRED:
-            return VersionCheck.passed()  # never served: its bytes are not re-gated
-        path = self.root / name / version_file_name(entry.version)
-        key = (name, entry.version)
-        key_now = stat_key(path)
-        if use_cache and key_now is not None:
-            cached = self._check_cache.get(key)
-            if cached is not None and cached[0] == key_now and cached[1] == entry.sha256:
-                return cached[2]
-        result = checks.check_version(path, entry, self.policy)
-        if key_now is not None and stat_key(path) == key_now:
-            self._check_cache[key] = (key_now, entry.sha256, result)
-        else:
-            self._check_cache.pop(key, None)
-        return result
-
-    def _record(self, name: str, entry: VersionEntry, result: VersionCheck) -> VersionRecord:
-        status, reason, reason_code = entry.status, entry.reason, None
-        if entry.status == QUARANTINED:
-            reason_code = checks.RECORDED
-        if entry.status == RETIRED:
-            # A reviewer retired it: never served, and no longer a problem whatever its file
-            # now holds (that is what retiring a tampered version acknowledges).
-            reason_code = "retired"
-        elif not result.ok:
-            # A failed check overrides every other recorded status: review must show
-            # tampering even of a rejected version.
-            status, reason, reason_code = QUARANTINED, result.reason, result.reason_code
-        elif entry.status == APPROVED and self.trusted_keys is not None:
-            problem = signing.check_signature(name, entry.version, entry.sha256, entry.status,
-                                              entry.policy_digest, entry.signature,
-                                              self.trusted_keys)
-            if problem is not None:
-                status, reason_code, reason = QUARANTINED, problem[0], problem[1]
-        return VersionRecord(
-            name=name,
-            version=entry.version,
-            path=self.root / name / version_file_name(entry.version),
-            status=status,
-            reason=reason,
-            reason_code=reason_code,
-            recorded_status=entry.status,
-            sha256=entry.sha256,
-            size=entry.size,
-            created=entry.created,
-            policy_digest=entry.policy_digest,
-            provenance=entry.provenance,
-            gate=entry.gate,
-            findings=result.findings if entry.status != RETIRED else (),
-            decisions=entry.decisions,
-            signature=entry.signature,
-        )
-
-    def _build_state(
-        self, name: str, *, use_cache: bool, manifest: Manifest | None = None
-    ) -> ToolState:
-        folder = self.root / name
-        if os.path.lexists(folder) and not is_real_dir(folder):
-            # `open` never enters a symlinked tool folder; a refresh of one name (watch, the
-            # pipeline's lookup) must not either, or a swapped-in symlink would be served.
-            self._state_source.pop(name, None)
-            return ToolState(
-                name=name,
-                error="the tool folder is not a real folder (a symlink?); nothing in it is "
-                      "trusted",
-                unrecorded=(Unrecorded(name, folder, None, "tool folder is not a real folder"),),
-            )
-        if manifest is None:
-            try:
-                manifest, data = self._read_manifest(name)
-                self._state_source[name] = data
-            except ManifestError as exc:
-                self._state_source.pop(name, None)
-                files = self._version_files(name)
-                return ToolState(
-                    name=name,
-                    error=f"{MANIFEST_NAME} is invalid ({exc}); no version of this tool is trusted",
-                    unrecorded=tuple(
-                        Unrecorded(name, p, v, "the manifest is invalid")
-                        for v, p in sorted(files.items())
-                    ),
+            log_transitions(previous.get(name), state, notice)
+        if opening and not self.lazy:
+            problems = open_problems(tools, self._stray)
+            if problems:
+                get_logger("registry").warning(
+                    "registry.problems", registry=str(self.root), count=len(problems),
+                    problems=problems[:5], hint="dyntools review shows every detail",
                 )
-        files = self._version_files(name)
-        if manifest is None:
-            return ToolState(
-                name=name,
-                unrecorded=tuple(
-                    Unrecorded(name, p, v, "the tool folder has no manifest; run approve")
-                    for v, p in sorted(files.items())
-                ),
-            )
-        records = {
-            entry.version: self._record(name, entry, self._check(name, entry, use_cache=use_cache))
-            for entry in manifest.versions.values()
-        }
-        unrecorded = [
-            Unrecorded(name, p, v, "not recorded in the manifest; run approve to trust it")
-            for v, p in sorted(files.items())
-            if v not in manifest.versions
-        ]
-        unrecorded += [
-            Unrecorded(name, p, None, "not a version file")
-            for p in sorted(self._other_files(name))
-        ]
-        return ToolState(
-            name=name,
-            records=MappingProxyType(records),
-            current=effective_current(manifest.current, records),
-            recorded_current=manifest.current,
-            unrecorded=tuple(unrecorded),
-            history=manifest.history,
-        )
 
-    def _log_transitions(self, before: ToolState | None, after: ToolState, *,
-                         quiet: bool = False) -> None:
-        log = get_logger("registry")
-        error, warning = (log.info, log.info) if quiet else (log.error, log.warning)
-        if after.error and (before is None or before.error != after.error):
-            error("registry.manifest_invalid", tool=after.name, reason=after.error)
-        for version, record in sorted(after.records.items()):
-            old = before.records.get(version) if before else None
-            if record.status == QUARANTINED and (old is None or old.status != QUARANTINED
-                                                 or old.reason != record.reason):
-                error("registry.quarantined", tool=after.name, version=version,
-                          reason_code=record.reason_code, reason=record.reason,
-                          path=str(record.path))
-        old_unrecorded = {u.path for u in before.unrecorded} if before else set()
-        for item in after.unrecorded:
-            if item.path not in old_unrecorded:
-                warning("registry.unrecorded", tool=after.name, path=str(item.path),
-                            version=item.version, reason=item.reason)
-        if after.current != after.recorded_current and (
-            before is None or before.current != after.current
-        ):
-            warning("registry.pointer_fallback", tool=after.name,
-                        recorded=after.recorded_current, effective=after.current)
+    def _notice(self, name: str) -> Notice:
+        """A change, unless the tool was never read (lazy): then what is found is its first use."""
+        return Notice.FIRST_USE if name in self._names and name not in self._tools else (
+            Notice.CHANGE)
+
+    def _state(self, name: str) -> ToolState | None:
+        """Tool `name`'s state, read from disk on its first use (lazy), or None."""
+        state = self._tools.get(name)
+        if state is not None or name not in self._names:
+            return state
+        built = self._build(name, use_cache=True, notice=Notice.FIRST_USE)
+        with self._state_lock:
+            state = self._tools.setdefault(name, built)
+        if state is built:
+            log_transitions(None, built, Notice.FIRST_USE)
+        return state
 
     def _install(self, state: ToolState) -> None:
         with self._state_lock:
+            notice = self._notice(state.name)
             before = self._tools.get(state.name)
             self._tools[state.name] = state
-        self._log_transitions(before, state)
+            self._names.add(state.name)
+        log_transitions(before, state, notice)
         for listener in list(self._listeners):
             listener(state.name)
 
     def refresh(self, name: str | None = None) -> None:
         """Re-read from disk (after another process wrote, or a watch event)."""
         if name is None:
-            before = set(self._tools)
+            before = set(self.names())
             self._load_all(use_cache=True)
-            for changed in set(self._tools) | before:
+            for changed in set(self.names()) | before:
                 for listener in list(self._listeners):
                     listener(changed)
             return
         require_valid_name(name)
         if not (self.root / name).exists():
             with self._state_lock:
+                known = name in self._names
+                self._names.discard(name)
                 gone = self._tools.pop(name, None)
-            if gone is not None:
-                get_logger("registry").error("registry.tool_deleted", tool=name)
+            if gone is not None or known:
+                if gone is not None:
+                    get_logger("registry").error("registry.tool_deleted", tool=name)
                 for listener in list(self._listeners):
                     listener(name)
             return
-        self._install(self._build_state(name, use_cache=True))
+        if self.lazy and name not in self._tools:
+            # Never read yet: it is read (and checked) when it is first asked for.
+            with self._state_lock:
+                self._names.add(name)
+            for listener in list(self._listeners):
+                listener(name)
+            return
+        self._install(self._build(name, use_cache=True))
 
     @contextlib.contextmanager
     def writers_excluded(self) -> Iterator[None]:
@@ -451,22 +292,23 @@ class Registry:
 
     def forget_cached_check(self, name: str, version: int) -> None:
         """Force the next refresh to re-read and re-gate this version file in full."""
-        self._check_cache.pop((name, version), None)
+        self._builder.forget(name, version)
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call `listener(tool_name)` after a tool's state changes (from the changing thread)."""
         self._listeners.append(listener)
 
     def names(self) -> list[str]:
-        return sorted(self._tools)
+        with self._state_lock:
+            return sorted(self._names)
 
     def tools(self) -> list[ToolState]:
-        with self._state_lock:
-            return [self._tools[n] for n in sorted(self._tools)]
+        states = (self._state(n) for n in self.names())
+        return [state for state in states if state is not None]
 
     def tool(self, name: str) -> ToolState:
         require_valid_name(name)
-        state = self._tools.get(name)
+        state = self._state(name)
         if state is None:
             raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
         return state
@@ -474,12 +316,12 @@ class Registry:
     def current(self, name: str) -> VersionRecord | None:
         """The version that takes new calls, or None (unknown tool or nothing usable)."""
         require_valid_name(name)
-        state = self._tools.get(name)
+        state = self._state(name)
         return state.current_record if state is not None else None
 
     def versions(self, name: str) -> list[VersionRecord]:
         require_valid_name(name)
-        state = self._tools.get(name)
+        state = self._state(name)
         return [state.records[v] for v in sorted(state.records)] if state else []
 
     def get(self, name: str, version: int) -> VersionRecord:
@@ -545,7 +387,7 @@ class Registry:
                     raise RegistryError(f"{folder} is not a real folder; refusing to write",
                                         tool=name)
                 try:
-                    manifest, data = self._read_manifest(name)
+                    manifest, data = self._builder.read_manifest(name)
                 except ManifestError as exc:
                     raise RegistryError(
                         f"the manifest of {name!r} is invalid ({exc}); refusing to write over "
@@ -555,10 +397,10 @@ class Registry:
                 fresh = (
                     data is not None
                     and name in self._tools
-                    and self._state_source.get(name) == data
+                    and self._builder.built_from(name) == data
                 )
                 yield folder, manifest if manifest is not None else Manifest(name=name), fresh
-        except filelock.Timeout as exc:
+        except WriterLockTimeout as exc:
             raise PersistError(f"timed out waiting for the registry lock {exc.lock_file}",
                                tool=name) from exc
         except OSError as exc:
@@ -567,11 +409,7 @@ class Registry:
     def _commit(self, folder: Path, manifest: Manifest) -> None:
         data = dump_manifest(manifest)
         write_replace(folder / MANIFEST_NAME, data)
-        self._remember(manifest, data)
-
-    def _remember(self, manifest: Manifest, data: bytes) -> None:
-        self._manifest_cache[manifest.name] = (data, manifest)
-        self._state_source[manifest.name] = data
+        self._builder.remember(manifest, data)
 
     def _gate(self, name: str, source: bytes, report: GateReport | None) -> GateReport:
         if (
@@ -582,7 +420,7 @@ class Registry:
             report = check_source(source, self.policy, path=f"{name}/{name}.py")
         if not report.accepted:
             raise GateRejected(report)
-        declared = checks.declared_name(source)
+        declared = report.declared_name  # what the gate read: the file is not parsed again
         if declared != name:
             raise UsageError(
                 f"the source declares NAME = {declared!r}, not the tool name {name!r}",
@@ -627,7 +465,7 @@ class Registry:
         gate_report = self._gate(name, data, report)
         with self._writing(name) as (folder, on_disk_manifest, fresh):
             manifest = on_disk_manifest
-            version = max(manifest.next_version, self._max_version_on_disk(name) + 1)
+            version = max(manifest.next_version, self._builder.max_version_on_disk(name) + 1)
             if not version_in_range(version):
                 # A manifest with it would not parse, and the whole tool would be untrusted.
                 raise PersistError(f"tool {name!r} has used every version number up to "
@@ -641,25 +479,14 @@ class Registry:
             manifest_bytes = dump_manifest(manifest)
             path = folder / version_file_name(version)
             self._publish_version(folder, path, data, manifest_path, manifest_bytes)
-            key_now = stat_key(path)
-            if key_now is not None:
-                self._check_cache[(name, version)] = (key_now, entry.sha256,
-                                                      VersionCheck.passed())
+            written = self._builder.trust_written(name, entry)
             previous = self._tools.get(name)
-            if fresh and previous is not None:
-                # Only the new version changed: extend the state instead of rebuilding it.
-                records = {**previous.records,
-                           version: self._record(name, entry, VersionCheck.passed())}
-                state = replace(
-                    previous,
-                    records=MappingProxyType(records),
-                    current=effective_current(manifest.current, records),
-                    recorded_current=manifest.current,
-                    history=manifest.history,
-                )
-            else:
-                state = self._build_state(name, use_cache=True, manifest=manifest)
-            self._remember(manifest, manifest_bytes)
+            # Only the new version changed: extend the state instead of rebuilding it.
+            state = (self._builder.extended(previous, manifest, entry, written)
+                     if fresh and previous is not None else None)
+            if state is None:
+                state = self._build(name, use_cache=True, manifest=manifest)
+            self._builder.remember(manifest, manifest_bytes)
         get_logger("registry").info(
             "registry.version_added", tool=name, version=version, status=status,
             sha256=entry.sha256, current=state.current, generator=provenance.get("generator"),
@@ -744,7 +571,7 @@ class Registry:
                                       signer)
                 manifest = manifest.with_version(entry)
             self.forget_cached_check(name, version)
-            record = self._record(name, entry, self._check(name, entry, use_cache=False))
+            record = self._builder.checked_record(name, entry, use_cache=False)
             if not record.usable:
                 raise VersionUnusable(
                     f"cannot {action} {name} v{version}: it is {record.status} "
@@ -754,7 +581,7 @@ class Registry:
             manifest = manifest.with_pointer(version, action, **_who(entry, decision))
             with interrupts.critical():
                 self._commit(folder, manifest)
-            state = self._build_state(name, use_cache=True, manifest=manifest)
+            state = self._build(name, use_cache=True, manifest=manifest)
         get_logger("registry").info("registry.pointer_moved", tool=name, action=action,
                                     to=version, current=state.current,
                                     **_decision_fields(entry, decision))
@@ -884,7 +711,7 @@ class Registry:
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
-            state = self._build_state(name, use_cache=True, manifest=manifest)
+            state = self._build(name, use_cache=True, manifest=manifest)
         get_logger("registry").info(
             "registry.approved" if status == APPROVED else "registry.rejected", tool=name,
             version=version, sha256=entry.sha256, current=state.current,
@@ -948,7 +775,7 @@ class Registry:
             manifest = manifest.with_version(entry)
             if action == "approve" and activate:
                 self.forget_cached_check(name, version)
-                record = self._record(name, entry, self._check(name, entry, use_cache=False))
+                record = self._builder.checked_record(name, entry, use_cache=False)
                 if not record.usable:
                     raise VersionUnusable(
                         f"cannot approve {name} v{version}: it is {record.status} "
@@ -961,7 +788,7 @@ class Registry:
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
-            state = self._build_state(name, use_cache=True, manifest=manifest)
+            state = self._build(name, use_cache=True, manifest=manifest)
         get_logger("registry").info(f"registry.{action}", tool=name, version=version,
                                     current=state.current, **_decision_fields(entry, decision))
         self._install(state)
@@ -970,8 +797,8 @@ class Registry:
     def _newest_usable_below(self, name: str, manifest: Manifest, version: int) -> int | None:
         for candidate in sorted((v for v in manifest.versions if v < version), reverse=True):
             entry = manifest.versions[candidate]
-            if entry.status == APPROVED and self._record(
-                name, entry, self._check(name, entry, use_cache=True)
+            if entry.status == APPROVED and self._builder.checked_record(
+                name, entry, use_cache=True
             ).usable:
                 return candidate
         return None
@@ -1017,12 +844,14 @@ class Registry:
             manifest = manifest.with_version(replace(entry, status=QUARANTINED, reason=reason))
             with interrupts.critical():
                 self._commit(folder, manifest)
-            state = self._build_state(name, use_cache=True, manifest=manifest)
+            state = self._build(name, use_cache=True, manifest=manifest)
         self._install(state)
         return state.records[version]
 
     def watch(self) -> RegistryWatcher:
         """Start applying the open rules live (watchdog); returns a started RegistryWatcher."""
+        from dyntools.registry.watch import RegistryWatcher
+
         watcher = RegistryWatcher(self)
         watcher.start()
         return watcher

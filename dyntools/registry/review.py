@@ -17,6 +17,8 @@ from typing import Any
 from dyntools import __version__
 from dyntools.findings import GateReport, to_sarif
 from dyntools.gate import check_source
+from dyntools.gate.capabilities import Capabilities
+from dyntools.registry.config import declared_capabilities
 from dyntools.registry.core import Registry
 from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import ToolState, VersionRecord
@@ -45,11 +47,28 @@ def _read(record: VersionRecord) -> bytes | None:
         return None
 
 
+def capabilities_in(data: bytes | None) -> Capabilities | None:
+    """What a version file declares in CAPABILITIES; None when it cannot be read or parsed
+    (a file edited on disk is not gated: never trust it to be well formed)."""
+    if data is None:
+        return None
+    try:
+        return declared_capabilities(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def declared_by(record: VersionRecord) -> Capabilities | None:
+    return capabilities_in(_read(record))
+
+
 def version_changes(older: VersionRecord, newer: VersionRecord) -> dict[str, Any]:
-    """What changed between two versions: line counts and imports added or removed."""
+    """What changed between two versions: line counts, imports added or removed, and the
+    capabilities the newer one declares that the older one did not (`capabilities_added`)."""
     a, b = _read(older), _read(newer)
     if a is None or b is None:
         return {"from": older.version, "to": newer.version, "available": False}
+    before, after = capabilities_in(a), capabilities_in(b)
     a_lines = a.decode("utf-8", "replace").splitlines()
     b_lines = b.decode("utf-8", "replace").splitlines()
     added = removed = 0
@@ -67,15 +86,20 @@ def version_changes(older: VersionRecord, newer: VersionRecord) -> dict[str, Any
         "lines_removed": removed,
         "imports_added": sorted(b_imports - a_imports),
         "imports_removed": sorted(a_imports - b_imports),
+        "capabilities_added": after.widens(before) if after is not None else {},
     }
 
 
 def _tool_review(state: ToolState) -> dict[str, Any]:
     records = [state.records[v] for v in sorted(state.records)]
-    return {
+    review = {
         **state.as_dict(),
         "changes": [version_changes(a, b) for a, b in pairwise(records)],
     }
+    for version in review["versions"]:
+        declared = declared_by(state.records[version["version"]])
+        version["capabilities"] = declared.as_dict() if declared is not None else None
+    return review
 
 
 def build_review(registry: Registry) -> dict[str, Any]:
@@ -181,6 +205,9 @@ def _render_version(
         lines.append(
             f"       {finding['line']}:{finding['col']}: {finding['code']} {finding['message']}"
         )
+    declared = version.get("capabilities")
+    if declared:
+        lines.append(f"       capabilities: {terminal_safe(capability_summary(declared))}")
     if change is not None:
         if change["available"]:
             detail = f"+{change['lines_added']} -{change['lines_removed']} lines"
@@ -191,7 +218,15 @@ def _render_version(
         else:
             detail = "one of the files is unreadable"
         lines.append(f"       changes from v{change['from']}: {detail}")
+        if change.get("capabilities_added"):
+            lines.append(f"       WIDENS CAPABILITIES over v{change['from']}: "
+                         f"{terminal_safe(capability_summary(change['capabilities_added']))}")
     return lines
+
+
+def capability_summary(declared: dict[str, list[str]]) -> str:
+    """`http: a.com, b.org; tools: x` for a declaration (or a widening) as a dict."""
+    return "; ".join(f"{kind}: {', '.join(entries)}" for kind, entries in declared.items())
 
 
 # Registry-level problems in SARIF: not gate rules, so they get their own rule ids.

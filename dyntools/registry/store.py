@@ -23,10 +23,11 @@ import secrets
 import stat
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import filelock
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 TEMP_PREFIX = ".tmp-"
 LOCK_NAME = ".lock"
@@ -72,6 +73,8 @@ def sync_all(paths: Sequence[Path]) -> None:
     pid = os.getpid()
     executor = _EXECUTORS.get(pid)
     if executor is None:
+        from concurrent.futures import ThreadPoolExecutor  # a writer's: readers never pay
+
         # Per process: a pool inherited across fork has no threads behind it.
         _EXECUTORS.clear()
         executor = _EXECUTORS[pid] = ThreadPoolExecutor(4, thread_name_prefix="dyntools-fsync")
@@ -175,25 +178,42 @@ def remove_stale_temps(folder: Path) -> list[str]:
     return removed
 
 
+class WriterLockTimeout(OSError):
+    """The writer lock was not free within the timeout; `lock_file` names it."""
+
+    def __init__(self, lock_file: str) -> None:
+        super().__init__(f"timed out waiting for {lock_file}")
+        self.lock_file = lock_file
+
+
 class WriterLock:
     """Serialises writers: across processes with a `filelock` on `<root>/.lock`, and across
-    threads of one process with a plain lock (filelock's own lock is per thread)."""
+    threads of one process with a plain lock (filelock's own lock is per thread). filelock
+    is imported by the first writer: a process that only reads never pays for it."""
 
     def __init__(self, root: Path, timeout: float = 30.0) -> None:
         self._path = root / LOCK_NAME
         self._timeout = timeout
-        self._make()
-
-    def _make(self) -> None:
         self._pid = os.getpid()
         self._threads = threading.RLock()
-        self._file = filelock.FileLock(self._path, timeout=self._timeout)
+        self._file: Any = None
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
         if os.getpid() != self._pid:
             # A forked child (multiprocessing, a pre-fork server) gets its own lock objects:
             # filelock refuses an instance inherited across fork.
-            self._make()
-        with self._threads, self._file:
-            yield
+            self._pid, self._threads, self._file = os.getpid(), threading.RLock(), None
+        import filelock
+
+        with self._threads:
+            if self._file is None:
+                self._file = filelock.FileLock(self._path, timeout=self._timeout)
+            try:
+                self._file.acquire()
+            except filelock.Timeout as exc:
+                raise WriterLockTimeout(str(exc.lock_file)) from exc
+            try:
+                yield
+            finally:
+                self._file.release()

@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
@@ -35,8 +35,19 @@ from dyntools.registry.manifest import parse_version_file_name
 from dyntools.registry.store import LOCK_NAME, TEMP_PREFIX, is_real_dir
 from dyntools.toolname import tool_name_problem
 
-if TYPE_CHECKING:
-    from dyntools.registry.core import Registry
+
+class Watched(Protocol):
+    """What the watcher needs of a registry (core.Registry is one; this module never imports
+    it, so the registry imports the watch only when one is started)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    def refresh(self, name: str | None = None) -> None: ...
+
+    def forget_cached_check(self, name: str, version: int) -> None: ...
+
+    def writers_excluded(self) -> contextlib.AbstractContextManager[None]: ...
 
 _RELEVANT = frozenset({"created", "modified", "moved", "deleted", "closed"})
 _ALL_TOOLS = ""
@@ -57,7 +68,7 @@ class _Handler(FileSystemEventHandler):
 class RegistryWatcher:
     """Start with `start()` (or use as a context manager); `stop()` ends both threads."""
 
-    def __init__(self, registry: Registry, *, coalesce_seconds: float = 0.02,
+    def __init__(self, registry: Watched, *, coalesce_seconds: float = 0.02,
                  sweep_seconds: float = 1.0) -> None:
         self.registry = registry
         self._root = registry.root.resolve()

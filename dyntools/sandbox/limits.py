@@ -32,6 +32,8 @@ class SandboxLimits:
     max_output_bytes: int = 64 * 1024
     max_result_bytes: int = 1024 * 1024
     max_params_bytes: int = 4 * 1024 * 1024
+    # One answer of the host to a capability request (a response, a composed tool's result).
+    max_host_answer_bytes: int = 8 * 1024 * 1024
     max_open_files: int = 64
     startup_timeout_s: float = 10.0
 
@@ -41,7 +43,7 @@ class SandboxLimits:
         if self.memory_mb <= 0:
             raise ValueError(f"memory_mb must be positive, got {self.memory_mb!r}")
         for name in ("max_output_bytes", "max_result_bytes", "max_params_bytes",
-                     "max_open_files"):
+                     "max_host_answer_bytes", "max_open_files"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")
 

@@ -21,7 +21,7 @@ from typing import Any
 from dyntools.errors import SandboxError, UsageError
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
-from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, WorkerProcess
+from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, HostHandler, WorkerProcess
 from dyntools.sandbox.spec import build_spec
 
 
@@ -96,15 +96,18 @@ class WorkerPool:
         if errors:
             raise errors[0]
 
-    def call(self, params: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
-        """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`."""
-        return self.call_outcome(params, timeout).result
+    def call(self, params: dict[str, Any], timeout: float | None = None, *,
+             host: HostHandler | None = None) -> dict[str, Any]:
+        """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`.
+        `host` answers the call's capability requests (see WorkerProcess.call)."""
+        return self.call_outcome(params, timeout, host=host).result
 
-    def call_outcome(self, params: dict[str, Any], timeout: float | None = None) -> CallOutcome:
+    def call_outcome(self, params: dict[str, Any], timeout: float | None = None, *,
+                     host: HostHandler | None = None) -> CallOutcome:
         """Like `call`, with the tool's captured output as well."""
         worker = self._acquire()
         try:
-            return worker.call(params, timeout)
+            return worker.call(params, timeout, host=host)
         finally:
             self._release(worker)
 
@@ -295,6 +298,7 @@ def run_once_outcome(
     module_name: str | None = None,
     require_layers: frozenset[str] = frozenset(),
     source: str | None = None,
+    host: HostHandler | None = None,
     _skip_layers: frozenset[str] = frozenset(),
 ) -> tuple[CallOutcome, dict[str, dict[str, Any]]]:
     """Start one worker, call it once, end it; the outcome and the layer report."""
@@ -308,7 +312,7 @@ def run_once_outcome(
         worker = WorkerProcess(spec, cwd.path)
         try:
             layers = worker.start()
-            return worker.call(params), layers
+            return worker.call(params, host=host), layers
         finally:
             worker.kill()
     finally:
@@ -324,11 +328,12 @@ def run_once(
     module_name: str | None = None,
     require_layers: frozenset[str] = frozenset(),
     source: str | None = None,
+    host: HostHandler | None = None,
     _skip_layers: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Cold one-shot: start a locked-down worker, run `run(params)`, end the worker."""
     outcome, _ = run_once_outcome(
         source_path, params, policy=policy, limits=limits, module_name=module_name,
-        require_layers=require_layers, source=source, _skip_layers=_skip_layers,
+        require_layers=require_layers, source=source, host=host, _skip_layers=_skip_layers,
     )
     return outcome.result

@@ -18,12 +18,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dyntools.errors import (
     BadResult,
+    CapabilityViolation,
     LayerUnavailable,
     LoadError,
     SandboxError,
@@ -59,6 +61,11 @@ _SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
     signal.SIGXFSZ: (SandboxViolation, "the worker tried to write a file (file size limit 0)"),
     signal.SIGXCPU: (SandboxTimeout, "the worker used up its CPU time limit"),
 }
+
+
+# Answers one capability request frame of a running call: (request, call deadline) -> the
+# answer to send back (see dyntools/hostcalls.py). Raising ends the call (the worker dies).
+HostHandler = Callable[[Any, float], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +185,12 @@ class WorkerProcess:
                 self.startup[name] = round((stamp - previous) * 1000, 3)
                 previous = stamp
 
-    def call(self, params: dict[str, Any], timeout: float | None = None) -> CallOutcome:
+    def call(self, params: dict[str, Any], timeout: float | None = None, *,
+             host: HostHandler | None = None) -> CallOutcome:
+        """One call. While it runs, the tool may send request frames (sandbox/hostapi.py):
+        each is handed to `host` with the call's deadline and its answer sent back; without
+        a `host`, or when `host` raises, the worker is killed (a CapabilityViolation from
+        `host` is the call's error)."""
         if self.broken:
             raise WorkerCrashed("this worker was discarded")
         if not isinstance(params, dict):
@@ -201,12 +213,17 @@ class WorkerProcess:
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
         self._send(payload)
-        reply = self._receive(deadline)
-        if reply.get("id") != call_id or self._buffer:
-            self.kill()
-            raise SandboxViolation(
-                "the worker sent a frame that is not the one reply to this call; it was "
-                "discarded", expected_id=call_id)
+        while True:
+            reply = self._receive(deadline)
+            if reply.get("id") != call_id or self._buffer:
+                self.kill()
+                raise SandboxViolation(
+                    "the worker sent a frame that is not the one reply to this call; it was "
+                    "discarded", expected_id=call_id)
+            request = reply.get("request", _MISSING)
+            if request is _MISSING:
+                break
+            self._answer(request, host, deadline)
         self.broken = False
         ok = reply.get("ok", _MISSING)
         if ok is not _MISSING:
@@ -222,6 +239,25 @@ class WorkerProcess:
         if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):
             self.kill()
         raise error
+
+    def _answer(self, request: Any, host: HostHandler | None, deadline: float) -> None:
+        """Hand one request frame to `host` and send its answer; any failure kills."""
+        if host is None:
+            self.kill()
+            raise CapabilityViolation(
+                "the tool asked the host for a capability, but this call grants none (no "
+                "capability policy, or the tool declares no CAPABILITIES)")
+        try:
+            answer = host(request, deadline)
+            payload = marshal.dumps(answer)
+        except BaseException:
+            self.kill()
+            raise
+        if len(payload) > self.spec.limits.max_host_answer_bytes:
+            self.kill()
+            raise BadResult(f"the host's answer to a capability request is {len(payload)} "
+                            f"bytes, over the cap of {self.spec.limits.max_host_answer_bytes}")
+        self._send(payload)
 
     # -- pipes -------------------------------------------------------------------------------
 

@@ -40,6 +40,8 @@ ZONEINFO_PATHS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zo
                   "/etc/zoneinfo")
 SYSTEM_LIBRARY_PATHS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
                         "/etc/ld.so.cache")
+# The dyntools-provided modules the worker knows how to build (sandbox/worker.py).
+HOST_MODULES = frozenset({"host"})
 # Layers the test suite may switch off to show each remaining layer alone. Reachable only
 # through a keyword argument of the host API; the CLI and tool code cannot set it.
 TESTABLE_SKIPS = frozenset(LAYERS)
@@ -199,11 +201,12 @@ def build_spec(
         tree, imports = restrict_source(
             source, path, constructors=lambda names: constructors(policy, names))
     # Only what the tool imports, and only if allowed: every module costs start-up time.
-    # A dyntools-provided module (`host`) is not imported by name in the worker (a `host` on
-    # its sys.path would be someone else's): until the worker provides it, the import guard
-    # refuses it at run time.
+    # A dyntools-provided module (`host`) is never imported by name in the worker (a `host`
+    # on its sys.path would be someone else's): the worker builds it (sandbox/hostapi.py).
     python = policy.python_modules
-    allowed = {name: sorted(python[name].members) for name in sorted(imports) if name in python}
+    provided = policy.provided_modules & HOST_MODULES
+    allowed = {name: sorted(policy.modules[name].members) for name in sorted(imports)
+               if name in python or name in provided}
     cpu = limits.cpu_seconds
     root = minimal_root(needed_paths(
         zoneinfo=any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in allowed)))
@@ -225,6 +228,7 @@ def build_spec(
         "max_output_bytes": limits.max_output_bytes,
         "max_result_bytes": limits.max_result_bytes,
         "max_params_bytes": limits.max_params_bytes,
+        "max_host_answer_bytes": limits.max_host_answer_bytes,
         "read_paths": root["dirs"] + root["files"],
         "root": root,
         "seccomp": program,

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 EXIT_STOPPED = 70  # the worker ended a call on purpose (violation, output cap, memory)
+HOST_MODULE = "host"  # capability stubs (sandbox/hostapi.py), given only to tools importing it
 MAX_MESSAGE_CHARS = 2000
 MAX_TRACE_LINE_CHARS = 200
 TRACE_ENDS = 10
@@ -154,6 +155,8 @@ class Worker:
         self.cpu_lifetime: int = init["cpu_lifetime"]
         self.skip: frozenset[str] = frozenset(init["skip"])
         for name in init["modules"]:
+            if name == HOST_MODULE:
+                continue  # dyntools' own stubs, made below: not a module on any path
             try:  # noqa: SIM105 (contextlib costs the worker start-up time)
                 __import__(name)
             except ImportError:
@@ -175,7 +178,7 @@ class Worker:
             real_import=__import__,
         )
         for name, members in init["modules"].items():
-            module = sys.modules.get(name)
+            module = self._host_module(init) if name == HOST_MODULE else sys.modules.get(name)
             if module is not None:
                 self.guards.add_module(name, module, members, replacements.get(name))
         self.builtins = safe_builtins(init["builtins"], self.guards)
@@ -191,6 +194,13 @@ class Worker:
                 [v for view in self.guards.views.values() for v in vars(view).values()]))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
+
+    def _host_module(self, init: dict[str, Any]) -> Any:
+        """The `host` module: stubs that ask the host over this worker's channel."""
+        from dyntools.sandbox import hostapi
+
+        return hostapi.build(self.channel, lambda value: "".join(_encode_json(value, 0)),
+                             init["max_host_answer_bytes"])
 
     def _harden(self) -> dict[str, dict[str, Any]]:
         """Make the allowed modules safe before any view of them exists (see `hardening`);

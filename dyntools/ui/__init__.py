@@ -1,6 +1,8 @@
 """The review workbench: `dyntools ui`, a local page over the same functions as the CLI.
 
-    app.py        what a running page holds (UiState) and the ASGI app (create_app)
+    state.py      what a running page holds (UiState)
+    app.py        the ASGI app over it (create_app)
+    content.py    what a version's bytes declare (metadata, capabilities), cached by hash
     routes.py     the pages and endpoints (GET reads, POST writes)
     queries.py    what the pages show, read from the registry (no HTML, no writes)
     decisions.py  the writes: the very calls the CLI's approve, reject, activate, rollback

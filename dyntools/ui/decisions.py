@@ -23,7 +23,7 @@ from dyntools.toolmeta import parse_json_text
 from dyntools.verify import VerificationReport
 
 if TYPE_CHECKING:
-    from dyntools.ui.app import UiState
+    from dyntools.ui.state import UiState
 
 ACTIONS = ("approve", "reject", "activate", "rollback", "retire")
 MAX_REASON_CHARS = 2000

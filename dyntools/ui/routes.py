@@ -40,11 +40,11 @@ from dyntools.log import get_logger
 from dyntools.registry.core import default_approver
 from dyntools.toolname import tool_name_problem
 from dyntools.ui import queries
-from dyntools.ui.app import UiState
 from dyntools.ui.decisions import ACTIONS, decide
 from dyntools.ui.render import source_lines
 from dyntools.ui.runs import CALL, DECISION, ENSURE
 from dyntools.ui.security import BodyTooLarge
+from dyntools.ui.state import UiState
 
 POLL_SECONDS = 0.25
 KEEPALIVE_SECONDS = 15.0

@@ -25,18 +25,16 @@ import hashlib
 import hmac
 import ipaddress
 import json
-import secrets
 import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from dyntools.errors import UsageError
+from dyntools import listening
+from dyntools.listening import is_loopback
 from dyntools.log import get_logger
 
-MIN_TOKEN_CHARS = 16
-MAX_TOKEN_CHARS = 4096
 MAX_BODY_BYTES = 1 << 20  # the gate's own limit is 256 KiB; routes enforce theirs below this
 MAX_FORM_BYTES = 64 * 1024
 CSRF_FIELD = "csrf"
@@ -73,50 +71,15 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def new_token() -> str:
-    """A fresh session token (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(32)
-
-
 def check_token(token: str) -> str:
-    """A session token as it is typed or stored: printable ASCII, 16..4096 characters."""
-    token = token.strip()
-    if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS:
-        raise UsageError(f"the session token must be {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} "
-                         f"characters (got {len(token)})")
-    if not all("!" <= ch <= "~" for ch in token) or ";" in token or "," in token:
-        raise UsageError("the session token may hold only printable ASCII without spaces, "
-                         "';' or ','")
-    return token
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    """A session token as it is typed or stored (no ';' or ',': it travels in a cookie)."""
+    return listening.check_token(token, "session token", forbidden=";,")
 
 
 def bind(host: str, port: int, *, allow_remote: bool) -> socket.socket:
     """The listening socket; a non-loopback host is refused unless `allow_remote`."""
-    if not allow_remote and not is_loopback(host):
-        raise UsageError(f"refusing to listen on {host!r}: not a loopback address. The page "
-                         "approves and retires tools; pass --allow-remote to expose it beyond "
-                         "this machine (the session token is then all that guards it)")
-    if not 0 <= port <= 65535:
-        raise UsageError(f"port {port} is not 0..65535")
-    bare = host.strip("[]")
-    family = socket.AF_INET6 if ":" in bare else socket.AF_INET
-    try:
-        sock = socket.create_server((bare, port), family=family)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    # Accepted connections inherit it. Without it, a response written as headers then body
-    # waits for the client's delayed ACK on a kept-alive connection: 40 ms a request.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
+    return listening.bind(host, port, allow_remote=allow_remote,
+                          what="The page approves and retires tools", guard="session token")
 
 
 def _shown(host: str) -> str:

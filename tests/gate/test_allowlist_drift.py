@@ -60,8 +60,8 @@ DEFAULT_MODULES = frozenset(
 
 # Modules dyntools provides to the worker, with each member and the CAPABILITIES kind it needs.
 PROVIDED_MODULES: dict[str, dict[str, str]] = {
-    "host": {"HttpError": "http", "call_tool": "tools", "http_get": "http",
-             "http_post_json": "http"},
+    "host": {"HttpError": "http", "ToolError": "tools", "call_tool": "tools",
+             "http_get": "http", "http_post_json": "http"},
 }
 
 # Members that must stay refused, and why. Removing an exclusion from allowlist.toml (or moving

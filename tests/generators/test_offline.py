@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
+import sys
+import types
 
 import jsonschema
 import pytest
@@ -59,11 +62,58 @@ def test_template_metadata(name) -> None:
 def test_template_examples_are_correct(name) -> None:
     # Test-only: our own templates, run in-process to check their fixtures. The generators
     # never run what they produce; the verification station runs EXAMPLES in the sandbox.
-    namespace: dict = {}
-    exec(compile(template_source(name), f"{name}.py", "exec"), namespace)
-    for example in namespace["EXAMPLES"]:
-        result = namespace["run"](example["params"])
+    for example in _examples(name):
+        namespace: dict = {}
+        with _replaying_host(example.get("http", [])):
+            exec(compile(template_source(name), f"{name}.py", "exec"), namespace)
+            result = namespace["run"](example["params"])
         assert json.loads(json.dumps(result)) == example["result"]
+
+
+def _examples(name: str) -> list[dict]:
+    namespace: dict = {}
+    with _replaying_host([]):
+        exec(compile(template_source(name), f"{name}.py", "exec"), namespace)
+    return namespace["EXAMPLES"]
+
+
+@contextlib.contextmanager
+def _replaying_host(exchanges: list[dict]):
+    """A stand-in `host` module for running a capability template in-process: it answers
+    each http_get from the example's recorded exchanges, in order, and nothing else."""
+    module = types.ModuleType("host")
+
+    class HttpError(Exception):
+        def __init__(self, message, status=None, text="", kind="connection"):
+            super().__init__(message)
+            self.status, self.text, self.kind = status, text, kind
+
+    pending = list(exchanges)
+
+    def http_get(url, *, params=None, headers=None):
+        assert pending, f"an unrecorded request: GET {url}"
+        exchange = pending.pop(0)
+        assert exchange["request"] == {"method": "GET", "url": url}
+        if "failure" in exchange:
+            raise HttpError(exchange["failure"], kind=exchange["failure"])
+        response = exchange["response"]
+        if response["status"] >= 400:
+            raise HttpError(str(response["status"]), response["status"],
+                            response.get("text", ""), "status")
+        return {"status": response["status"], "headers": response.get("headers", {}),
+                "text": response.get("text", "")}
+
+    module.HttpError, module.http_get = HttpError, http_get
+    saved = sys.modules.get("host")
+    sys.modules["host"] = module
+    try:
+        yield
+        assert not pending, f"recorded but never requested: {pending}"
+    finally:
+        if saved is None:
+            sys.modules.pop("host", None)
+        else:
+            sys.modules["host"] = saved
 
 
 def test_offline_generator_through_the_loop(policy) -> None:

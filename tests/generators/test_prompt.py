@@ -31,6 +31,8 @@ def modified_policy(tmp_path: Path, edit) -> Policy:
 def test_system_prompt_lists_every_allowed_module_member_and_builtin(policy) -> None:
     system = system_text(policy)
     for name, module in policy.modules.items():
+        if name == "host":  # described in its own section, with what can be granted
+            continue
         line = next(line for line in system.splitlines() if line.startswith(f"- {name}: "))
         for member in module.members:
             assert member in line.split(": ", 1)[1].split(", ")
@@ -98,3 +100,31 @@ def test_chat_shape_puts_the_system_prompt_first(policy) -> None:
 
 def test_prompt_is_deterministic(policy) -> None:
     assert build_prompt(SPEC, policy) == build_prompt(SPEC, policy)
+
+
+def test_without_a_capability_policy_the_prompt_offers_no_host(policy) -> None:
+    system = system_text(policy)
+    assert "Nothing can be granted here: the tool may not import `host`" in system
+    assert "host.http_get" not in system
+    assert not any(line.startswith("- host: ") for line in system.splitlines())
+
+
+def test_the_prompt_offers_exactly_what_the_capability_policy_can_grant(policy) -> None:
+    from dyntools.capabilities import policy_from_mapping
+
+    granted = policy_from_mapping({
+        "http": {"allow": ["api.github.com", "*.wikipedia.org"]},
+        "secrets": {"GH_TOKEN": {"env": "SOME_ENV_NAME", "hosts": ["api.github.com"]}},
+        "tools": {"allow": ["slugify_text"]},
+    })
+    system = system_text(policy, granted)
+    assert "host.http_get(url" in system and "host.call_tool(name, params)" in system
+    assert "- http hosts: api.github.com, *.wikipedia.org" in system
+    assert "declare the exact host" in system  # a wildcard is the operator's, never the tool's
+    assert "- secrets: GH_TOKEN (sent to api.github.com)" in system
+    assert "SOME_ENV_NAME" not in system  # where a secret lives is the host's business
+    assert "- tools: slugify_text" in system
+    assert '"http": [{"request":' in system  # recorded exchanges are explained
+    assert "Nothing can be granted" not in system
+    nothing = policy_from_mapping({"http": {"allow": []}})
+    assert "Nothing can be granted here" in system_text(policy, nothing)

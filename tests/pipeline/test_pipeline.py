@@ -257,7 +257,7 @@ def test_a_worker_that_cannot_start_fails_load_and_writes_nothing(registry_dir: 
 
 def test_the_verified_worker_takes_the_first_calls(dt: Dyntools) -> None:
     dt.ensure("echo_text")
-    runtime = dt._get_runtime()
+    runtime = dt.runtime
     # Active before any call: the verification pool was adopted, not closed.
     assert runtime.describe()["active"]["echo_text"]["version"] == 1
     assert dt.call("echo_text", {"text": "warm"}) == {"echo": "warm"}

@@ -518,3 +518,40 @@ def test_a_problem_is_one_warning_line_per_open(reg: Path, tmp_path: Path) -> No
     review = dt("review", "--registry", str(reg))
     assert review.returncode == 1
     assert not any(line.startswith("{") for line in review.stdout.splitlines())
+
+
+def test_an_interrupt_ends_the_command_even_when_its_clean_up_hangs(tmp_path: Path) -> None:
+    # A clean-up that never ends (here: a finally block that sleeps) must not keep an
+    # interrupted command alive: the process ends with 143 within the clean-up limit.
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import os, signal, time\n"
+        "from dyntools import interrupts\n"
+        "interrupts.CLEANUP_LIMIT_S = 1.0\n"
+        "interrupts.install()\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(30)\n"
+        "finally:\n"
+        "    time.sleep(30)\n")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False,
+                          timeout=20, env=env_without_dyntools())
+    assert done.returncode == 143, done.stderr
+    assert time.monotonic() - started < 10
+
+
+def test_a_signal_after_the_command_returned_lets_the_exit_finish() -> None:
+    # Once the command has chosen its exit code, a late signal is not an interrupt: the
+    # exit finishes with that code and prints no traceback from the shutdown.
+    code = (
+        "import os, signal, sys, atexit, time\n"
+        "from dyntools import interrupts\n"
+        "interrupts.install()\n"
+        "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.2)))\n"
+        "interrupts.finishing()\n"
+        "sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                          timeout=20, env=env_without_dyntools())
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr

@@ -17,6 +17,7 @@ import random
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,14 +25,26 @@ from dyntools.errors import SandboxViolation, ToolRuntimeError
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
 from dyntools.generators.offline import template_names, template_source
-from dyntools.sandbox import SandboxLimits, WorkerPool
+from dyntools.hostcalls import CapabilityHost
+from dyntools.sandbox import SandboxLimits, WorkerPool, run_once
 from dyntools.sandbox import guards as guards_module
 from dyntools.toolmeta import params_check, read_metadata
 from dyntools.verify import collect_examples, run_examples
 
 ACCEPT_DIR = Path(__file__).resolve().parents[1] / "gate" / "cases" / "accept"
-CORPUS = sorted(ACCEPT_DIR.glob("*.py"))
+HOST_DIR = ACCEPT_DIR.parent / "accept_host"  # capability tools: recorded exchanges, call_tool
+CORPUS = sorted([*ACCEPT_DIR.glob("*.py"), *HOST_DIR.glob("*.py")])
 TEMPLATES = template_names()
+
+
+def _template_tool(policy: Policy) -> Any:
+    """`host.call_tool` for the corpus: the offline template of that name, in a sandbox."""
+    def call(name: str, params: dict[str, Any], timeout: float,
+             chain: tuple[str, ...]) -> dict[str, Any]:
+        return run_once(f"{name}.py", params, policy=policy, source=template_source(name),
+                        limits=SandboxLimits(timeout_s=max(timeout, 1.0)))
+
+    return call
 
 
 def _verify(path: Path, source: str, policy: Policy, module_name: str) -> None:
@@ -40,10 +53,18 @@ def _verify(path: Path, source: str, policy: Policy, module_name: str) -> None:
     examples = collect_examples(meta.examples)
     assert examples, f"{path.name} declares no EXAMPLES"
     limits = SandboxLimits(timeout_s=20.0, memory_mb=256)  # generous: a loaded CI box
+    # A capability tool's examples replay their recorded exchanges, as verification does.
+    host_for = CapabilityHost(None).replaying(
+        tool=module_name, version=1, declared=meta.capabilities,
+        tools=_template_tool(policy)) if meta.capabilities else None
     with WorkerPool(path, module_name=module_name, policy=policy, limits=limits, size=1,
                     source=source) as pool:
-        report = run_examples(pool.call, examples, tool=module_name,
-                              check=params_check(meta.params, meta.name))
+
+        def call(params: dict[str, Any], host: Any = None) -> dict[str, Any]:
+            return pool.call(params, host=host)
+
+        report = run_examples(call, examples, tool=module_name,
+                              check=params_check(meta.params, meta.name), host_for=host_for)
     assert report.passed, f"{path.name}: {report.summary()}"
 
 

@@ -17,8 +17,10 @@ def chromium() -> str:
     return require_browser()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(chromium: str) -> Iterator[Any]:
+    # Package scope: Playwright's sync API keeps an event loop running in this thread while
+    # it is open, which would break every later test that starts one (anyio.run).
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

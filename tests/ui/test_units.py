@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from dyntools.ui.queries import diff_rows, parse
+from dyntools.ui.content import parse
+from dyntools.ui.queries import diff_rows
 from dyntools.ui.render import environment, source_lines, visible
 from dyntools.ui.runs import CALL, DECISION, ENSURE, RunFeed
 from dyntools.ui.security import Session, allowed_hosts, bind, check_token, origin_of

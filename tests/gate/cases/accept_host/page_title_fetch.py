@@ -47,7 +47,7 @@ def run(params):
     try:
         page = host.http_get(url, headers={"accept": "text/html"})
     except host.HttpError as error:
-        return {"error": str(error)}
+        return {"error": error.kind}
     found = re.search(TITLE, page["text"], re.IGNORECASE | re.DOTALL)
     title = html.unescape(found.group(1)).strip() if found else ""
     return {"title": title, "status": page["status"]}

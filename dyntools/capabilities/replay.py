@@ -1,0 +1,170 @@
+"""Verification without the network: a tool's requests answered from an example's recording.
+
+    session = ReplaySession(parse_exchanges(example["http"]), declared=caps, policy=policy,
+                            tool="weather", version=3)
+    session.request({...})     # the next recorded exchange must match
+    session.unused()           # recorded exchanges the tool never asked for
+
+The same `request` interface as a BrokerSession. Each request must be the next recorded
+exchange: the same method, the same URL once both sides are read by httpx.URL (scheme, host,
+port with defaults filled in, path, and the decoded query pairs in order), and the same json
+body when the recording holds one. A recorded 2xx/3xx response is returned, a recorded 4xx/5xx
+or failure ("timeout", "dns", "connection", "too_large") raises HttpFailure as the broker
+would, and anything else raises ReplayMismatch (the example fails). The tool's declaration is
+enforced as at run time (CapabilityViolation), and so is the operator's policy when one is
+given (its hosts, its limits, addresses written as literals; nothing is resolved).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from dyntools.capabilities import checks
+from dyntools.capabilities.addresses import address_problem, parse_address
+from dyntools.capabilities.checks import Target, check_target, shape_request
+from dyntools.capabilities.failures import (
+    CONNECTION,
+    DNS,
+    STATUS,
+    TIMEOUT,
+    TOO_LARGE,
+    HttpFailure,
+    ReplayMismatch,
+    violation,
+)
+from dyntools.capabilities.policy import NO_POLICY, CapabilityPolicy
+from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities, Exchange
+
+_FAILURES = {
+    "timeout": (TIMEOUT, "did not answer before the request's deadline (recorded)"),
+    "dns": (DNS, "could not be resolved (recorded)"),
+    "connection": (CONNECTION, "refused the connection (recorded)"),
+    "too_large": (TOO_LARGE, "sent a response larger than the limit (recorded)"),
+}
+MAX_SHOWN = 300
+
+UrlKey = tuple[str, str, int, str, tuple[tuple[str, str], ...]]
+
+
+class ReplaySession:
+    def __init__(self, exchanges: Sequence[Exchange], *, declared: Capabilities,
+                 policy: CapabilityPolicy | None, tool: str, version: int | None) -> None:
+        self._exchanges = tuple(exchanges)
+        self._next = 0
+        self.declared = declared
+        self.policy = policy
+        self.tool = tool
+        self.version = version
+        self.requests_made = 0
+        self.non_get_made = False
+
+    def redact(self, text: str) -> str:
+        """Nothing to redact: no secret is read or sent at verification."""
+        return text
+
+    def unused(self) -> list[Exchange]:
+        """The recorded exchanges the tool has not requested (so far)."""
+        return list(self._exchanges[self._next:])
+
+    def request(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        policy = self.policy
+        if policy is not None:
+            if not policy.configured:
+                raise violation(checks.NO_POLICY, NO_POLICY)
+            if self.requests_made >= policy.max_requests_per_call:
+                raise violation(checks.TOO_MANY, f"the call has made {self.requests_made} "
+                                                 "host requests; the operator's limit is "
+                                                 f"{policy.max_requests_per_call} per call")
+        self.requests_made += 1
+        shaped = shape_request(request, policy)
+        target = check_target(shaped.url, self.declared, policy)
+        if policy is not None:
+            _check_literal(target, policy)
+        actual = _describe(shaped.method, str(target.url))
+        number = self._next + 1
+        if self._next >= len(self._exchanges):
+            raise ReplayMismatch(
+                f"request {number} ({actual}) was not recorded: the example records "
+                f"{len(self._exchanges)} exchange(s)", expected=None, actual=actual)
+        recorded = self._exchanges[self._next]
+        expected = _describe(recorded.method, recorded.url)
+        problem = _difference(recorded, shaped.method, target.url, shaped.json,
+                              shaped.has_json)
+        if problem is not None:
+            raise ReplayMismatch(
+                f"request {number} does not match the recording ({problem}): expected "
+                f"{expected}, got {actual}", expected=expected, actual=actual)
+        self._next += 1
+        if shaped.method != "GET":
+            self.non_get_made = True
+        return _answer(recorded, target, policy)
+
+
+def _check_literal(target: Target, policy: CapabilityPolicy) -> None:
+    address = parse_address(target.host)
+    if address is None:
+        return
+    problem = address_problem(address, policy.allow_private)
+    if problem is not None:
+        raise violation(checks.PRIVATE, f"{target.describe()} is refused: {problem}; the "
+                                        "operator's http.allow_private does not include it",
+                        host=target.host, address=str(address))
+
+
+def _difference(recorded: Exchange, method: str, url: httpx.URL, body: Any,
+                has_body: bool) -> str | None:
+    if recorded.method != method:
+        return f"method {method}, recorded {recorded.method}"
+    try:
+        expected_url = _url_key(httpx.URL(recorded.url))
+    except (httpx.InvalidURL, ValueError, TypeError, UnicodeError):
+        return "the recorded url is not a valid URL"
+    if _url_key(url) != expected_url:
+        return "another URL"
+    if recorded.has_json:
+        if not has_body:
+            return "no json body, one recorded"
+        if _canonical(body) != _canonical(recorded.json):
+            return "another json body"
+    return None
+
+
+def _url_key(url: httpx.URL) -> UrlKey:
+    host = url.raw_host.decode("ascii", "replace").lower()
+    address = parse_address(host)
+    if address is not None:
+        host = address.compressed
+    port = url.port if url.port is not None else DEFAULT_PORTS.get(url.scheme, 0)
+    # The raw path (url.path is percent-decoded: /a%2Fb would equal /a/b); the query as
+    # decoded pairs, so q=a+b and q=a%20b are the same request.
+    path = url.raw_path.split(b"?", 1)[0].decode("ascii", "replace")
+    return (url.scheme, host, port, path, tuple(url.params.multi_items()))
+
+
+def _canonical(value: Any) -> str:
+    # True == 1 in Python but not in JSON: compare the JSON texts.
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def _describe(method: str, url: str) -> str:
+    text = f"{method} {url}"
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
+def _answer(recorded: Exchange, target: Target,
+            policy: CapabilityPolicy | None) -> dict[str, Any]:
+    where = target.describe()
+    if recorded.failure is not None:
+        kind, what = _FAILURES[recorded.failure]
+        raise HttpFailure(f"{where} {what}", kind=kind)
+    status = recorded.status if recorded.status is not None else 200
+    if policy is not None and len(recorded.text.encode("utf-8")) > policy.max_response_bytes:
+        raise HttpFailure(f"the response from {where} is larger than "
+                          f"{policy.max_response_bytes} bytes", kind=TOO_LARGE)
+    if status >= 400:
+        raise HttpFailure(f"HTTP {status} from {where}", status, recorded.text, kind=STATUS)
+    return {"status": status, "headers": dict(recorded.headers), "text": recorded.text}

@@ -1,0 +1,121 @@
+"""The click group behind the `dyntools` command.
+
+Each command lives in a module of this package and registers itself on `main` when that
+module is imported. `COMMANDS` says which module holds which command, so a command line
+imports only its own command's module (`dyntools call` never loads the review, MCP or sandbox
+commands); `--help` and a mistyped command import them all. A test holds the table to what
+the modules register.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+from dyntools import __version__
+
+# command name -> the module of dyntools.cli that defines it
+COMMANDS: dict[str, str] = {
+    "check": "check_cmd",
+    "ensure": "ensure_cmd",
+    "call": "ensure_cmd",
+    "serve-mcp": "mcp_cmd",
+    "list": "registry_cmd",
+    "search": "registry_cmd",
+    "show": "registry_cmd",
+    "diff": "registry_cmd",
+    "review": "registry_cmd",
+    "rollback": "registry_cmd",
+    "watch": "registry_cmd",
+    "init": "review_cmd",
+    "keygen": "review_cmd",
+    "pending": "review_cmd",
+    "approve": "review_cmd",
+    "reject": "review_cmd",
+    "activate": "review_cmd",
+    "retire": "review_cmd",
+    "exec": "sandbox_cmd",
+    "doctor": "sandbox_cmd",
+    "ui": "ui_cmd",
+}
+
+
+def load_commands(names: list[str] | None = None) -> None:
+    """Import the modules of `names` (default: every command), registering them on `main`."""
+    for module in sorted({COMMANDS[n] for n in (names if names is not None else COMMANDS)}):
+        importlib.import_module(f"dyntools.cli.{module}")
+
+
+class _Group(click.Group):
+    """The command group, plus one rule for every command: SIGINT exits 130 and SIGTERM 143,
+    with one line on stderr and an `interrupted` audit event, never a traceback (click's
+    own handling would print "Aborted!" and exit 1, the gate-rejection code). Commands are
+    imported when they are looked up (`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            load_commands([cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from dyntools import interrupts
+
+        interrupts.install()  # as early as the console script allows
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            interrupts.finishing()
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from dyntools import interrupts
+
+        interrupts.install()
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            code = interrupts.exit_code_for(exc)
+        except BaseExceptionGroup as group:  # an async server's task group wraps it
+            found = group.subgroup(lambda e: isinstance(e, KeyboardInterrupt))
+            if found is None:
+                raise
+            leaf: BaseException = found
+            while isinstance(leaf, BaseExceptionGroup):
+                leaf = leaf.exceptions[0]
+            assert isinstance(leaf, KeyboardInterrupt)
+            code = interrupts.exit_code_for(leaf)
+        _report_interrupt(ctx, code)
+        ctx.exit(code)
+
+
+def _report_interrupt(ctx: click.Context, code: int) -> None:
+    import contextlib
+    import sys
+
+    with contextlib.suppress(Exception):
+        from dyntools.log import get_logger
+
+        command = ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0]
+        get_logger("cli").info("interrupted", command=command, exit_code=code,
+                               signal="SIGINT" if code == 130 else "SIGTERM")
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"dyntools: interrupted ({'SIGINT' if code == 130 else 'SIGTERM'})\n")
+        sys.stderr.flush()
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dyntools")
+def main() -> None:
+    """Grow the tools an agent is missing, behind a static gate and a sandbox."""
+    import warnings
+
+    from dyntools.generators.models import SDK_DEPRECATION_MESSAGE
+
+    # The model SDKs' multi-line DeprecationWarning: the CLI says the same in one line
+    # (`echo_model_notice`), so this process does not print it again as a warning dump.
+    warnings.filterwarnings("ignore", message=SDK_DEPRECATION_MESSAGE,
+                            category=DeprecationWarning)

@@ -1,0 +1,64 @@
+"""Fetches a web page through the host and returns its title."""
+import html
+import re
+
+import host
+
+NAME = "page_title"
+DESCRIPTION = "Fetches a web page through the host's broker and returns the text of its <title>."
+PARAMS = {
+    "type": "object",
+    "properties": {"url": {"type": "string", "pattern": "^https?://"}},
+    "required": ["url"],
+}
+# The worker has no network: the host makes the request, and only to these hosts, and only
+# as far as the operator's capability policy (--capabilities FILE) allows.
+CAPABILITIES = {"http": ["example.com", "127.0.0.1:8765"]}
+# Verified without the network: each example carries the exchange it makes, replayed in order.
+EXAMPLES = [
+    {
+        "params": {"url": "https://example.com/"},
+        "result": {"title": "Example Domain", "status": 200},
+        "http": [
+            {
+                "request": {"method": "GET", "url": "https://example.com/"},
+                "response": {
+                    "status": 200,
+                    "headers": {"content-type": "text/html; charset=utf-8"},
+                    "text": "<!doctype html><html><head><title>Example\n  Domain</title>"
+                    "</head><body><h1>Example Domain</h1></body></html>",
+                },
+            },
+        ],
+    },
+    {
+        "params": {"url": "https://example.com/caf%C3%A9"},
+        "result": {"title": "Café & crème", "status": 200},
+        "http": [
+            {
+                "request": {"method": "GET", "url": "https://example.com/caf%C3%A9"},
+                "response": {"status": 200, "text": "<TITLE>Caf&eacute; &amp; cr&#232;me</TITLE>"},
+            },
+        ],
+    },
+    {
+        "params": {"url": "https://example.com/missing"},
+        "result": {"title": None, "status": 404},
+        "http": [
+            {
+                "request": {"method": "GET", "url": "https://example.com/missing"},
+                "response": {"status": 404, "text": "not found"},
+            },
+        ],
+    },
+]
+
+
+def run(params):
+    try:
+        page = host.http_get(params["url"])
+    except host.HttpError as exc:
+        return {"title": None, "status": exc.status}
+    match = re.search(r"<title[^>]*>(.*?)</title>", page["text"], re.IGNORECASE | re.DOTALL)
+    title = html.unescape(" ".join(match.group(1).split())) if match else None
+    return {"title": title, "status": page["status"]}

@@ -1,0 +1,292 @@
+"""The host's side of one call's capability requests (see sandbox/hostapi.py for the tool's).
+
+    host = HostCalls(tool="page_title", version=3, declared=caps, policy=policy,
+                     http=broker_session_factory, tools=catalog_caller)
+    pool.call(params, host=host)          # the runner hands every request frame to `host`
+    result = host.redact(result)          # no secret leaves in a result
+    host.problems                         # at verification: requests that were not recorded
+
+A worker is untrusted, so every frame is checked here before anything acts on it: a frame
+that is not what the stubs send, a capability the tool does not declare or the operator's
+policy does not grant, a composed-tool chain that is too deep or loops, each raises
+CapabilityViolation, which ends the call and kills the worker. Ordinary failures (a timeout,
+a 4xx, a composed tool that failed) are answered to the tool as an error it may catch.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dyntools.errors import CapabilityViolation, DyntoolsError
+from dyntools.gate.capabilities import Capabilities, Exchange
+
+if TYPE_CHECKING:
+    from dyntools.capabilities import CapabilityPolicy
+
+DEFAULT_MAX_REQUESTS = 16  # per call, when no policy says otherwise (verification)
+MAX_TOOL_DEPTH = 4  # a tool that composes a tool that composes ... at most this deep
+MAX_URL_CHARS = 8192
+MAX_PAIRS = 64
+NO_POLICY = ("no capability policy is configured, so nothing is granted: give the operator's "
+             "policy with --capabilities FILE or DYNTOOLS_CAPABILITIES")
+
+
+class HttpSession(Protocol):
+    """A broker session (real requests) or a replay session (recorded exchanges)."""
+
+    def request(self, request: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def redact(self, text: str) -> str: ...
+
+
+class ReplayHttp(HttpSession, Protocol):
+    """A session that answers from an example's recorded exchanges."""
+
+    def unused(self) -> list[Exchange]: ...
+
+
+# (name, params, timeout_s, chain of the tools already calling) -> the composed tool's result
+ToolCaller = Callable[[str, dict[str, Any], float, tuple[str, ...]], dict[str, Any]]
+SessionFactory = Callable[[float], HttpSession]  # the call's deadline -> a session
+
+
+class HostCalls:
+    """Answers the request frames of ONE call. `http` makes the HTTP session on the first
+    request (given the call's deadline); `tools` runs a composed tool; `chain` lists the
+    tools already waiting on this call (outermost first), for the depth and cycle checks."""
+
+    def __init__(
+        self,
+        *,
+        tool: str,
+        version: int | None,
+        declared: Capabilities,
+        policy: CapabilityPolicy | None,
+        http: SessionFactory | None = None,
+        replay: ReplayHttp | None = None,
+        tools: ToolCaller | None = None,
+        chain: tuple[str, ...] = (),
+    ) -> None:
+        self.tool = tool
+        self.version = version
+        self.declared = declared
+        self.policy = policy
+        self._http_factory = http if replay is None else (lambda _deadline: replay)
+        self._http: HttpSession | None = replay
+        self._replay = replay
+        self.replaying = replay is not None
+        self._tools = tools
+        self.chain = chain
+        self.problems: list[str] = []
+        self.requests = 0
+        self.non_get = False  # a request that may have acted on the world was made
+
+    def __call__(self, request: Any, deadline: float) -> dict[str, Any]:
+        if not isinstance(request, dict):
+            raise self._violation("the worker sent a request frame that is not an object")
+        limit = (self.policy.max_requests_per_call if self.policy is not None
+                 else DEFAULT_MAX_REQUESTS)
+        if self.requests >= limit:
+            raise self._violation(f"the tool made more than {limit} host requests in one "
+                                  "call (max_requests_per_call)", capability="requests")
+        op = request.get("op")
+        if op == "http":
+            return self._http_request(request, deadline)
+        if op == "call_tool":
+            return self._call_tool(request, deadline)
+        raise self._violation(f"the worker sent an unknown request {str(op)[:40]!r}")
+
+    # ------------------------------------------------------------------------------ http
+
+    def _http_request(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+        checked = _checked_http_frame(request)
+        if checked is None:
+            raise self._violation("the worker sent a malformed http request frame")
+        if not self.declared.http:
+            raise self._violation("the tool made an HTTP request but declares no http hosts "
+                                  "in CAPABILITIES", capability="http")
+        if self._http_factory is None:
+            raise self._violation(NO_POLICY, capability="http")
+        if self._http is None:
+            self._http = self._http_factory(deadline)
+        self.requests += 1
+        if checked["method"] != "GET":
+            self.non_get = True
+        from dyntools.capabilities import HttpFailure, ReplayMismatch
+
+        try:
+            return {"ok": self._http.request(checked)}
+        except HttpFailure as failure:
+            return {"error": {"kind": "http", "message": failure.message,
+                              "status": failure.status, "text": failure.text,
+                              "failure": failure.kind}}
+        except ReplayMismatch as mismatch:
+            # Verification: the example fails whatever the tool does next; the tool gets an
+            # error so that the call ends in the ordinary way and the worker is kept.
+            self.problems.append(mismatch.message)
+            return {"error": {"kind": "http", "message": "this request was not recorded in "
+                              "the example: " + mismatch.message, "status": None, "text": "",
+                              "failure": "not_recorded"}}
+
+    # ------------------------------------------------------------------------ call_tool
+
+    def _call_tool(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+        name, params = request.get("name"), request.get("params")
+        if set(request) != {"op", "name", "params"} or not isinstance(name, str) or \
+                not isinstance(params, dict):
+            raise self._violation("the worker sent a malformed call_tool request frame")
+        shown = repr(name[:64])
+        if name not in self.declared.tools:
+            raise self._violation(f"the tool called {shown}, which its CAPABILITIES do not "
+                                  "declare", capability="tools", target=name[:64])
+        if self.policy is not None and name not in self.policy.tools_allow:
+            raise self._violation(f"the operator's capability policy does not allow "
+                                  f"composing {shown} ([tools] allow)", capability="tools",
+                                  target=name)
+        if self.policy is None and not self.replaying:
+            raise self._violation(NO_POLICY, capability="tools")
+        chain = (*self.chain, self.tool)
+        if name in chain:
+            raise self._violation(f"call_tool {shown} would loop: {' -> '.join(chain)} -> "
+                                  f"{name}", capability="tools", target=name)
+        if len(chain) >= MAX_TOOL_DEPTH:
+            raise self._violation(f"call_tool {shown} is past the depth limit of "
+                                  f"{MAX_TOOL_DEPTH}: {' -> '.join(chain)}",
+                                  capability="tools", target=name)
+        if self._tools is None:
+            raise self._violation("this call has no catalog to compose tools from",
+                                  capability="tools")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return {"error": {"kind": "tool", "reason": "timeout",
+                              "message": "no time is left in the call's budget"}}
+        self.requests += 1
+        try:
+            return {"ok": self._tools(name, params, remaining, chain)}
+        except DyntoolsError as exc:
+            return {"error": {"kind": "tool", "reason": exc.reason,
+                              "message": self.redact(f"{name}: {exc.message}")}}
+
+    # ------------------------------------------------------------------------ redaction
+
+    def replay_problems(self) -> list[str]:
+        """At verification: requests that were not recorded, then recorded exchanges the
+        tool never requested. Empty for a real call."""
+        problems = list(self.problems)
+        if self._replay is not None:
+            problems.extend(f"the recorded {exchange.method} {exchange.url[:200]} was never "
+                            "requested" for exchange in self._replay.unused())
+        return problems
+
+    def redact(self, value: Any) -> Any:
+        """`value` (a result, a message) with every secret this call's session knows
+        replaced; a call that made no HTTP request has nothing to redact."""
+        session = self._http
+        if session is None:
+            return value
+        return _redact(value, session.redact)
+
+    def _violation(self, message: str, **details: Any) -> CapabilityViolation:
+        return CapabilityViolation(message, tool=self.tool, version=self.version, **details)
+
+
+def _redact(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: _redact(v, redact)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v, redact) for v in value]
+    return value
+
+
+def _checked_http_frame(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The http frame as the stubs build it, or None: anything else is not from them."""
+    method = request.get("method")
+    keys = set(request)
+    if method == "GET":
+        if keys != {"op", "method", "url", "params", "headers"}:
+            return None
+    elif method == "POST":
+        if keys != {"op", "method", "url", "json", "headers"}:
+            return None
+    else:
+        return None
+    url = request.get("url")
+    if not isinstance(url, str) or len(url) > MAX_URL_CHARS:
+        return None
+    for key in ("params", "headers"):
+        pairs = request.get(key)
+        if pairs is not None and not (
+                isinstance(pairs, dict) and len(pairs) <= MAX_PAIRS
+                and all(isinstance(k, str) and isinstance(v, str) for k, v in pairs.items())):
+            return None
+    checked = {key: value for key, value in request.items() if key != "op"}
+    checked.setdefault("params", None)
+    return checked
+
+
+class CapabilityHost:
+    """One Dyntools' capability side: the operator's policy, the broker (made on first use)
+    and, per call, the HostCalls that answers a capability tool's requests. A policy that
+    grants nothing (no file given) is held as None: every request is then a violation."""
+
+    def __init__(self, policy: CapabilityPolicy | None) -> None:
+        self.policy = policy if policy is not None and policy.configured else None
+        self._broker: Any = None
+        self._lock = threading.Lock()
+
+    def live(self, *, tool: str, version: int | None, declared: Capabilities,
+             tools: ToolCaller, chain: tuple[str, ...] = ()) -> HostCalls:
+        """The host for a real call: HTTP through the broker, tools through `tools`."""
+        http: SessionFactory | None = None
+        if self.policy is not None and declared.http:
+            broker = self._get_broker()
+
+            def http(deadline: float) -> HttpSession:
+                session: HttpSession = broker.session(tool=tool, version=version,
+                                                      declared=declared, deadline=deadline)
+                return session
+
+        return HostCalls(tool=tool, version=version, declared=declared, policy=self.policy,
+                         http=http, tools=tools, chain=chain)
+
+    def replaying(self, *, tool: str, version: int | None, declared: Capabilities,
+                  tools: ToolCaller) -> Callable[[Any], HostCalls]:
+        """`host_for(example)` at verification: HTTP from the example's recorded exchanges
+        (never the network), tools through `tools` (the real catalog)."""
+        def host_for(example: Any) -> HostCalls:
+            from dyntools.capabilities import ReplaySession
+
+            replay = ReplaySession(example.http, declared=declared, policy=self.policy,
+                                   tool=tool, version=version)
+            return HostCalls(tool=tool, version=version, declared=declared,
+                             policy=self.policy, replay=replay, tools=tools)
+
+        return host_for
+
+    def _get_broker(self) -> Any:
+        assert self.policy is not None  # live() asks for a broker only under a policy
+        with self._lock:
+            if self._broker is None:
+                from dyntools.capabilities import HttpBroker
+                from dyntools.log import get_logger
+
+                log = get_logger("broker")
+
+                def audit(event: Mapping[str, Any]) -> None:
+                    fields = dict(event)
+                    log.info(str(fields.pop("event", "broker.request")), **fields)
+
+                self._broker = HttpBroker(self.policy, audit=audit)
+            return self._broker
+
+    def close(self) -> None:
+        with self._lock:
+            broker, self._broker = self._broker, None
+        if broker is not None:
+            broker.close()

@@ -1,0 +1,55 @@
+"""What a running page holds: the registry, the session, the run feed, the Dyntools that
+decides (the object `dyntools approve` builds), the Catalog that searches, the content cache.
+
+    ui = UiState.open(registry, session=Session(token), audit_path=..., signer=None)
+    ...
+    ui.close()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dyntools.registry import Registry
+from dyntools.registry.signing import Signer
+from dyntools.ui.content import ContentCache
+from dyntools.ui.runs import RunFeed
+from dyntools.ui.security import Session
+
+
+@dataclass
+class UiState:
+    registry: Registry
+    session: Session
+    feed: RunFeed
+    dyntools: Any  # dyntools.pipeline.Dyntools
+    catalog: Any  # dyntools.catalog.Catalog
+    signer: Signer | None = None
+    contents: ContentCache = field(default_factory=ContentCache)
+    watcher: Any = None
+    templates: Any = None
+    streams: int = 0
+
+    @classmethod
+    def open(cls, registry: Registry, *, session: Session, audit_path: Path,
+             signer: Signer | None = None, watch: bool = True) -> UiState:
+        from dyntools.catalog import Catalog
+        from dyntools.pipeline import Dyntools
+        from dyntools.ui.render import environment
+
+        dyntools = Dyntools(registry, signer=signer)
+        state = cls(registry=registry, session=session, feed=RunFeed(audit_path),
+                    dyntools=dyntools, catalog=Catalog(dyntools, generate=False),
+                    signer=signer, templates=environment())
+        state.feed.poll()
+        if watch:
+            state.watcher = registry.watch()
+        return state
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        self.catalog.close()  # closes the Dyntools too

@@ -1,0 +1,261 @@
+"""The capability request protocol through real locked-down workers (issue 11): the `host`
+stubs in the worker, the runner's request loop, and HostCalls' checks of every frame. The
+HTTP side is a fake session here; the broker itself is tested in tests/capabilities."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dyntools.errors import CapabilityViolation, ToolRuntimeError
+from dyntools.gate.capabilities import parse_capabilities
+from dyntools.gate.policy import load_policy
+from dyntools.hostcalls import MAX_TOOL_DEPTH, HostCalls
+from dyntools.sandbox import SandboxLimits, WorkerPool, run_once
+
+POLICY = load_policy()
+
+HEADER = '''\
+"""A capability tool."""
+import host
+
+NAME = "fetcher"
+DESCRIPTION = "Fetches."
+PARAMS = {"type": "object"}
+CAPABILITIES = {"http": ["example.com"], "tools": ["helper"]}
+
+'''
+
+
+def tool(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "fetcher.py"
+    path.write_text(HEADER + textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+class FakeSession:
+    """Answers like a broker session: a page, or an ordinary failure for /fail."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+
+    def request(self, request: Any) -> dict[str, Any]:
+        from dyntools.capabilities import HttpFailure
+
+        self.requests.append(dict(request))
+        if "fail" in request["url"]:
+            raise HttpFailure("404 Not Found", status=404, text="nope")
+        return {"status": 200, "headers": {"content-type": "text/html"},
+                "text": "<title>Hi</title> token=s3cret"}
+
+    def redact(self, text: str) -> str:
+        return text.replace("s3cret", "[redacted:TOKEN]")
+
+
+def calls(session: FakeSession | None = None, **options: Any) -> HostCalls:
+    declared = parse_capabilities({"http": ["example.com"], "tools": ["helper"]})
+    fake = session or FakeSession()
+    return HostCalls(tool="fetcher", version=1, declared=declared, policy=None,
+                     http=lambda deadline: fake, **options)
+
+
+def test_a_tool_reaches_http_only_through_the_host(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            page = host.http_get("https://example.com/", params={"q": "1"},
+                                 headers={"accept": "text/html"})
+            return {"status": page["status"], "text": page["text"]}
+    ''')
+    session = FakeSession()
+    host = calls(session)
+    result = run_once(path, {}, policy=POLICY, host=host)
+    assert result == {"status": 200, "text": "<title>Hi</title> token=s3cret"}
+    assert host.redact(result)["text"] == "<title>Hi</title> token=[redacted:TOKEN]"
+    assert session.requests == [{"method": "GET", "url": "https://example.com/",
+                                 "params": {"q": "1"}, "headers": {"accept": "text/html"}}]
+
+
+def test_an_ordinary_failure_is_an_http_error_the_tool_may_catch(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            try:
+                host.http_get("https://example.com/fail")
+            except host.HttpError as exc:
+                return {"status": exc.status, "text": exc.text, "message": str(exc)}
+            return {"status": None}
+    ''')
+    assert run_once(path, {}, policy=POLICY, host=calls()) == {
+        "status": 404, "text": "nope", "message": "404 Not Found"}
+
+
+def test_a_post_sends_its_json_body(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            return host.http_post_json("https://example.com/items", {"a": [1, 2.5, None]})
+    ''')
+    session = FakeSession()
+    host = calls(session)
+    assert run_once(path, {}, policy=POLICY, host=host)["status"] == 200
+    assert session.requests[0]["json"] == {"a": [1, 2.5, None]}
+    assert host.non_get
+
+
+def test_without_a_host_a_request_ends_the_call(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            try:
+                return host.http_get("https://example.com/")
+            except Exception:
+                return {"caught": True}
+    ''')
+    with pytest.raises(CapabilityViolation, match="grants none"):
+        run_once(path, {}, policy=POLICY)
+
+
+def test_a_violation_kills_the_worker_and_the_tool_cannot_catch_it(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            try:
+                host.http_get("https://example.com/")
+            except BaseException:
+                pass
+            return {"survived": True}
+    ''')
+
+    def refuse(request: Any, deadline: float) -> dict[str, Any]:
+        raise CapabilityViolation("host not declared")
+
+    with WorkerPool(path, module_name="fetcher_v1", policy=POLICY, size=1) as pool:
+        pool.start()
+        with pytest.raises(CapabilityViolation, match="host not declared"):
+            pool.call({}, host=refuse)
+        assert pool.stats["replaced"] == 1  # the worker that asked was killed, never reused
+        assert pool.call({}, host=calls()) == {"survived": True}
+
+
+def test_host_functions_are_refused_while_the_module_loads(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        PAGE = host.http_get("https://example.com/")
+
+        def run(params):
+            return {}
+    ''')
+    with pytest.raises(ToolRuntimeError, match="only while run"):
+        run_once(path, {}, policy=POLICY, host=calls())
+
+
+@pytest.mark.parametrize("call, error", [
+    ('host.http_get(1)', "TypeError: the url must be a str"),
+    ('host.http_get("https://example.com/", params={"a": 1})', "TypeError: params must map"),
+    ('host.http_get("https://example.com/", headers=[("a", "b")])', "TypeError: headers must"),
+    ('host.http_post_json("https://example.com/", {1j: 2})', "TypeError"),
+    ('host.call_tool("helper", [1])', "TypeError: call_tool: params must be a dict"),
+    ('host.call_tool(None, {})', "TypeError: call_tool: the name must be a str"),
+])
+def test_bad_arguments_are_the_tools_own_error_before_anything_is_sent(
+        tmp_path: Path, call: str, error: str) -> None:
+    path = tool(tmp_path, f'''
+        def run(params):
+            {call}
+            return {{}}
+    ''')
+    session = FakeSession()
+    with pytest.raises(ToolRuntimeError, match=error.replace("(", r"\(")):
+        run_once(path, {}, policy=POLICY, host=calls(session))
+    assert session.requests == []
+
+
+def test_call_tool_composes_through_the_callers_catalog(tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            try:
+                host.call_tool("helper", {"x": "boom"})
+            except host.ToolError as exc:
+                failed = exc.reason
+            return {"sum": host.call_tool("helper", {"x": 2})["double"], "failed": failed}
+    ''')
+    seen: list[tuple[str, dict[str, Any], tuple[str, ...]]] = []
+
+    def helper(name: str, params: dict[str, Any], timeout: float,
+               chain: tuple[str, ...]) -> dict[str, Any]:
+        seen.append((name, params, chain))
+        assert 0 < timeout <= SandboxLimits().timeout_s
+        if params["x"] == "boom":
+            raise ToolRuntimeError("helper raised ValueError")
+        return {"double": params["x"] * 2}
+
+    host = calls(tools=helper)
+    host.replaying = True  # no operator policy: only verification composes without one
+    assert run_once(path, {}, policy=POLICY, host=host) == {"sum": 4, "failed": "runtime_error"}
+    assert seen == [("helper", {"x": "boom"}, ("fetcher",)), ("helper", {"x": 2}, ("fetcher",))]
+
+
+# ------------------------------------------------------------------ HostCalls, frame by frame
+
+FUTURE = time.monotonic() + 60
+
+
+@pytest.mark.parametrize("frame", [
+    "not a dict",
+    {"op": "exec", "code": "x"},
+    {"op": "http", "method": "DELETE", "url": "https://example.com/", "params": None,
+     "headers": None},
+    {"op": "http", "method": "GET", "url": 7, "params": None, "headers": None},
+    {"op": "http", "method": "GET", "url": "https://example.com/", "params": {"a": 1},
+     "headers": None},
+    {"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
+     "headers": None, "extra": True},
+    {"op": "http", "method": "GET", "url": "https://example.com/" + "a" * 9000,
+     "params": None, "headers": None},
+    {"op": "call_tool", "name": "helper"},
+    {"op": "call_tool", "name": 3, "params": {}},
+])
+def test_a_frame_the_stubs_never_send_is_a_violation(frame: Any) -> None:
+    with pytest.raises(CapabilityViolation, match="the worker sent"):
+        calls()(frame, FUTURE)
+
+
+def test_undeclared_tools_loops_and_depth_are_violations() -> None:
+    def never(*args: Any) -> dict[str, Any]:
+        raise AssertionError("must not be called")
+
+    host = calls(tools=never)
+    host.replaying = True
+    with pytest.raises(CapabilityViolation, match="do not declare"):
+        host({"op": "call_tool", "name": "other", "params": {}}, FUTURE)
+    looped = calls(tools=never, chain=("helper",))
+    looped.replaying = True
+    with pytest.raises(CapabilityViolation, match="would loop"):
+        looped({"op": "call_tool", "name": "helper", "params": {}}, FUTURE)
+    deep = calls(tools=never, chain=tuple(f"t{i}" for i in range(MAX_TOOL_DEPTH - 1)))
+    deep.replaying = True
+    with pytest.raises(CapabilityViolation, match="depth limit"):
+        deep({"op": "call_tool", "name": "helper", "params": {}}, FUTURE)
+
+
+def test_without_a_policy_a_real_call_composes_nothing() -> None:
+    host = calls(tools=lambda *a: {"x": 1})
+    with pytest.raises(CapabilityViolation, match="no capability policy"):
+        host({"op": "call_tool", "name": "helper", "params": {}}, FUTURE)
+
+
+def test_without_a_policy_http_is_refused() -> None:
+    declared = parse_capabilities({"http": ["example.com"]})
+    host = HostCalls(tool="fetcher", version=1, declared=declared, policy=None)
+    with pytest.raises(CapabilityViolation, match="no capability policy"):
+        host({"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
+              "headers": None}, FUTURE)
+
+
+def test_more_requests_than_the_limit_end_the_call() -> None:
+    host = calls()
+    frame = {"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
+             "headers": None}
+    for _ in range(16):
+        host(frame, FUTURE)
+    with pytest.raises(CapabilityViolation, match="more than 16 host requests"):
+        host(frame, FUTURE)

@@ -1,0 +1,79 @@
+"""What the `dyntools` command imports before it does its job (bench/startup.py measures the
+time): `--version` nothing, and `call` none of the machinery it does not use."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from dyntools.cli import main
+from dyntools.cli.app import COMMANDS, load_commands
+
+# Imported by none of the commands below: the async stack, the rich console, the writer's
+# lock, the watch, the model SDKs, the MCP server, generation.
+NEVER_ON_CALL = (
+    "asyncio", "structlog", "rich", "filelock", "watchdog", "anthropic", "openai", "mcp",
+    "httpx", "pydantic", "dyntools.generators.anthropic", "dyntools.generators.openai_compat",
+    "dyntools.registry.watch", "dyntools.cli.registry_cmd",
+    "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
+)
+
+
+def _imports_of(argv: list[str], cwd: Path) -> tuple[int, str, list[str]]:
+    """Run the console script's entry point in a fresh interpreter; its exit code, its stdout
+    and every module it imported."""
+    probe = (
+        "import json, sys\n"
+        f"sys.argv = {['dyntools', *argv]!r}\n"
+        "from dyntools.cli import run\n"
+        "code = 0\n"
+        "try:\n"
+        "    run()\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code or 0\n"
+        "sys.stdout.flush()\n"
+        "sys.stderr.write('\\n' + json.dumps([code, sorted(sys.modules)]) + '\\n')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120, check=True)
+    code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    return code, done.stdout, modules
+
+
+def test_version_imports_nothing_and_says_what_click_says(tmp_path: Path) -> None:
+    code, out, modules = _imports_of(["--version"], tmp_path)
+    assert code == 0
+    assert out == CliRunner().invoke(main, ["--version"]).stdout
+    assert [m for m in modules if m.startswith(("dyntools", "click"))] == ["dyntools",
+                                                                             "dyntools.cli"]
+
+
+def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
+    from dyntools.registry import Registry
+    from tests.registry.helpers import tool_source
+
+    Registry.open(tmp_path / "reg").add_version("echo_tool", tool_source(answer="1"), {})
+    code, out, modules = _imports_of(
+        ["call", "echo_tool", "--params", "{}", "--registry", str(tmp_path / "reg")], tmp_path)
+    assert (code, json.loads(out)) == (0, {"answer": "1"})
+    assert [m for m in NEVER_ON_CALL if m in modules or any(
+        n.startswith(m + ".") for n in modules)] == []
+
+
+def test_the_command_table_is_what_the_modules_register() -> None:
+    load_commands()
+    assert sorted(main.commands) == sorted(COMMANDS)
+    for name, command in main.commands.items():
+        assert command.callback is not None
+        assert command.callback.__module__ == f"dyntools.cli.{COMMANDS[name]}", name
+
+
+def test_help_lists_every_command() -> None:
+    listed = CliRunner().invoke(main, ["--help"]).stdout
+    assert all(f"  {name} " in listed for name in COMMANDS), listed
