@@ -189,7 +189,7 @@ PARSE_PROCESS = ("import ast, sys\n"
                  "        ast.parse(handle.read())\n")
 
 
-def measure_rounds(tree: Path, directory: Path, rounds: int) -> dict[str, Any]:
+def measure_rounds(tree: Path, directory: Path, rounds: int, strict: bool) -> dict[str, Any]:
     """Per round, in rotating order: the in-process child, `dyntools check` over the corpus
     and a process that parses the same files; each ratio is taken within its round (the
     machine is shared: load changes between rounds, not within one), then the median."""
@@ -207,7 +207,7 @@ def measure_rounds(tree: Path, directory: Path, rounds: int) -> dict[str, Any]:
                 found.update(run_child(tree, directory, "in-process"))
                 continue
             seconds, code = timed(cli if step == "cli" else parse, env, tree)
-            if step == "cli" and code != 0:
+            if step == "cli" and code != 0 and strict:
                 raise SystemExit(f"dyntools check refused part of the corpus (exit {code})")
             found[f"{step}_process_s"] = seconds
         per_round.append(found)
@@ -258,7 +258,9 @@ def startup(tree: Path, one_file: Path, rounds: int, cache: Path) -> dict[str, f
 
 def measure_tree(tree: Path, directory: Path, one_file: Path, args: argparse.Namespace
                  ) -> dict[str, Any]:
-    result = measure_rounds(tree, directory, args.rounds)
+    # A baseline may refuse what it does not know yet (a template using `host`): measured
+    # all the same, and its refusals are listed.
+    result = measure_rounds(tree, directory, args.rounds, strict=tree == REPO)
     with tempfile.TemporaryDirectory(prefix="dyntools-gate-pyc-") as cache:
         result["startup"] = startup(tree, one_file, args.startup_rounds, Path(cache))
     return result
@@ -268,7 +270,7 @@ def show(label: str, result: dict[str, Any]) -> None:
     verdict = "within" if result["ratio"] <= TARGET else "OVER"
     print(f"\n{label}")
     if result["refused"]:
-        print(f"  refused (should be none): {result['refused'][:5]}")
+        print(f"  refused {len(result['refused'])} file(s): {result['refused'][:5]}")
     print(f"  (median of {result['rounds']} rounds; each ratio within its round)")
     print(f"  in-process, {result['files']} files: gate {result['gate_s']:.3f} s, ast.parse "
           f"{result['parse_s']:.3f} s -> {result['ratio']:.2f}x ({verdict} {TARGET:.1f}x); "
