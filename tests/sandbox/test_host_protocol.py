@@ -303,3 +303,23 @@ def test_a_worker_that_never_reads_the_answer_cannot_stall_the_host(tmp_path: Pa
                  _skip_layers=frozenset({"restricted", "audit_hook"}))
     assert time.monotonic() - started < 10
 
+
+def test_a_result_nested_as_deep_as_json_allows_is_redacted_not_a_recursion_error(
+        tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            page = host.http_get("https://example.com/")
+            value = [page["text"]]
+            for _ in range(params["depth"]):
+                value = [{"k": value}]
+            return {"deep": value, page["text"]: [1, None, True, 2.5]}
+    ''')
+    host = calls()
+    result = run_once(path, {"depth": 450}, policy=POLICY, host=host)
+    redacted = host.redact(result)
+    inner = redacted["deep"]
+    for _ in range(450):
+        inner = inner[0]["k"]
+    assert inner == ["<title>Hi</title> token=[redacted:TOKEN]"]
+    assert redacted["<title>Hi</title> token=[redacted:TOKEN]"] == [1, None, True, 2.5]
+    assert "<title>Hi</title> token=s3cret" in result  # the original is left as it was
