@@ -194,6 +194,27 @@ def test_bad_input_gets_a_clean_4xx_page_and_the_server_carries_on(server: UiSer
     assert not any("Traceback" in line for line in server.lines)
 
 
+def test_a_diff_of_hostile_sources_is_answered_and_the_server_carries_on(
+        tmp_path: Path) -> None:
+    # Two small files (24 KB) of two alternating lines: pairing every line with every
+    # equal line (difflib without its junk heuristic) took minutes of the server's CPU.
+    registry = tmp_path / "registry"
+    cli("init", str(registry), registry=registry)
+    folder = registry / "many_lines"
+    folder.mkdir()
+    for version, step in ((1, 2), (2, 3)):
+        lines = [("    x = 1" if i % step else "    y = 2") for i in range(4000)]
+        (folder / f"v{version}.py").write_text(
+            '"""Many lines."""\nNAME = "many_lines"\nDESCRIPTION = "Many lines."\n'
+            'PARAMS = {"type": "object"}\n\n\ndef run(params):\n' + "\n".join(lines)
+            + "\n    return {}\n", encoding="utf-8")
+    with UiServer(registry) as running, client(running) as http:
+        response = http.get("/tools/many_lines/diff?a=1&b=2", timeout=30)
+        assert response.status_code == 200
+        assert 'id="diff-summary"' in response.text
+        assert http.get("/").status_code == 200
+
+
 def test_the_bench_is_bounded_and_answers_with_the_gates_findings(server: UiServer) -> None:
     csrf = csrf_of(server)
     headers = {"origin": server.url, "x-csrf-token": csrf, "content-type": "text/plain"}
