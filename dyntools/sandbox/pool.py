@@ -14,11 +14,12 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
 
-from dyntools.errors import SandboxError, UsageError
+from dyntools.errors import SandboxError, SandboxTimeout, UsageError
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, HostHandler, WorkerProcess
@@ -104,8 +105,14 @@ class WorkerPool:
 
     def call_outcome(self, params: dict[str, Any], timeout: float | None = None, *,
                      host: HostHandler | None = None) -> CallOutcome:
-        """Like `call`, with the tool's captured output as well."""
-        worker = self._acquire()
+        """Like `call`, with the tool's captured output as well. A `timeout` given here is
+        the call's whole budget: waiting for a busy pool's worker counts against it (a
+        composed call inherits what is left of its caller's, and two tools composing each
+        other through full pools would otherwise wait on each other for ever)."""
+        worker, waited = self._acquire(
+            time.monotonic() + timeout if timeout is not None else None)
+        if timeout is not None and waited:
+            timeout = max(timeout - waited, 0.0)
         try:
             return worker.call(params, timeout, host=host)
         finally:
@@ -193,7 +200,10 @@ class WorkerPool:
         if ended:
             self._maybe_remove_cwd()
 
-    def _acquire(self) -> WorkerProcess:
+    def _acquire(self, deadline: float | None = None) -> tuple[WorkerProcess, float]:
+        """A worker for one call, and how long the call waited for one (a busy pool). With
+        a `deadline`, a wait past it is a SandboxTimeout."""
+        waited_since: float | None = None
         with self._cond:
             while True:
                 if self._closed:
@@ -201,16 +211,27 @@ class WorkerPool:
                 if self._idle:
                     self._busy += 1
                     self._counts["calls"] += 1
-                    return self._idle.pop()
+                    return self._idle.pop(), _since(waited_since)
                 if self._live < self.size:
                     self._live += 1
                     self._busy += 1
                     self._counts["calls"] += 1
                     self._counts["cold_starts"] += 1
                     break
-                self._cond.wait()
+                if waited_since is None:
+                    waited_since = time.monotonic()
+                if deadline is None:
+                    self._cond.wait()
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise SandboxTimeout(
+                        f"every worker of this tool stayed busy past the call's time limit "
+                        f"({self.size} at once); nothing ran", waited_for="worker")
+                self._cond.wait(remaining)
+        waited = _since(waited_since)  # a cold start is not counted: only the queue is
         try:
-            return self._new_worker()
+            return self._new_worker(), waited
         except BaseException:
             with self._cond:
                 self._live -= 1
@@ -287,6 +308,10 @@ def _abandon(idle: list[WorkerProcess], cwd: EmptyDirectory) -> None:
 def default_module_name(source_path: Path | str) -> str:
     stem = re.sub(r"[^0-9A-Za-z_]", "_", Path(source_path).stem) or "tool"
     return f"dyntools_exec_{stem}"
+
+
+def _since(started: float | None) -> float:
+    return time.monotonic() - started if started is not None else 0.0
 
 
 def run_once_outcome(

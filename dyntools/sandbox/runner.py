@@ -118,6 +118,11 @@ class WorkerProcess:
         self._spawned = (spawn_started, time.monotonic())
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        # Writes never block: a worker that stops reading (a compromised one, or one whose
+        # pipe is full) must not hold the host past the deadline of what it is sent.
+        os.set_blocking(self._write_fd, False)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._write_fd, select.POLLOUT | select.POLLERR)
 
     @property
     def pid(self) -> int:
@@ -131,7 +136,7 @@ class WorkerProcess:
         before any tool code has run."""
         deadline = time.monotonic() + self.spec.limits.startup_timeout_s
         try:
-            self._send(self.spec.init_message)
+            self._send(self.spec.init_message, deadline, starting=True)
             reply = self._receive(deadline, starting=True)
         except SandboxError:
             self.kill()
@@ -159,7 +164,7 @@ class WorkerProcess:
             )
         marks = hello.get("marks")
         try:
-            self._send(marshal.dumps("go"))
+            self._send(marshal.dumps("go"), deadline, starting=True)
             ready = self._receive(deadline, starting=True)
         except SandboxError:
             self.kill()
@@ -212,7 +217,7 @@ class WorkerProcess:
         # Until a whole reply is back, the worker is out of step with the protocol: anything
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
-        self._send(payload)
+        self._send(payload, deadline)
         while True:
             reply = self._receive(deadline)
             if reply.get("id") != call_id or self._buffer:
@@ -257,18 +262,32 @@ class WorkerProcess:
             self.kill()
             raise BadResult(f"the host's answer to a capability request is {len(payload)} "
                             f"bytes, over the cap of {self.spec.limits.max_host_answer_bytes}")
-        self._send(payload)
+        self._send(payload, deadline)
 
     # -- pipes -------------------------------------------------------------------------------
 
-    def _send(self, payload: bytes) -> None:
-        data = protocol.frame(payload)
-        try:
-            written = os.write(self._write_fd, data)
-            while written < len(data):
-                written += os.write(self._write_fd, data[written:])
-        except (BrokenPipeError, OSError):
-            raise self._died() from None
+    def _send(self, payload: bytes, deadline: float, *, starting: bool = False) -> None:
+        """Write one frame by `deadline`: a worker that does not read it in time is killed
+        (a blocking write would wait for as long as the worker chose not to read)."""
+        data = memoryview(protocol.frame(payload))
+        while data:
+            try:
+                data = data[os.write(self._write_fd, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise self._died() from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000) + 1)):
+                if time.monotonic() < deadline:
+                    continue
+                self.kill()
+                what = "start" if starting else "read what the host sent it"
+                raise SandboxTimeout(
+                    f"the worker did not {what} within the time limit; it was killed",
+                    timeout_s=self.spec.limits.timeout_s,
+                )
 
     def _receive(self, deadline: float, *, starting: bool = False) -> dict[str, Any]:
         # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
