@@ -251,15 +251,19 @@ class Catalog:
     # ------------------------------------------------------------------------------ calls
 
     def call(self, name: str, params: dict[str, Any], *,
-             timeout: float | None = None, chain: tuple[str, ...] = ()) -> dict[str, Any]:
+             timeout: float | None = None, chain: tuple[str, ...] = (),
+             read_only: bool = False) -> dict[str, Any]:
         """Call the tool visible under `name`; never generates (resolve first for that).
         A generated tool that composes others (`host.call_tool`) finds them here too;
-        `chain` lists the tools already waiting on this call."""
+        `chain` lists the tools already waiting on this call, and `read_only` (a tool
+        composed during another's verification) lets a generated tool's HTTP only GET. A
+        hand-written tool runs in-process: neither `timeout` nor `read_only` binds it."""
         require_valid_name(name)
         with self._lock:
             entry = self._tools.get(name)
         if entry is None:
-            return self.dyntools.call(name, params, timeout=timeout, tools=self, chain=chain)
+            return self.dyntools.call(name, params, timeout=timeout, tools=self, chain=chain,
+                                      read_only=read_only)
         entry.check(params)
         try:
             result = entry.shape.invoke(entry.func, params)

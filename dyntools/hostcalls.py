@@ -69,6 +69,7 @@ class HostCalls:
         replay: ReplayHttp | None = None,
         tools: ToolCaller | None = None,
         chain: tuple[str, ...] = (),
+        read_only: bool = False,
     ) -> None:
         self.tool = tool
         self.version = version
@@ -80,6 +81,7 @@ class HostCalls:
         self.replaying = replay is not None
         self._tools = tools
         self.chain = chain
+        self.read_only = read_only  # only GETs: a tool composed during a verification
         self.problems: list[str] = []
         self.requests = 0
         self.non_get = False  # a request that may have acted on the world was made
@@ -110,6 +112,11 @@ class HostCalls:
                                   "in CAPABILITIES", capability="http")
         if self._http_factory is None:
             raise self._violation(NO_POLICY, capability="http")
+        if self.read_only and checked["method"] != "GET":
+            # Verification reads the world at most: a composed tool may not act on it.
+            return {"error": {"kind": "http", "message": "a request that is not a GET is "
+                              "refused while a composing tool is verified", "status": None,
+                              "text": "", "failure": "read_only"}}
         if self._http is None:
             self._http = self._http_factory(deadline)
         self.requests += 1
@@ -257,7 +264,8 @@ class CapabilityHost:
         self._lock = threading.Lock()
 
     def live(self, *, tool: str, version: int | None, declared: Capabilities,
-             tools: ToolCaller, chain: tuple[str, ...] = ()) -> HostCalls:
+             tools: ToolCaller, chain: tuple[str, ...] = (),
+             read_only: bool = False) -> HostCalls:
         """The host for a real call: HTTP through the broker, tools through `tools`."""
         http: SessionFactory | None = None
         if self.policy is not None and declared.http:
@@ -269,7 +277,7 @@ class CapabilityHost:
                 return session
 
         return HostCalls(tool=tool, version=version, declared=declared, policy=self.policy,
-                         http=http, tools=tools, chain=chain)
+                         http=http, tools=tools, chain=chain, read_only=read_only)
 
     def replaying(self, *, tool: str, version: int | None, declared: Capabilities,
                   tools: ToolCaller) -> Callable[[Any], HostCalls]:

@@ -71,7 +71,7 @@ from dyntools.gate.capabilities import Capabilities
 from dyntools.gate.policy import Policy
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS, GatedSource, generate_gated
-from dyntools.hostcalls import CapabilityHost, ToolCaller
+from dyntools.hostcalls import CapabilityHost, HostCalls, ToolCaller
 from dyntools.log import get_logger
 from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
 from dyntools.registry.config import (
@@ -825,13 +825,15 @@ class Dyntools:
 
     def call(self, name: str, params: dict[str, Any], *,
              timeout: float | None = None, tools: ToolSource | None = None,
-             chain: tuple[str, ...] = ()) -> dict[str, Any]:
+             chain: tuple[str, ...] = (), read_only: bool = False) -> dict[str, Any]:
         """Run the current version of `name` in the sandbox (one audit event per call).
 
         A version that declares CAPABILITIES gets a host for its requests: HTTP through the
         broker under the operator's policy, `host.call_tool` through `tools` (the Catalog
         passes itself; default: this registry); `chain` lists the tools already waiting on
-        this call (composition depth and cycles). No secret leaves in the result or error."""
+        this call (composition depth and cycles). With `read_only` (a tool composed while
+        another is verified) its HTTP requests may only GET, and so may what it composes.
+        No secret leaves in the result or error."""
         started = time.perf_counter()
         record = self.registry.current(name)
         version = record.version if record is not None else None
@@ -852,21 +854,32 @@ class Dyntools:
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
                                       "rejected, or none is current)", tool=name)
             self._params_check(record)(params)
-            declared = self._declared_by(record)
-            if not declared:
-                result = self.runtime.call(name, params, timeout)
-            else:
-                host = self.capabilities.live(tool=name, version=record.version,
-                                              declared=declared,
-                                              tools=self._composer(tools), chain=chain)
-                try:
-                    result = host.redact(self.runtime.call(name, params, timeout,
-                                                                  host=host))
-                except DyntoolsError as exc:
+            hosts: list[HostCalls] = []
+
+            def prepare(used: VersionRecord) -> HostCalls | None:
+                # The version the runtime checked out, which may be newer than `record`.
+                if used.version != record.version or used.sha256 != record.sha256:
+                    self._params_check(used)(params)
+                declared = self._declared_by(used)
+                if not declared:
+                    return None
+                host = self.capabilities.live(
+                    tool=name, version=used.version, declared=declared,
+                    tools=self._composer(tools, read_only=read_only), chain=chain,
+                    read_only=read_only)
+                hosts.append(host)
+                return host
+
+            try:
+                result = self.runtime.call(name, params, timeout, prepare=prepare)
+            except DyntoolsError as exc:
+                for host in hosts:
                     exc.message = host.redact(exc.message)
                     exc.args = (exc.message,)
                     exc.details = host.redact(exc.details)
-                    raise
+                raise
+            for host in hosts:
+                result = host.redact(result)
         except DyntoolsError as exc:
             _log_execute(name, version, started, FAILED, exc.reason, exc.message)
             raise
@@ -927,14 +940,15 @@ class Dyntools:
         """What the version declares in CAPABILITIES (from its cached metadata)."""
         return self._meta(record).capabilities
 
-    def _composer(self, tools: ToolSource | None) -> ToolCaller:
+    def _composer(self, tools: ToolSource | None, *, read_only: bool = False) -> ToolCaller:
         """How `host.call_tool` reaches a composed tool: through `tools` (a Catalog), else
-        this registry; the composed call inherits the remaining budget and the chain."""
+        this registry; the composed call inherits the remaining budget, the chain and
+        `read_only` (verification: what it composes may read the world, never act on it)."""
         source = tools if tools is not None else self
 
         def compose(name: str, params: dict[str, Any], timeout: float,
                     chain: tuple[str, ...]) -> dict[str, Any]:
-            return source.call(name, params, timeout=timeout, chain=chain)
+            return source.call(name, params, timeout=timeout, chain=chain, read_only=read_only)
 
         return compose
 
@@ -944,7 +958,7 @@ class Dyntools:
         if not declared:
             return None
         return self.capabilities.replaying(tool=name, version=version, declared=declared,
-                                           tools=self._composer(tools))
+                                           tools=self._composer(tools, read_only=True))
 
     @property
     def runtime(self) -> Runtime:
@@ -1018,7 +1032,7 @@ class ToolSource(Protocol):
     """Where `host.call_tool` finds tools: a Catalog, or a Dyntools (its registry)."""
 
     def call(self, name: str, params: dict[str, Any], *, timeout: float | None = None,
-             chain: tuple[str, ...] = ()) -> dict[str, Any]: ...
+             chain: tuple[str, ...] = (), read_only: bool = False) -> dict[str, Any]: ...
 
 
 def _pool_call(pool: Any) -> Callable[..., dict[str, Any]]:

@@ -105,11 +105,17 @@ class Runtime:
     def call(
         self, name: str, params: dict[str, Any], timeout: float | None = None, *,
         host: HostHandler | None = None,
+        prepare: Callable[[VersionRecord], HostHandler | None] | None = None,
     ) -> dict[str, Any]:
         """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError.
-        `host` answers a capability tool's requests (dyntools.hostcalls.HostCalls)."""
+        `host` answers a capability tool's requests (dyntools.hostcalls.HostCalls); or
+        `prepare(record)` is handed the very version this call runs on, once it is checked
+        out, and returns its host (so a version switch in between can never run one
+        version's code with another's capabilities)."""
         slot = self._checkout(name)
         try:
+            if prepare is not None:
+                host = prepare(slot.record)
             if host is None:
                 return slot.pool.call(params, timeout)
             return slot.pool.call(params, timeout, host=host)

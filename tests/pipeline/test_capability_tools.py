@@ -51,6 +51,15 @@ class Server:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                owner.requests.append({"path": self.path, "method": "POST",
+                                       "body": self.rfile.read(length).decode()})
+                self.send_response(201)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
             def log_message(self, *args: object) -> None:
                 return
 
@@ -293,3 +302,58 @@ def test_tools_that_compose_each_other_cannot_deadlock_past_their_deadline(
     assert outcomes["ping"] in ("timeout", "runtime_error")
     assert outcomes["pong"] in ("timeout", "runtime_error")
     assert outcomes["ping s"] < 10 and outcomes["pong s"] < 10
+
+
+def test_a_composed_tool_may_only_read_while_its_composer_is_verified(
+        tmp_path: Path, server: Server) -> None:
+    # Verification replays the composer's own requests; a tool it composes runs for real
+    # (issue 11: "call_tool at verification uses the real catalog"), but may only GET, so
+    # verifying a version never acts on the world.
+    poster = fetcher(server.port, name="post_note", examples=[], body=(
+        "    try:\n"
+        f'        host.http_post_json("http://127.0.0.1:{server.port}/notes", params)\n'
+        "    except host.HttpError as exc:\n"
+        '        return {"refused": exc.kind}\n'
+        '    return {"posted": True}\n'))
+    composer = (
+        '"""Posts a note through another tool."""\nimport host\n\nNAME = "note_it"\n'
+        'DESCRIPTION = "Posts a note through post_note."\nPARAMS = {"type": "object"}\n'
+        'CAPABILITIES = {"tools": ["post_note"]}\n'
+        'EXAMPLES = [{"params": {"text": "x"}, "result": {"refused": "read_only"}}]\n\n\n'
+        'def run(params):\n    return host.call_tool("post_note", params)\n')
+    policy = granting(server.port, tools={"allow": ["post_note"]})
+    with pipeline(tmp_path / "reg", {"post_note": poster, "note_it": composer}, policy) as dt:
+        dt.ensure("post_note")
+        dt.ensure("note_it")  # verified: the composed POST was refused, nothing was sent
+        assert server.requests == []
+        assert dt.call("note_it", {"text": "live"}) == {"posted": True}  # a real call acts
+    assert server.requests == [{"path": "/notes", "method": "POST", "body": '{"text":"live"}'}]
+
+
+def test_a_call_runs_with_the_capabilities_of_the_version_it_runs_on(
+        tmp_path: Path, server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The declaration comes from the version the runtime checked out, not from an earlier
+    # look at "current": a switch in between never runs v2's code with v1's capabilities.
+    other = Server()
+    try:
+        v1 = fetcher(server.port)
+        v2 = fetcher(other.port)  # declares and requests only the other server
+        generator = CountingGenerator({"fetch_page": v1})
+        policy = policy_from_mapping({"http": {
+            "allow": [f"127.0.0.1:{server.port}", f"127.0.0.1:{other.port}"],
+            "allow_private": ["127.0.0.1/32"]}})
+        with Dyntools(tmp_path / "reg", generator=generator, capabilities=policy) as dt:
+            first = dt.ensure("fetch_page").record
+            generator.sources["fetch_page"] = v2
+            dt.ensure("fetch_page", new_version=True, contract_change=True)
+            real_current = dt.registry.current
+            stale = iter([first])
+
+            def current(name: str) -> Any:  # the first look sees v1, the runtime sees v2
+                return next(stale, None) or real_current(name)
+
+            monkeypatch.setattr(dt.registry, "current", current)
+            assert dt.call("fetch_page", {"path": "/b"})["text"].startswith("<title>Page /b")
+        assert other.requests and not server.requests
+    finally:
+        other.close()
