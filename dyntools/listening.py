@@ -35,6 +35,15 @@ def check_token(token: str, what: str, *, forbidden: str = "") -> str:
     return token
 
 
+def read_token(path: str) -> str:
+    """A token from `--token-file PATH` (checked by the caller); UsageError if unreadable."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(8192)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--token-file {path}: cannot read it ({exc})") from None
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True

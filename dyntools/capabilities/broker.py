@@ -57,7 +57,7 @@ from dyntools.capabilities.pinning import (
     TlsFailure,
     UnpinnedConnect,
 )
-from dyntools.capabilities.policy import NO_POLICY, CapabilityPolicy
+from dyntools.capabilities.policy import CapabilityPolicy
 from dyntools.capabilities.redaction import Redactor, available_secrets, secret_value
 from dyntools.errors import CapabilityViolation
 from dyntools.gate.capabilities import Capabilities
@@ -203,12 +203,7 @@ class BrokerSession:
 
     def _request(self, request: Mapping[str, Any], started: float) -> dict[str, Any]:
         policy = self._policy
-        if not policy.configured:
-            raise violation(checks.NO_POLICY, NO_POLICY)
-        if self.requests_made >= policy.max_requests_per_call:
-            raise violation(checks.TOO_MANY, f"the call has made {self.requests_made} host "
-                                             "requests; the operator's limit is "
-                                             f"{policy.max_requests_per_call} per call")
+        checks.admit_request(policy, self.requests_made)
         self.requests_made += 1
         shaped = shape_request(request, policy)
         deadline = min(started + policy.timeout_s, self.deadline)

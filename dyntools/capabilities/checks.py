@@ -23,6 +23,7 @@ import httpx
 
 from dyntools.capabilities.failures import violation
 from dyntools.capabilities.policy import HOST_HEADERS, CapabilityPolicy
+from dyntools.capabilities.policy import NO_POLICY as NO_POLICY_MESSAGE
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities, DeclarationError, parse_host
 
 MAX_URL_CHARS = 8192
@@ -80,6 +81,16 @@ class Target:
         """scheme://host:port (never the path or the query: they may carry data)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{self.scheme}://{host}:{self.port}"
+
+
+def admit_request(policy: CapabilityPolicy, made: int) -> None:
+    """A call's next request under `policy`, after `made` of them: refused without a
+    policy, or past the operator's limit per call."""
+    if not policy.configured:
+        raise violation(NO_POLICY, NO_POLICY_MESSAGE)
+    if made >= policy.max_requests_per_call:
+        raise violation(TOO_MANY, f"the call has made {made} host requests; the operator's "
+                                  f"limit is {policy.max_requests_per_call} per call")
 
 
 def shape_request(request: object, policy: CapabilityPolicy | None) -> Shaped:

@@ -36,7 +36,7 @@ from dyntools.capabilities.failures import (
     ReplayMismatch,
     violation,
 )
-from dyntools.capabilities.policy import NO_POLICY, CapabilityPolicy
+from dyntools.capabilities.policy import CapabilityPolicy
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities, Exchange
 
 _FAILURES = {
@@ -73,12 +73,7 @@ class ReplaySession:
     def request(self, request: Mapping[str, Any]) -> dict[str, Any]:
         policy = self.policy
         if policy is not None:
-            if not policy.configured:
-                raise violation(checks.NO_POLICY, NO_POLICY)
-            if self.requests_made >= policy.max_requests_per_call:
-                raise violation(checks.TOO_MANY, f"the call has made {self.requests_made} "
-                                                 "host requests; the operator's limit is "
-                                                 f"{policy.max_requests_per_call} per call")
+            checks.admit_request(policy, self.requests_made)
         self.requests_made += 1
         shaped = shape_request(request, policy)
         target = check_target(shaped.url, self.declared, policy)

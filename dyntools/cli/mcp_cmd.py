@@ -176,17 +176,9 @@ def _http_setup(token_file: str | None, host: str, port: int,
                 allow_remote: bool) -> tuple[str, Any]:
     """The bearer token (read, or generated) and the bound socket, before anything serves."""
     from dyntools.adapters.mcp_http import bind, check_token
-    from dyntools.listening import new_token
+    from dyntools.listening import new_token, read_token
 
-    token = check_token(_read_token(token_file) if token_file else new_token())
+    token = check_token(read_token(token_file) if token_file else new_token())
     return token, bind(host, port, allow_remote=allow_remote)
 
 
-def _read_token(path: str) -> str:
-    from dyntools.errors import UsageError
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(8192)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--token-file {path}: cannot read it ({exc})") from None

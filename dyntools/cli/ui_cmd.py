@@ -17,18 +17,11 @@ import click
 from dyntools.cli.app import main
 from dyntools.cli.options import AUDIT_LOG_ENV, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import writer_options
-from dyntools.errors import UsageError
 from dyntools.registry import Registry
 
 DEFAULT_PORT = 8766
 
 
-def _read_token(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(8192)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--token-file {path}: cannot read it ({exc})") from None
 
 
 @main.command("ui")
@@ -54,13 +47,13 @@ def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file:
     Every page needs the session token printed at start; every write also needs the page's
     CSRF token and comes only from the page itself (Origin and Host are checked).
     """
-    from dyntools.listening import new_token
+    from dyntools.listening import new_token, read_token
     from dyntools.ui.app import create_app
     from dyntools.ui.security import Session, allowed_hosts, bind, check_token, url_for
     from dyntools.ui.server import serve
     from dyntools.ui.state import UiState
 
-    token = check_token(_read_token(token_file) if token_file else new_token())
+    token = check_token(read_token(token_file) if token_file else new_token())
     signer = signer_option(sign_key)
     sock = bind(host, port, allow_remote=allow_remote)
     audit_log = click.get_current_context().params.get("audit_log")
