@@ -54,10 +54,14 @@ class WorkerPool:
         self.max_calls_per_worker = max_calls_per_worker
         self._stderr = stderr
         self._cwd = EmptyDirectory()
-        self._cond = threading.Condition()
+        # `with self._lock` is the Condition's own lock, entered without the Python-level
+        # Condition.__enter__ (two Python calls per call of the pool, at each end).
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._idle: list[WorkerProcess] = []
         self._busy = 0
         self._live = 0  # workers running or starting, counted against `size`
+        self._waiting = 0  # threads inside self._cond.wait(): a release wakes them
         self._closed = False
         self._warm = False
         # Workers past max_calls_per_worker: id -> False while their replacement is starting,
@@ -76,7 +80,7 @@ class WorkerPool:
         """Start workers up to `size` now, in parallel (otherwise calls start them as
         needed). Raises the first start-up error, e.g. `LayerUnavailable`."""
         self._warm = True
-        with self._cond:
+        with self._lock:
             missing = 0 if self._closed else max(0, self.size - self._live)
             self._live += missing
         errors: list[BaseException] = []
@@ -100,7 +104,11 @@ class WorkerPool:
              host: HostHandler | None = None) -> dict[str, Any]:
         """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`.
         `host` answers the call's capability requests (see WorkerProcess.call)."""
-        return self.call_outcome(params, timeout, host=host).result
+        worker = self._acquire()
+        try:
+            return worker.call_result(params, timeout, host=host)[0]
+        finally:
+            self._release(worker)
 
     def call_outcome(self, params: dict[str, Any], timeout: float | None = None, *,
                      host: HostHandler | None = None) -> CallOutcome:
@@ -113,7 +121,7 @@ class WorkerPool:
 
     def close(self, wait: bool = True) -> None:
         """No new calls; idle workers end now, busy ones when their call finishes."""
-        with self._cond:
+        with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
             self._due.clear()
@@ -123,14 +131,14 @@ class WorkerPool:
         for worker in idle:
             worker.stop()
         if wait:
-            with self._cond:
+            with self._lock:
                 while self._live > 0:
-                    self._cond.wait()
+                    self._wait()
         self._maybe_remove_cwd()
 
     @property
     def stats(self) -> dict[str, Any]:
-        with self._cond:
+        with self._lock:
             return {
                 "size": self.size,
                 "idle": len(self._idle),
@@ -148,9 +156,17 @@ class WorkerPool:
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _wait(self) -> None:
+        """`self._cond.wait()`, counted in `_waiting` (hold `self._lock`)."""
+        self._waiting += 1
+        try:
+            self._cond.wait()
+        finally:
+            self._waiting -= 1
+
     def _new_worker(self) -> WorkerProcess:
         worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr)
-        with self._cond:
+        with self._lock:
             self._counts["started"] += 1
         self.layers = worker.start()
         return worker
@@ -161,7 +177,7 @@ class WorkerPool:
         try:
             worker = self._new_worker()
         except BaseException:
-            with self._cond:
+            with self._lock:
                 self._live -= 1
                 if succeeds is not None and id(succeeds) in self._due:
                     # No replacement: the old worker ends at its next release, and the call
@@ -170,7 +186,7 @@ class WorkerPool:
                 self._cond.notify_all()
             raise
         ended: list[WorkerProcess] = []
-        with self._cond:
+        with self._lock:
             if self._closed:
                 self._live -= 1
                 self._counts["retired"] += 1
@@ -194,7 +210,7 @@ class WorkerPool:
             self._maybe_remove_cwd()
 
     def _acquire(self) -> WorkerProcess:
-        with self._cond:
+        with self._lock:
             while True:
                 if self._closed:
                     raise UsageError("the worker pool is closed")
@@ -208,11 +224,11 @@ class WorkerPool:
                     self._counts["calls"] += 1
                     self._counts["cold_starts"] += 1
                     break
-                self._cond.wait()
+                self._wait()
         try:
             return self._new_worker()
         except BaseException:
-            with self._cond:
+            with self._lock:
                 self._live -= 1
                 self._busy -= 1
                 self._cond.notify_all()
@@ -221,8 +237,15 @@ class WorkerPool:
     def _release(self, worker: WorkerProcess) -> None:
         replace = False
         succeed = False
-        with self._cond:
+        with self._lock:
             self._busy -= 1
+            if not (self._due or worker.broken or worker.spent or self._closed
+                    or worker.calls >= self.max_calls_per_worker):
+                # The common case, settled at once: back to the idle list.
+                self._idle.append(worker)
+                if self._waiting:  # nobody waits on most calls: notify_all is Python code
+                    self._cond.notify_all()
+                return
             due = self._due.get(id(worker))
             if worker.broken or worker.spent or self._closed or due:
                 self._live -= 1
@@ -242,7 +265,8 @@ class WorkerPool:
                     succeed = True
                 self._idle.append(worker)
                 retire = False
-            self._cond.notify_all()
+            if self._waiting:  # nobody waits on most calls: notify_all is Python code
+                self._cond.notify_all()
         if succeed:
             self._start_background(worker)
         if retire:
@@ -255,7 +279,7 @@ class WorkerPool:
             self._maybe_remove_cwd()
 
     def _replace_in_background(self) -> None:
-        with self._cond:
+        with self._lock:
             if self._closed or self._live >= self.size:
                 return
             self._live += 1
@@ -272,7 +296,7 @@ class WorkerPool:
         threading.Thread(target=spawn, name="dyntools-sandbox-replace", daemon=True).start()
 
     def _maybe_remove_cwd(self) -> None:
-        with self._cond:
+        with self._lock:
             done = self._closed and self._live == 0
         if done:
             self._cwd.remove()

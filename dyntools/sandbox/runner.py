@@ -37,6 +37,7 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.sandbox import protocol
+from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
@@ -46,6 +47,12 @@ BOOTSTRAP = (
 )
 # Room around the result cap for the envelope and the captured output.
 _ENVELOPE_BYTES = 64 * 1024
+_ID_BYTES = 7  # 56 random bits per call id
+_ID_BATCH = 512
+# The standard decoder's scanner: what json.loads runs once it has found the text (typeshed
+# does not declare the attribute).
+_scan_json: Callable[[str, int], tuple[Any, int]] = (
+    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
 
 _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
@@ -118,6 +125,16 @@ class WorkerProcess:
         self._spawned = (spawn_started, time.monotonic())
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
+        limits = self._limits = spec.limits
+        self._reply_cap = (limits.max_result_bytes + limits.max_output_bytes * 6
+                           + _ENVELOPE_BYTES)
+        # Call ids come from the OS's random source, read a batch at a time (one system call
+        # per _ID_BATCH calls): each id is 56 fresh random bits used once, and the batch
+        # stays in this process, which the worker cannot read.
+        self._ids = b""
+        self._ids_at = 0
+        self._placement: Placement | None = None  # made at the second call (placement.py)
 
     @property
     def pid(self) -> int:
@@ -191,30 +208,45 @@ class WorkerProcess:
         each is handed to `host` with the call's deadline and its answer sent back; without
         a `host`, or when `host` raises, the worker is killed (a CapabilityViolation from
         `host` is the call's error)."""
+        result, output = self.call_result(params, timeout, host=host)
+        return CallOutcome(result, output)
+
+    def call_result(self, params: dict[str, Any], timeout: float | None = None, *,
+                    host: HostHandler | None = None) -> tuple[dict[str, Any], str]:
+        """`call`, returning (result, captured output) without building a CallOutcome."""
         if self.broken:
             raise WorkerCrashed("this worker was discarded")
         if not isinstance(params, dict):
             raise UsageError(f"params must be a dict, got {type(params).__name__}")
         check_plain_data(params)
-        # An id the worker cannot predict: a frame sent ahead of time, or a second reply,
-        # never passes for the answer to a later call.
-        call_id = int.from_bytes(os.urandom(7), "big")
+        call_id = self._call_id()
+        # A one-shot call (the CLI's) never pays for placement: ctypes, sched_setaffinity.
+        placement = self._placement
+        if placement is None and self.calls:
+            placement = self._placement = Placement(self.pid)
+        spin = placement.spin() if placement is not None else 0.0
         try:
-            payload = marshal.dumps((call_id, params))
+            payload = marshal.dumps((call_id, params, spin))
         except ValueError as exc:
             raise UsageError(f"params are not plain data: {exc}") from exc
-        if len(payload) > self.spec.limits.max_params_bytes:
+        limits = self._limits
+        if len(payload) > limits.max_params_bytes:
             raise UsageError(f"params are {len(payload)} bytes, over the cap of "
-                             f"{self.spec.limits.max_params_bytes}")
+                             f"{limits.max_params_bytes}")
         self.calls += 1
-        deadline = time.monotonic() + (timeout if timeout is not None
-                                       else self.spec.limits.timeout_s)
+        deadline = time.monotonic() + (timeout if timeout is not None else limits.timeout_s)
         # Until a whole reply is back, the worker is out of step with the protocol: anything
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
-        self._send(payload)
+        data = len(payload).to_bytes(protocol.HEADER_BYTES, "big") + payload  # _send, inlined
+        try:
+            written = os.write(self._write_fd, data)
+            while written < len(data):
+                written += os.write(self._write_fd, data[written:])
+        except OSError:  # BrokenPipeError included
+            raise self._died() from None
         while True:
-            reply = self._receive(deadline)
+            reply = self._receive(deadline, spin_s=spin)
             if reply.get("id") != call_id or self._buffer:
                 self.kill()
                 raise SandboxViolation(
@@ -234,11 +266,21 @@ class WorkerProcess:
                 # The call changed the tool's module state: the worker ends after this
                 # reply and is never handed another call (see sandbox/state.py).
                 self.spent = True
-            return CallOutcome(ok, str(reply.get("out", "")))
+            out = reply.get("out", "")
+            return ok, out if type(out) is str else str(out)
         error = self._error_from(reply)
         if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):
             self.kill()
         raise error
+
+    def _call_id(self) -> int:
+        """An id the worker cannot predict: a frame sent ahead of time, or a second reply,
+        never passes for the answer to a later call."""
+        at = self._ids_at
+        if at >= len(self._ids):
+            self._ids, at = os.urandom(_ID_BYTES * _ID_BATCH), 0
+        self._ids_at = at + _ID_BYTES
+        return int.from_bytes(self._ids[at:at + _ID_BYTES], "big")
 
     def _answer(self, request: Any, host: HostHandler | None, deadline: float) -> None:
         """Hand one request frame to `host` and send its answer; any failure kills."""
@@ -267,50 +309,55 @@ class WorkerProcess:
             written = os.write(self._write_fd, data)
             while written < len(data):
                 written += os.write(self._write_fd, data[written:])
-        except (BrokenPipeError, OSError):
+        except OSError:  # BrokenPipeError included
             raise self._died() from None
 
-    def _receive(self, deadline: float, *, starting: bool = False) -> dict[str, Any]:
-        # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
-        cap = self.spec.limits.max_result_bytes + self.spec.limits.max_output_bytes * 6 + \
-            _ENVELOPE_BYTES
-        need = protocol.HEADER_BYTES
-        size = -1
+    def _receive(self, deadline: float, *, starting: bool = False,
+                 spin_s: float = 0.0) -> dict[str, Any]:
+        """The next frame, parsed. With `spin_s`, poll for it without sleeping for up to
+        that long first (see placement.py)."""
+        cap = self._reply_cap
+        buffer = self._buffer
+        ready = False  # the spin saw the pipe readable: read without polling again
+        if spin_s and not buffer:
+            poll = self._poll.poll
+            until = time.monotonic() + spin_s
+            while not (ready := bool(poll(0))) and time.monotonic() < until:
+                pass
         while True:
-            if len(self._buffer) >= need:
-                if size < 0:
-                    size = int.from_bytes(self._buffer[:protocol.HEADER_BYTES], "big")
-                    if size > cap:
-                        self.kill()
-                        raise BadResult(f"the worker sent {size} bytes, over the cap of {cap}")
-                    need = protocol.HEADER_BYTES + size
-                    continue
-                payload = self._buffer[protocol.HEADER_BYTES:need]
-                self._buffer = self._buffer[need:]
-                break
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
-                if time.monotonic() < deadline:
-                    continue
-                self.kill()
-                what = "start" if starting else "finish"
-                raise SandboxTimeout(
-                    f"the worker did not {what} within the time limit; it was killed",
-                    timeout_s=self.spec.limits.timeout_s,
-                )
-            chunk = os.read(self._read_fd, max(65536, need - len(self._buffer)))
+            have = len(buffer)
+            if have >= protocol.HEADER_BYTES:
+                size = int.from_bytes(buffer[:protocol.HEADER_BYTES], "big")
+                if size > cap:
+                    self.kill()
+                    raise BadResult(f"the worker sent {size} bytes, over the cap of {cap}")
+                end = protocol.HEADER_BYTES + size
+                if have >= end:
+                    payload = buffer[protocol.HEADER_BYTES:end]
+                    self._buffer = buffer[end:]
+                    break
+                want = end - have
+            else:
+                want = protocol.HEADER_BYTES - have
+            if not ready:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
+                    if time.monotonic() < deadline:
+                        continue
+                    self.kill()
+                    what = "start" if starting else "finish"
+                    raise SandboxTimeout(
+                        f"the worker did not {what} within the time limit; it was killed",
+                        timeout_s=self.spec.limits.timeout_s,
+                    )
+            ready = False
+            chunk = os.read(self._read_fd, max(65536, want))
             if not chunk:
                 raise self._died()
-            self._buffer += chunk
-        try:
-            reply = json.loads(payload)
-        except (ValueError, RecursionError) as exc:
-            self.kill()
-            raise BadResult(f"the worker sent a reply that is not JSON: {exc}") from None
-        if not isinstance(reply, dict):
-            self.kill()
-            raise BadResult("the worker sent a reply that is not a JSON object")
-        if (b"\\ud" in payload or b"\\uD" in payload) and _has_lone_surrogate(reply):
+            buffer = self._buffer = buffer + chunk
+        reply = self._parse(payload)
+        if b"\\u" in payload and (b"\\ud" in payload or b"\\uD" in payload) \
+                and _has_lone_surrogate(reply):
             # JSON escapes can spell a lone surrogate, which no UTF-8 writer accepts: passed
             # on, one such string made the MCP server's stdout writer raise and end the
             # whole server. A result is refused; diagnostics keep the code point as text.
@@ -324,6 +371,28 @@ class WorkerProcess:
             except RecursionError:
                 self.kill()
                 raise BadResult("the worker sent a reply nested too deeply") from None
+        return reply
+
+    def _parse(self, payload: bytes) -> dict[str, Any]:
+        """One reply: a JSON object in ASCII text (the worker escapes everything else), the
+        whole payload and nothing around it. Parsed by the decoder's scanner itself:
+        `json.loads` would first guess an encoding and match whitespace on either side."""
+        try:
+            text = payload.decode("ascii")
+            reply, end = _scan_json(text, 0)
+        except StopIteration:
+            self.kill()
+            raise BadResult("the worker sent a reply that is not JSON") from None
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            self.kill()
+            raise BadResult(f"the worker sent a reply that is not JSON: {exc}") from None
+        if end != len(text):
+            self.kill()
+            raise BadResult("the worker sent a reply that is not JSON: extra data after the "
+                            "object")
+        if type(reply) is not dict:
+            self.kill()
+            raise BadResult("the worker sent a reply that is not a JSON object")
         return reply
 
     def _error_from(self, reply: dict[str, Any], *, starting: bool = False) -> SandboxError:
