@@ -20,18 +20,28 @@ is no second CPU to use (one allowed CPU, no `sched_getcpu`, an affinity the ker
 refuses), nothing spins and the worker is left where the kernel puts it. Polling on the
 caller's own CPU is never done: a poller there would keep the other side from running.
 
+Nor does the host poll unless the call comes from the main thread and no other Python thread
+of its process is alive: a thread that polls in Python holds the GIL as one that computes
+does, and another thread waiting for it would wait up to the switch interval (5 ms) each
+time. Then the worker goes back to every CPU it was allowed and both sides block, as without
+this module.
+
 Only scheduling changes here: the worker's layers, and what crosses the pipe, are the same.
 """
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import os
+import threading
 from collections.abc import Callable
 
 # How long each side polls before it blocks. A warm call's gaps are a few microseconds; this
 # covers them many times over, and bounds what a spin costs: the host burns at most this
 # much CPU per call that takes longer, the worker at most this much after its last call.
 SPIN_S = 0.0002
+_MAIN_THREAD = threading.main_thread().ident  # see `spin`
 
 
 def current_cpu_reader() -> Callable[[], int] | None:
@@ -66,6 +76,13 @@ class Placement:
     def spin(self) -> float:
         cpu = self.cpu
         if cpu is None or len(self.allowed) < 2:
+            return 0.0
+        if _thread._count() or _thread.get_ident() != _MAIN_THREAD:
+            if self.split:  # another thread is alive: give the worker its CPUs back
+                self.split = False
+                self.avoided = -1
+                with contextlib.suppress(OSError):  # the worker ended
+                    os.sched_setaffinity(self.pid, self.allowed)
             return 0.0
         current = cpu()
         if current != self.avoided:

@@ -320,10 +320,7 @@ class WorkerProcess:
         buffer = self._buffer
         ready = False  # the spin saw the pipe readable: read without polling again
         if spin_s and not buffer:
-            poll = self._poll.poll
-            until = time.monotonic() + spin_s
-            while not (ready := bool(poll(0))) and time.monotonic() < until:
-                pass
+            ready = self._spin(spin_s)
         while True:
             have = len(buffer)
             if have >= protocol.HEADER_BYTES:
@@ -372,6 +369,16 @@ class WorkerProcess:
                 self.kill()
                 raise BadResult("the worker sent a reply nested too deeply") from None
         return reply
+
+    def _spin(self, spin_s: float) -> bool:
+        """Poll the reply pipe without sleeping for up to `spin_s`; True when it is
+        readable (see placement.py)."""
+        poll = self._poll.poll
+        until = time.monotonic() + spin_s
+        while not poll(0):
+            if time.monotonic() >= until:
+                return False
+        return True
 
     def _parse(self, payload: bytes) -> dict[str, Any]:
         """One reply: a JSON object in ASCII text (the worker escapes everything else), the

@@ -73,3 +73,32 @@ def test_a_placement_that_cannot_move_the_worker_does_not_spin():
     placement.avoided = -2
     assert placement.spin() == 0.0
     assert SPIN_S > 0
+
+
+def test_while_another_thread_is_alive_the_host_does_not_poll(tool, policy, limits):
+    """A thread polling in Python holds the GIL as a computing one does."""
+    import threading
+
+    cpus = os.sched_getaffinity(0)
+    if len(cpus) < 2 or current_cpu_reader() is None:
+        pytest.skip("needs two CPUs and sched_getcpu")
+    with WorkerPool(tool(ECHO), module_name="placed_v1", policy=policy, limits=limits,
+                    size=1) as pool:
+        pool.start()
+        worker = _worker(pool)
+        for n in range(3):
+            pool.call({"value": n})
+        assert worker._placement.split
+        release = threading.Event()
+        other = threading.Thread(target=release.wait)
+        other.start()
+        try:
+            assert pool.call({"value": 7}) == {"value": 7}
+            assert not worker._placement.split
+            assert worker._placement.spin() == 0.0
+            assert os.sched_getaffinity(worker.pid) == cpus  # its CPUs back
+        finally:
+            release.set()
+            other.join()
+        assert pool.call({"value": 8}) == {"value": 8}
+        assert worker._placement.split
