@@ -11,6 +11,7 @@ lets the old version drain while the new one takes new calls.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import re
 import threading
@@ -21,7 +22,13 @@ from typing import Any
 from dyntools.errors import SandboxError, UsageError
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
-from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, HostHandler, WorkerProcess
+from dyntools.sandbox.runner import (
+    CallOutcome,
+    EmptyDirectory,
+    HostHandler,
+    Interpreter,
+    WorkerProcess,
+)
 from dyntools.sandbox.spec import build_spec
 
 
@@ -46,14 +53,28 @@ class WorkerPool:
             raise ValueError(f"size must be at least 1, got {size}")
         if max_calls_per_worker < 1:
             raise ValueError("max_calls_per_worker must be at least 1")
-        self.spec = build_spec(
-            source_path, module_name=module_name, policy=policy, limits=limits,
-            require_layers=require_layers, skip_layers=_skip_layers, source=source,
-        )
+        self._stderr = stderr
+        # The first worker's interpreter starts now (or was started by `prestart`) and
+        # imports the worker's own modules while this process parses and transforms the
+        # tool; it gets nothing until then.
+        spare = _take_spare() if stderr is None else None
+        if spare is not None:
+            interpreter, self._cwd = spare
+        else:
+            self._cwd = EmptyDirectory()
+            interpreter = Interpreter(self._cwd.path, stderr=stderr)
+        self._early: list[Interpreter] = [interpreter]
+        try:
+            self.spec = build_spec(
+                source_path, module_name=module_name, policy=policy, limits=limits,
+                require_layers=require_layers, skip_layers=_skip_layers, source=source,
+                on_imports=self._early[0].preimport,
+            )
+        except BaseException:
+            _abandon([], self._early, self._cwd)
+            raise
         self.size = size
         self.max_calls_per_worker = max_calls_per_worker
-        self._stderr = stderr
-        self._cwd = EmptyDirectory()
         # `with self._lock` is the Condition's own lock, entered without the Python-level
         # Condition.__enter__ (two Python calls per call of the pool, at each end).
         self._lock = threading.RLock()
@@ -72,7 +93,7 @@ class WorkerPool:
                         "cold_starts": 0}
         self.layers: dict[str, dict[str, Any]] = {}
         # A pool dropped without close(): end its idle workers and remove its directory.
-        weakref.finalize(self, _abandon, self._idle, self._cwd)
+        weakref.finalize(self, _abandon, self._idle, self._early, self._cwd)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -124,10 +145,13 @@ class WorkerPool:
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
+            early, self._early[:] = list(self._early), []
             self._due.clear()
             self._live -= len(idle)
             self._counts["retired"] += len(idle)
             self._cond.notify_all()
+        for interpreter in early:
+            interpreter.kill()
         for worker in idle:
             worker.stop()
         if wait:
@@ -165,7 +189,13 @@ class WorkerPool:
             self._waiting -= 1
 
     def _new_worker(self) -> WorkerProcess:
-        worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr)
+        with self._lock:
+            early = self._early.pop() if self._early else None
+        if early is not None and not early.alive():
+            early.kill()
+            early = None
+        worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr,
+                               interpreter=early)
         with self._lock:
             self._counts["started"] += 1
         self.layers = worker.start()
@@ -302,10 +332,59 @@ class WorkerPool:
             self._cwd.remove()
 
 
-def _abandon(idle: list[WorkerProcess], cwd: EmptyDirectory) -> None:
+def _abandon(idle: list[WorkerProcess], early: list[Interpreter], cwd: EmptyDirectory) -> None:
     for worker in list(idle):
         worker.kill()
+    for interpreter in list(early):
+        interpreter.kill()
     cwd.remove()
+
+
+_spare_lock = threading.Lock()
+_spare: list[tuple[Interpreter, EmptyDirectory]] = []
+_exit_hook: list[object] = []  # non-empty once _end_spare is registered with atexit
+
+
+def prestart() -> None:
+    """Start one worker interpreter now, in its own empty directory, for the next pool this
+    process creates (one without `stderr`) to take as its first worker's. A caller that
+    knows a pool is coming (`dyntools call`, before it opens the registry) lets the
+    interpreter's start and the worker's own imports run while it does the rest. The
+    interpreter gets nothing until a pool has its spec; one that no pool takes is ended at
+    exit. Best effort: an interpreter that cannot be started here is started by the pool."""
+    with _spare_lock:
+        if _spare:
+            return
+        try:
+            directory = EmptyDirectory()
+        except OSError:
+            return
+        try:
+            interpreter = Interpreter(directory.path)
+        except OSError:
+            directory.remove()
+            return
+        _spare.append((interpreter, directory))
+        if not _exit_hook:
+            _exit_hook.append(atexit.register(_end_spare))
+
+
+def _take_spare() -> tuple[Interpreter, EmptyDirectory] | None:
+    with _spare_lock:
+        spare = _spare.pop() if _spare else None
+    if spare is not None and not spare[0].alive():
+        spare[0].kill()
+        spare[1].remove()
+        return None
+    return spare
+
+
+def _end_spare() -> None:
+    with _spare_lock:
+        left, _spare[:] = list(_spare), []
+    for interpreter, directory in left:
+        interpreter.kill()
+        directory.remove()
 
 
 def default_module_name(source_path: Path | str) -> str:
@@ -326,19 +405,21 @@ def run_once_outcome(
     _skip_layers: frozenset[str] = frozenset(),
 ) -> tuple[CallOutcome, dict[str, dict[str, Any]]]:
     """Start one worker, call it once, end it; the outcome and the layer report."""
-    spec = build_spec(
-        source_path, module_name=module_name or default_module_name(source_path),
-        policy=policy, limits=limits, require_layers=require_layers,
-        skip_layers=_skip_layers, source=source,
-    )
     cwd = EmptyDirectory()
     try:
-        worker = WorkerProcess(spec, cwd.path)
+        # Started first: the interpreter starts while this process transforms the tool.
+        interpreter = Interpreter(cwd.path)
         try:
+            spec = build_spec(
+                source_path, module_name=module_name or default_module_name(source_path),
+                policy=policy, limits=limits, require_layers=require_layers,
+                skip_layers=_skip_layers, source=source, on_imports=interpreter.preimport,
+            )
+            worker = WorkerProcess(spec, cwd.path, interpreter=interpreter)
             layers = worker.start()
             return worker.call(params, host=host), layers
         finally:
-            worker.kill()
+            interpreter.kill()
     finally:
         cwd.remove()
 

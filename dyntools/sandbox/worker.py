@@ -471,14 +471,46 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
     return run
 
 
+def _preload() -> None:
+    """The worker's own modules, imported before the init message arrives. Every worker
+    imports exactly these, whatever its tool; the host starts the interpreter before it
+    transforms the tool, so the imports run while it does."""
+    import _ast  # noqa: F401
+    import _weakref  # noqa: F401
+
+    from dyntools.sandbox import astcodec, audit, guards, hardening, layers, state  # noqa: F401
+
+
+def _preimport(modules: Any) -> None:
+    """Import the allowed modules the host says the tool imports, before its init message
+    arrives (`Interpreter.preimport`): `Worker` imports the same list again from the init
+    message, and finds them loaded."""
+    for name in modules if type(modules) is list else ():
+        if type(name) is not str or name == HOST_MODULE:
+            continue
+        try:  # noqa: SIM105 (contextlib costs the worker start-up time)
+            __import__(name)
+        except ImportError:
+            pass  # absent on this Python: the import guard will refuse it
+
+
 def main() -> None:
     from time import monotonic
 
     marks = {"worker_main": monotonic()}
     channel = _take_protocol_fds()
+    _preload()
+    marks["preloaded"] = monotonic()
     try:
-        init = channel.receive(1 << 30)
+        # Frames are read exactly here: the init message may follow a preimport frame.
+        init = marshal.loads(protocol.read_frame(posix.read, channel.read_fd, 1 << 30))
+        if type(init) is tuple and len(init) == 2 and init[0] == "preimport":
+            _preimport(init[1])
+            marks["preimported"] = monotonic()
+            init = marshal.loads(protocol.read_frame(posix.read, channel.read_fd, 1 << 30))
     except (EOFError, ValueError):
+        posix._exit(2)
+    if type(init) is not dict:
         posix._exit(2)
     marks["init_received"] = monotonic()
     worker = Worker(channel, init)
