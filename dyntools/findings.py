@@ -261,19 +261,32 @@ class GateReport:
     # The string value NAME is bound to (None when unbound or not a string): lets a caller
     # check a file's declared name without parsing it a second time.
     declared_name: str | None = field(default=None, compare=False)
-    # An accepted file's NAME, DESCRIPTION, PARAMS, EXAMPLES and parsed CAPABILITIES, as the
-    # gate evaluated them (None for a refused file): read them here, never parse it again.
-    metadata: ToolMetadata | None = field(default=None, compare=False, repr=False)
+    # An accepted file's NAME, DESCRIPTION, PARAMS and EXAMPLES as the gate evaluated them,
+    # as one JSON text (dyntools.gate.metadata: a host or a CLI that keeps thousands of
+    # reports keeps one string each, not the examples' object graphs for the collector to
+    # scan), and its parsed CAPABILITIES (empty when it declares none). None when refused.
+    metadata_json: str | None = field(default=None, compare=False, repr=False)
+    declared_capabilities: Capabilities | None = field(default=None, compare=False, repr=False)
 
     @property
     def accepted(self) -> bool:
         return not self.findings
 
     @property
+    def metadata(self) -> ToolMetadata | None:
+        """An accepted file's metadata (fresh values on each read); None for a refused
+        file. Read it here: never parse the file again."""
+        if self.metadata_json is None or self.findings:
+            return None
+        from dyntools.gate.metadata import metadata_from_json
+
+        return metadata_from_json(self.metadata_json, self.declared_capabilities)
+
+    @property
     def capabilities(self) -> Capabilities | None:
         """What an accepted file declares it reaches through the host (empty when it
-        declares nothing); None for a refused file."""
-        return self.metadata.capabilities if self.metadata is not None else None
+        declares nothing); None for a refused file. The host never parses it again."""
+        return None if self.findings else self.declared_capabilities
 
     @property
     def codes(self) -> set[str]:

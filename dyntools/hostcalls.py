@@ -194,14 +194,30 @@ class HostCalls:
 
 
 def _redact(value: Any, redact: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(k) if isinstance(k, str) else k: _redact(v, redact)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact(v, redact) for v in value]
-    return value
+    """A copy of `value` with `redact` applied to every string in it, keys included.
+    Iterative: a tool's result may nest as deeply as the JSON decoder allows, which is
+    deeper than a recursive walk gets (a RecursionError here escaped every caller)."""
+    def shell(item: Any) -> dict[Any, Any] | list[Any] | None:
+        return {} if isinstance(item, dict) else [] if isinstance(item, list) else None
+
+    top = shell(value)
+    if top is None:
+        return redact(value) if isinstance(value, str) else value
+    stack: list[tuple[Any, dict[Any, Any] | list[Any]]] = [(value, top)]
+    while stack:
+        source, target = stack.pop()
+        pairs = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in pairs:
+            inner = shell(item)
+            copied = inner if inner is not None else (
+                redact(item) if isinstance(item, str) else item)
+            if isinstance(target, dict):
+                target[redact(key) if isinstance(key, str) else key] = copied
+            else:
+                target.append(copied)
+            if inner is not None:
+                stack.append((item, inner))
+    return top
 
 
 def _checked_http_frame(request: dict[str, Any]) -> dict[str, Any] | None:

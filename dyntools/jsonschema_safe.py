@@ -1,4 +1,4 @@
-"""JSON Schema for tool params, one module for the gate and the host.
+"""JSON Schema for tool params: the one module for the gate and the host.
 
     verdict = params_schema_verdict(schema)   # the gate's PARAMS rules, cached by content
     verdict.problem, verdict.kind, verdict.path, verdict.validator, verdict.per_value_ns
@@ -15,9 +15,10 @@ and jsonschema-rs cannot be interrupted; `host_validator` applies the metaschema
 linear-time engine to schemas the host already trusts (hand-written catalog tools) and gives
 the params budget every call is held to.
 
-A leaf: nothing from the rest of dyntools but `paramsize`; jsonschema-rs itself (a 15 MB
-native module, ~25 ms to load) is imported the first time a schema is compiled, so `dyntools
-check` of a file refused before its PARAMS and `dyntools --version` never load it.
+A leaf the gate may import (nothing from dyntools but `paramsize`), imported by the host
+(dyntools.toolmeta) too, so both compile schemas the same way; jsonschema-rs itself (a 15 MB
+native module, ~25 ms to load) is imported the first time a schema is compiled, so a file
+refused before its PARAMS and `dyntools --version` never load it.
 """
 
 from __future__ import annotations
@@ -190,8 +191,13 @@ def _verdict(canonical: str) -> SchemaVerdict:
     remote, where = (_remote_reference(schema) if any(f'"{key}"' in canonical for key in _REF_KEYS)
                      else (None, None))
     applied: dict[int, tuple[list[Any], Members]] = {}
+    # A schema whose subschemas apply nothing to the same value (no references, no
+    # allOf/anyOf/oneOf/not/if/then/else/dependentSchemas) is a tree: both bounds in one
+    # pass. Anything else, or a tree too deep to recurse, takes the general walks.
+    shared = any(f'"{key}"' in canonical for key in _SAME_VALUE_KEYS)
+    tree = None if shared else _tree_bounds(schema)
     if remote is None:
-        remote = _fan_out_problem(schema, applied)
+        remote = _fan_out_problem(schema, applied) if tree is None else _fan_out_text(tree[0])
     if remote is not None:
         return SchemaVerdict(f"PARAMS {remote}", INVALID, where)
     try:
@@ -204,7 +210,7 @@ def _verdict(canonical: str) -> SchemaVerdict:
     costly = _costly_keyword(schema) if '"multipleOf"' in canonical else None
     if costly is not None:
         return SchemaVerdict(costly[0], COST, costly[1])
-    per_value = value_cost_ns(schema, applied)
+    per_value = value_cost_ns(schema, applied) if tree is None else tree[1]
     if per_value > MAX_NS_PER_VALUE:
         return SchemaVerdict(
             f"validating one params value against PARAMS may cost about "
@@ -387,13 +393,56 @@ def _fan_out_problem(schema: Any, applied: dict[int, tuple[list[Any], Members]] 
             bounds.append(min(cap, own + sum(below[id(c)][position] for c in same)))
         here[id(node)] = min(cap, 1 + _slow_enum_entries(node) + sum(here[id(c)] for c in same))
         below[id(node)] = (bounds[0], bounds[1])
-    count = worst(schema)
+    return _fan_out_text(worst(schema))
+
+
+def _fan_out_text(count: int) -> str | None:
     if count > MAX_SUBSCHEMAS_PER_VALUE:
         return (f"lets more than {MAX_SUBSCHEMAS_PER_VALUE} subschemas apply to one params value "
                 "(allOf/anyOf/oneOf branches, patternProperties, references, enum entries that "
                 "are floats, arrays or objects): validating large params against it would stall "
                 "the host")
     return None
+
+
+def _tree_bounds(schema: Any) -> tuple[int, int] | None:
+    """(the fan-out bound, the cost bound per value) of a schema in which no subschema
+    applies another to the same value: what _fan_out_problem and value_cost_ns compute for
+    it (tests/gate/test_fast_paths.py holds them equal), in one recursive pass. None when it
+    nests too deep to recurse (the iterative walks then decide)."""
+    fan_cap = MAX_SUBSCHEMAS_PER_VALUE + 1
+    cost_cap = MAX_NS_PER_VALUE * 1000
+    unique = [False]
+
+    def bounds(node: Any) -> tuple[int, int]:
+        """The worst (fan-out, cost) of the subschemas applied to any one value under it."""
+        if not isinstance(node, dict):  # a boolean schema
+            return 1, 0
+        if not unique[0] and node.get("uniqueItems") is True:
+            unique[0] = True
+        fan_here = min(fan_cap, 1 + _slow_enum_entries(node))
+        cost_here = min(cost_cap, _own_cost(node, 0))
+        found = _applied_subschemas(schema, node)
+        if found is _LEAF:
+            return fan_here, cost_here
+        fan_worst, cost_worst = fan_here, cost_here
+        for pick_one, all_of in found[1]:
+            fan_one = cost_one = fan_all = cost_all = 0
+            for child in pick_one:
+                fan, cost = bounds(child)
+                fan_one, cost_one = max(fan_one, fan), max(cost_one, cost)
+            for child in all_of:
+                fan, cost = bounds(child)
+                fan_all, cost_all = fan_all + fan, cost_all + cost
+            fan_worst = max(fan_worst, min(fan_cap, fan_one + fan_all))
+            cost_worst = max(cost_worst, min(cost_cap, cost_one + cost_all))
+        return fan_worst, cost_worst
+
+    try:
+        fan, cost = bounds(schema)
+    except RecursionError:
+        return None
+    return fan, min(cost_cap, cost + (NS_UNIQUE_ITEMS if unique[0] else 0))
 
 
 def _slow_enum_entries(node: Any) -> int:
@@ -525,6 +574,8 @@ def value_cost_ns(schema: Any, applied: dict[int, tuple[list[Any], Members]] | N
     return min(cap, worst(schema) + (NS_UNIQUE_ITEMS if unique else 0))
 
 
+# The keywords through which a subschema applies others to the same value.
+_SAME_VALUE_KEYS = (*_SAME_VALUE_LISTS, *_SAME_VALUE_ONE, *_SAME_VALUE_MAPS, *_REF_KEYS)
 # The keywords through which a subschema applies others (see _applied_subschemas).
 _APPLIER_KEYS = frozenset((*_SAME_VALUE_LISTS, *_SAME_VALUE_ONE, *_SAME_VALUE_MAPS, *_REF_KEYS,
                            "properties", "patternProperties", *_OBJECT_MEMBERS, "items",

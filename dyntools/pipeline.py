@@ -612,8 +612,9 @@ class Dyntools:
             )
             recorder.version = record.version
             persisted.outcome = record.status
-            if report.metadata is not None:  # the gate's reading of exactly these bytes
-                self._remember_meta(record, report.metadata)
+            metadata = report.metadata  # the gate's reading of exactly these bytes
+            if metadata is not None:
+                self._remember_meta(record, metadata)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
         return record
 
@@ -707,6 +708,7 @@ class Dyntools:
         reason: str | None = None,
         activate: bool = True,
         provenance: Mapping[str, Any] | None = None,
+        expected_sha256: str | None = None,
     ) -> tuple[VersionRecord, VerificationReport]:
         """A reviewer's approval, verified exactly as `ensure` verifies.
 
@@ -714,7 +716,9 @@ class Dyntools:
         those bytes as a new version. The file's EXAMPLES, `examples` and the current
         version's contract (unless `contract_change`) run in the sandbox first; on a failure
         nothing becomes current, the version is recorded as rejected with the failing
-        example, and VerificationFailed is raised. Signs with `self.signer` when set."""
+        example, and VerificationFailed is raised. Signs with `self.signer` when set.
+        `expected_sha256`: the SHA-256 of the bytes the reviewer read; a file that holds
+        anything else now is refused (UsageError) before it is verified."""
         if (version is None) == (source is None):
             raise UsageError("approve takes either a version or a source")
         by = by or self.approver or _approver()
@@ -737,6 +741,11 @@ class Dyntools:
                                  tool=name, version=version)
             data = (self.registry.read_recorded(name, version) if existing is not None
                     else self.registry.read_unrecorded(name, version))
+            if expected_sha256 is not None and _sha256(data) != expected_sha256:
+                raise UsageError(
+                    f"{name} v{version} changed since the page showed it (SHA-256 "
+                    f"{_sha256(data)[:12]} now, {expected_sha256[:12]} shown): nothing was "
+                    "approved; read it again", tool=name, version=version)
             gated = self._gated(name, data)
             report = self.verify_source(name, version, data.decode("utf-8"), examples,
                                         contract_change=contract_change,
@@ -974,9 +983,10 @@ class Dyntools:
 
 def _metadata_of(report: GateReport) -> ToolMetadata:
     """An accepted report's metadata (the gate sets it on every accepted report)."""
-    if report.metadata is None:
+    metadata = report.metadata
+    if metadata is None:
         raise GateRejected(report, "the gate's report carries no metadata")
-    return report.metadata
+    return metadata
 
 
 def approve_command(name: str, version: int) -> str:

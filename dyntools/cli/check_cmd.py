@@ -14,7 +14,7 @@ from dyntools import __version__
 from dyntools.cli.app import main
 from dyntools.errors import PolicyLoadError
 from dyntools.findings import GateReport, render_text, to_json, to_sarif
-from dyntools.gate import check_source
+from dyntools.gate import check_source, read_bounded
 from dyntools.gate.policy import Policy
 from dyntools.policyload import load_allowlist
 from dyntools.terminal import terminal_safe
@@ -28,7 +28,8 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
         stream = stdin or sys.stdin.buffer
         return stream.read(limit + 1)
     try:
-        mode = os.stat(name).st_mode
+        status = os.stat(name)
+        mode = status.st_mode
     except OSError as exc:
         raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
     if stat.S_ISDIR(mode):
@@ -37,7 +38,7 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
         raise click.UsageError(f"{terminal_safe(name)}: not a regular file")
     try:
         with open(name, "rb") as handle:
-            return handle.read(limit + 1)
+            return read_bounded(handle, status.st_size, limit)
     except OSError as exc:
         raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
 

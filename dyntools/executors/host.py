@@ -16,6 +16,14 @@ queued for this actor) and replies go back in batches (`poll`: every reply that 
 so the cost of a Ray task (milliseconds on a small machine) is paid per batch, not per call.
 Each call runs in a thread of its own here, so a slow call never holds up the others.
 
+Capability calls (issue 11) are continuations. The operator's policy, the HTTP broker and
+every secret stay on the driver, so a node cannot answer a tool's `host.http_get` itself: a
+call sent `brokered` runs with a host handler that, on each request frame, parks the call
+(the worker waits on its pipe) and hands the frame to the driver as that call's interim
+reply, `(REQUEST, frame)`, through `poll`; the driver answers it with `resume(id, answer)`
+and the worker goes on, until the final reply. `resume(id, None)` (the driver refused the
+request) and a driver that does not answer before the call's deadline both kill the worker.
+
 A bounded number of calls may be in the actor at once; past it a call is answered
 `overloaded` at once. A call's timeout is enforced here by the pool (the worker is killed).
 Replies are plain tuples (see `OK`, `ERROR`, `NEED_SOURCE`) so that an error crosses the
@@ -32,13 +40,16 @@ import os
 import platform
 import queue
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from dyntools.errors import (
+    CapabilityViolation,
     DyntoolsError,
     Overloaded,
+    SandboxTimeout,
     SourceRefused,
     UsageError,
     WorkerCrashed,
@@ -46,10 +57,12 @@ from dyntools.errors import (
 from dyntools.executors import PoolSettings
 
 OK, ERROR, NEED_SOURCE = "ok", "error", "need_source"
+REQUEST = "request"  # an interim reply: (REQUEST, frame), the call waits for `resume`
 Key = tuple[str, int, str]  # (tool name, version, sha256 of the gated bytes)
 Reply = tuple[Any, ...]
-# (request id, key, params, timeout, shipment or None): one call in a `submit` batch.
-Request = tuple[int, Key, dict[str, Any], float | None, "Shipment | None"]
+# (request id, key, params, timeout, shipment or None, brokered): one call in a `submit`
+# batch; `brokered` calls may send capability requests to the driver (see the module doc).
+Request = tuple[int, Key, dict[str, Any], float | None, "Shipment | None", bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +74,16 @@ class Shipment:
     settings: PoolSettings
     module_name: str
     path: str
+
+
+class _Parked:
+    """A brokered call waiting for the driver's answer to one request frame."""
+
+    __slots__ = ("answer", "answered")
+
+    def __init__(self) -> None:
+        self.answered = threading.Event()
+        self.answer: dict[str, Any] | None = None
 
 
 def error_reply(exc: BaseException) -> Reply:
@@ -81,7 +104,7 @@ class SandboxHost:
         self._loading: dict[Key, threading.Lock] = {}
         self._in_flight = 0
         self._counts = {"calls": 0, "overloaded": 0, "refused": 0, "loaded": 0, "retired": 0,
-                        "batches": 0}
+                        "batches": 0, "host_requests": 0, "host_refusals": 0}
         self._done: queue.SimpleQueue[tuple[int, Reply]] = queue.SimpleQueue()
         self._threads = ThreadPoolExecutor(max_queue, thread_name_prefix="dyntools-host")
         # Per version, as many threads as its pool has workers: calls wait in a FIFO queue
@@ -89,6 +112,7 @@ class SandboxHost:
         self._runners: dict[Key, ThreadPoolExecutor] = {}
         self._inline: dict[Key, int] = {}  # calls run in a submit's own thread, per version
         self._queued: dict[Key, int] = {}  # calls waiting for a runner thread, per version
+        self._parked: dict[int, _Parked] = {}  # brokered calls waiting for the driver
 
     # ---------------------------------------------------------------------------- queries
 
@@ -106,6 +130,7 @@ class SandboxHost:
         with self._lock:
             return {
                 "in_flight": self._in_flight,
+                "parked": len(self._parked),
                 "max_queue": self.max_queue,
                 "pools": {f"{k[0]}@{k[1]}": p.stats for k, p in self._pools.items()},
                 **self._counts,
@@ -147,15 +172,17 @@ class SandboxHost:
             self._counts["batches"] += 1
         started = 0
         inline: tuple[Any, ...] | None = None
-        for index, (rid, key, params, timeout, shipment) in enumerate(requests):
+        for index, (rid, key, params, timeout, shipment, brokered) in enumerate(requests):
             refusal = self._admit()
             if refusal is not None:
                 self._done.put((rid, refusal))
                 continue
-            args = (rid, key, params, timeout, shipment)
+            args = (rid, key, params, timeout, shipment, brokered)
             started += 1
-            if index == len(requests) - 1 and self._claim_worker(key):
-                inline = args  # the last one runs in this thread: one hand-off less
+            # The last one runs in this thread (one hand-off less), unless it is brokered:
+            # a parked call must never hold up the task that carries it (see `exchange`).
+            if index == len(requests) - 1 and not brokered and self._claim_worker(key):
+                inline = args
                 continue
             with self._lock:
                 self._queued[key] = self._queued.get(key, 0) + 1
@@ -186,9 +213,10 @@ class SandboxHost:
     def exchange(self, requests: list[Request], wait_s: float) -> list[tuple[int, Reply]]:
         """`submit` and `poll` in one task, for a call that finds the driver's lane idle: a
         lone call with a free worker runs in this very thread and its reply comes straight
-        back (with any others that are ready)."""
-        if len(requests) == 1 and self._claim_worker(requests[0][1]):
-            rid, key, params, timeout, shipment = requests[0]
+        back (with any others that are ready). A brokered call runs in a thread of its own and
+        this task brings back whatever is ready first, its first request frame included."""
+        if len(requests) == 1 and not requests[0][5] and self._claim_worker(requests[0][1]):
+            rid, key, params, timeout, shipment, _ = requests[0]
             with self._lock:
                 self._counts["batches"] += 1
             refusal = self._admit()
@@ -219,16 +247,53 @@ class SandboxHost:
             except queue.Empty:
                 return ready
 
+    def resume(self, rid: int, answer: dict[str, Any] | None) -> bool:
+        """The driver's answer to call `rid`'s request frame; None kills the worker (the
+        driver refused the request). False when the call no longer waits (it timed out)."""
+        with self._lock:
+            parked = self._parked.pop(rid, None)
+            if parked is None:
+                return False
+            if answer is None:
+                self._counts["host_refusals"] += 1
+        parked.answer = answer if isinstance(answer, dict) else None
+        parked.answered.set()
+        return True
+
+    def _host_for(self, rid: int) -> Any:
+        """The host handler of brokered call `rid` (a `HostHandler`, see the module doc)."""
+
+        def ask(request: Any, deadline: float) -> dict[str, Any]:
+            parked = _Parked()
+            with self._lock:
+                self._parked[rid] = parked
+                self._counts["host_requests"] += 1
+            self._done.put((rid, (REQUEST, request)))
+            parked.answered.wait(max(0.0, deadline - time.monotonic()))
+            with self._lock:
+                self._parked.pop(rid, None)
+            if not parked.answered.is_set():
+                raise SandboxTimeout("the driver did not answer the tool's capability request "
+                                     "within the call's time limit; the worker was killed")
+            if parked.answer is None:
+                raise CapabilityViolation("the driver refused the tool's capability request; "
+                                          "the worker was killed")
+            return parked.answer
+
+        return ask
+
     def _finish_queued(self, rid: int, key: Key, params: dict[str, Any],
-                       timeout: float | None, shipment: Shipment | None) -> None:
+                       timeout: float | None, shipment: Shipment | None,
+                       brokered: bool) -> None:
         with self._lock:
             self._queued[key] -= 1
-        self._finish(rid, key, params, timeout, shipment)
+        self._finish(rid, key, params, timeout, shipment, brokered)
 
     def _finish(self, rid: int, key: Key, params: dict[str, Any], timeout: float | None,
-                shipment: Shipment | None) -> None:
+                shipment: Shipment | None, brokered: bool) -> None:
         try:
-            reply = self._run(key, params, timeout, shipment)
+            reply = self._run(key, params, timeout, shipment,
+                              self._host_for(rid) if brokered else None)
         except BaseException as exc:  # never lose a reply: the driver waits for it
             reply = error_reply(exc)
         self._done.put((rid, reply))
@@ -245,8 +310,9 @@ class SandboxHost:
             return None
 
     def _run(self, key: Key, params: dict[str, Any], timeout: float | None,
-             shipment: Shipment | None) -> Reply:
-        """An admitted call (it leaves the count when it ends)."""
+             shipment: Shipment | None, host: Any = None) -> Reply:
+        """An admitted call (it leaves the count when it ends); `host` answers its
+        capability requests (a brokered call's `_host_for`)."""
         try:
             pool = self._pools.get(key)
             if pool is None:
@@ -254,7 +320,7 @@ class SandboxHost:
                     return (NEED_SOURCE,)
                 pool = self._pool(key, shipment)
             try:
-                return (OK, pool.call(params, timeout))
+                return (OK, pool.call(params, timeout, host=host))
             except UsageError:
                 with self._lock:
                     if self._pools.get(key) is pool:
@@ -262,7 +328,7 @@ class SandboxHost:
                 # Retired between the lookup and the call (a version switched back):
                 if shipment is None:
                     return (NEED_SOURCE,)
-                return (OK, self._pool(key, shipment).call(params, timeout))
+                return (OK, self._pool(key, shipment).call(params, timeout, host=host))
         except Exception as exc:
             return error_reply(exc)
         finally:
@@ -289,6 +355,9 @@ class SandboxHost:
         with self._lock:
             pools, self._pools = list(self._pools.values()), {}
             runners, self._runners = list(self._runners.values()), {}
+            parked, self._parked = list(self._parked.values()), {}
+        for waiting in parked:  # answered None: their workers are killed
+            waiting.answered.set()
         for pool in pools:
             pool.close(wait=False)
         for runner in [*runners, self._threads]:

@@ -18,14 +18,25 @@ it several times slower on a busy 2-core machine; bench/ray.py measures both). A
 task costs milliseconds of CPU on a small machine; batching pays it per batch rather than per
 call (docs/scale.md).
 
+Capability tools: the operator's policy, the HTTP broker, every secret and the catalog stay
+here. A call with a `host` (a `dyntools.hostcalls.HostCalls`) is sent `brokered`: each
+request frame its tool sends comes back as an interim reply, is answered here by `host`
+(with the call's deadline, as on the local pool) and the answer goes back to the parked
+worker with `SandboxHost.resume`, until the final reply. When `host` raises (a
+`CapabilityViolation`), the node is told to kill the worker and the call ends with that
+error. The node sees request frames and the broker's (redacted) answers, nothing else.
+
 Scheduling: each call goes to the actor with the fewest calls in flight from this driver;
 every actor takes at most `max_queue` calls at once, and when all are full the call fails at
 once with `Overloaded` (reason "overloaded"). Timeouts: the node kills a worker that overruns
-(the sandbox's own timeout), and the driver gives up `call_grace_s` after that deadline.
-An actor that dies mid-call is dropped and the call is retried once on another actor, unless
-`side_effects(record, params)` says the call may have acted on the world (a capability
-tool's non-GET request): those are never retried. Nodes that leave the cluster are dropped
-and new nodes get actors, checked every `refresh_interval_s` and after any actor is lost.
+(the sandbox's own timeout, which covers time spent waiting for the driver's answers), and
+the driver gives up `call_grace_s` after that deadline, counted from when it sent the call,
+so time spent here answering requests counts too. An actor that dies mid-call is dropped and
+the call is retried once on another actor, unless the call may have acted on the world: a
+capability call that made a non-GET request or a `host.call_tool` (the composed tool may act
+in turn) before the actor was lost is never retried (`WorkerCrashed` says why). Nodes that
+leave the cluster are dropped and new nodes get actors, checked every `refresh_interval_s`
+and after any actor is lost.
 """
 
 from __future__ import annotations
@@ -33,9 +44,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import queue
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +64,7 @@ from dyntools.executors.host import (
     ERROR,
     NEED_SOURCE,
     OK,
+    REQUEST,
     Key,
     Reply,
     Request,
@@ -63,17 +75,19 @@ from dyntools.log import get_logger
 
 if TYPE_CHECKING:
     from dyntools.registry import VersionRecord
+    from dyntools.sandbox.runner import HostHandler
 
-SideEffects = Callable[["VersionRecord", dict[str, Any]], bool]
 POLL_WAIT_S = 0.5  # how long the poller's task waits on the node for a finished call
 LANE_GET_TIMEOUT_S = 120.0  # a lane's Ray task that takes longer: the actor is presumed lost
+ABORT_WAIT_S = 5.0  # after a refused request: how long to wait for the node's kill to land
 
 
-def no_side_effects(record: VersionRecord, params: dict[str, Any]) -> bool:
-    """Today's tools cannot act on the world (no network, no files): every call may be
-    retried. A capability tool (issue 11) plugs in its own rule: a non-GET request is never
-    retried."""
-    return False
+def acts_on_the_world(frame: Any) -> bool:
+    """True unless `frame` is an HTTP GET: a non-GET request may have changed something at
+    its server, and a `call_tool` runs a tool that may make one in turn (its own requests
+    are not visible from here). Decided on the frame, before the host acts on it."""
+    return not (isinstance(frame, dict) and frame.get("op") == "http"
+                and frame.get("method") == "GET")
 
 
 @dataclass(eq=False, slots=True)
@@ -87,12 +101,38 @@ class _Actor:
     loaded: set[Key] = field(default_factory=set)
 
 
-@dataclass(eq=False, slots=True)
 class _Call:
-    request: Request
-    done: threading.Event = field(default_factory=threading.Event)
-    reply: Reply | None = None
-    lost: BaseException | None = None
+    """One call's mailbox: its replies (interim request frames, then the final reply), or
+    the error that lost its actor, in the order they came."""
+
+    __slots__ = ("_box", "give_up", "request")
+
+    def __init__(self, request: Request, give_up: float) -> None:
+        self.request = request
+        self.give_up = give_up  # when the driver stops waiting (monotonic)
+        self._box: queue.SimpleQueue[tuple[Reply | None, BaseException | None]] = \
+            queue.SimpleQueue()
+
+    def deliver(self, reply: Reply) -> None:
+        self._box.put((reply, None))
+
+    def lose(self, exc: BaseException) -> None:
+        self._box.put((None, exc))
+
+    def next(self, timeout: float) -> tuple[Reply | None, BaseException | None] | None:
+        """The next reply or loss; None when nothing came within `timeout`."""
+        try:
+            return self._box.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return None
+
+
+@dataclass(slots=True)
+class _Effects:
+    """What a call's tool asked the driver for, across its attempts."""
+
+    requests: int = 0
+    acted: bool = False  # a request that may have acted on the world (never retried)
 
 
 class _Lane:
@@ -101,7 +141,11 @@ class _Lane:
     def __init__(self, ray: Any, handle: Any, name: str, compiled: bool) -> None:
         self._ray = ray
         self._handle = handle
-        self._cond = threading.Condition()
+        # One lock, two conditions: each state change wakes only the thread it concerns, so a
+        # lone call (sent and collected by its caller) wakes neither.
+        self._lock = threading.Lock()
+        self._to_send = threading.Condition(self._lock)  # the sender: calls are queued
+        self._to_poll = threading.Condition(self._lock)  # the poller: calls wait, none polls
         self._queue: list[_Call] = []
         self._waiting: dict[int, _Call] = {}
         self._lost: BaseException | None = None
@@ -121,10 +165,9 @@ class _Lane:
         """Queue `call` for the sender; when nothing is being sent, send it from this thread
         at once (one thread hand-off less for a lone call; under load, calls that arrive
         while a send is under way queue up and leave together)."""
-        with self._cond:
+        with self._lock:
             if self._lost is not None or self._closed:
-                call.lost = self._lost or ExecutorUnavailable("the actor's lane is closed")
-                call.done.set()
+                call.lose(self._lost or ExecutorUnavailable("the actor's lane is closed"))
                 return
             idle = not self._queue and self._sending == 0
             alone = idle and not self._waiting and not self._polling
@@ -133,16 +176,21 @@ class _Lane:
                 self._waiting[call.request[0]] = call
                 if alone:
                     self._polling = True  # this thread polls: the poller stands by
+                else:
+                    self._wake_poller()
             else:
                 self._queue.append(call)
-            self._cond.notify_all()
+                self._to_send.notify()
         if alone:
             self._exchange(call)
         elif idle:
             self._send([call])
 
     def _exchange(self, call: _Call) -> None:
-        """A call alone on the lane: one task sends it and brings its reply back."""
+        """A call alone on the lane: one task sends it and brings its reply back. When the
+        call's time is up first (a node that does not answer), the caller goes and a helper
+        thread waits for the task, which may also bring other calls' replies."""
+        handed_off = False
         try:
             try:
                 ref = self._handle.exchange.remote([call.request], POLL_WAIT_S)
@@ -150,14 +198,31 @@ class _Lane:
                 self._fail_calls([call], exc)
                 return
             finally:
-                with self._cond:
+                with self._lock:
                     self._sending -= 1
-                    self._cond.notify_all()
+            if not self._collect(ref, POLL_WAIT_S, give_up=call.give_up):
+                handed_off = True
+                threading.Thread(target=self._finish_exchange, args=(ref,), daemon=True,
+                                 name="dyntools-ray-exchange").start()
+        finally:
+            if not handed_off:
+                self._stop_polling()
+
+    def _finish_exchange(self, ref: Any) -> None:
+        try:
             self._collect(ref, POLL_WAIT_S)
         finally:
-            with self._cond:
-                self._polling = False
-                self._cond.notify_all()
+            self._stop_polling()
+
+    def _stop_polling(self) -> None:
+        with self._lock:
+            self._polling = False
+            self._wake_poller()
+
+    def _wake_poller(self) -> None:
+        """Under the lock: wake the poller if calls wait and no poll is under way."""
+        if self._waiting and not self._polling:
+            self._to_poll.notify()
 
     def _send(self, batch: list[_Call]) -> None:
         """Ship `batch` (already counted in `_sending` and registered as waiting)."""
@@ -168,21 +233,27 @@ class _Lane:
         except Exception as exc:  # the requests could not be serialized
             self._fail_calls(batch, exc)
         finally:
-            with self._cond:
+            with self._lock:
                 self._sending -= 1
-                self._cond.notify_all()
+
+    def resume(self, call: _Call, answer: dict[str, Any] | None) -> None:
+        """Send the answer to `call`'s request frame (None: kill the worker). Not waited
+        for: the next reply comes back through the poller, and a dead actor is noticed
+        there."""
+        self._handle.resume.remote(call.request[0], answer)
 
     def abandon(self, call: _Call) -> None:
         """The caller gave up waiting: a late reply is dropped."""
-        with self._cond:
+        with self._lock:
             self._waiting.pop(call.request[0], None)
 
     def close(self, wait: float = 0.0) -> None:
         """Stop; with `wait`, give the poller that long to finish its last poll (and tear
         its compiled graph down while the actor is still alive)."""
-        with self._cond:
+        with self._lock:
             self._closed = True
-            self._cond.notify_all()
+            self._to_send.notify_all()
+            self._to_poll.notify_all()
         if wait > 0:
             for thread in self._threads:
                 if thread is not threading.current_thread():
@@ -190,34 +261,33 @@ class _Lane:
 
     def _send_loop(self) -> None:
         while True:
-            with self._cond:
+            with self._lock:
                 while not self._queue and not self._closed and self._lost is None:
-                    self._cond.wait()
+                    self._to_send.wait()
                 if self._closed or self._lost is not None:
                     return
                 batch, self._queue = self._queue, []
                 for call in batch:
                     self._waiting[call.request[0]] = call
                 self._sending += 1
-                self._cond.notify_all()  # wakes the poller
+                self._wake_poller()
             self._send(batch)
 
     def _poll_loop(self) -> None:
         try:
             while True:
-                with self._cond:
+                with self._lock:
                     while ((not self._waiting or self._polling) and not self._closed
                            and self._lost is None):
-                        self._cond.wait()
+                        self._to_poll.wait()
                     if self._closed or self._lost is not None:
                         return
                     self._polling = True
                 try:
                     self._poll()
                 finally:
-                    with self._cond:
+                    with self._lock:
                         self._polling = False
-                        self._cond.notify_all()
         finally:
             if self._dag is not None:
                 with contextlib.suppress(Exception):
@@ -234,38 +304,45 @@ class _Lane:
             return
         self._collect(ref, POLL_WAIT_S)
 
-    def _collect(self, ref: Any, wait_s: float) -> None:
-        """Route the replies `ref` brings back (an actor that fails fails every call)."""
+    def _collect(self, ref: Any, wait_s: float, give_up: float | None = None) -> bool:
+        """Route the replies `ref` brings back (an actor that fails fails every call).
+        False, with nothing routed, when `give_up` (a monotonic time) came first."""
         ray = self._ray
+        budget = wait_s + LANE_GET_TIMEOUT_S
+        if give_up is not None:
+            budget = min(budget, max(0.0, give_up - time.monotonic()))
         try:
-            replies = ray.get(ref, timeout=wait_s + LANE_GET_TIMEOUT_S)
+            replies = ray.get(ref, timeout=budget)
         except Exception as exc:  # the actor died, or stopped answering
+            if give_up is not None and isinstance(exc, ray.exceptions.GetTimeoutError):
+                return False
             self._fail(exc)
-            return
-        with self._cond:
-            calls = [(self._waiting.pop(rid, None), reply) for rid, reply in replies]
+            return True
+        with self._lock:
+            # A request frame is interim: its call stays waiting for the final reply.
+            calls = [(self._waiting.get(rid) if reply[0] == REQUEST
+                      else self._waiting.pop(rid, None), reply) for rid, reply in replies]
         for call, reply in calls:
             if call is not None:
-                call.reply = reply
-                call.done.set()
+                call.deliver(reply)
+        return True
 
     def _fail_calls(self, calls: list[_Call], exc: BaseException) -> None:
-        with self._cond:
+        with self._lock:
             for call in calls:
                 self._waiting.pop(call.request[0], None)
         for call in calls:
-            call.reply = (ERROR, "UsageError", f"the call cannot be sent: {exc}", {})
-            call.done.set()
+            call.deliver((ERROR, "UsageError", f"the call cannot be sent: {exc}", {}))
 
     def _fail(self, exc: BaseException) -> None:
-        with self._cond:
+        with self._lock:
             self._lost = exc
             calls = [*self._queue, *self._waiting.values()]
             self._queue, self._waiting = [], {}
-            self._cond.notify_all()
+            self._to_send.notify_all()
+            self._to_poll.notify_all()
         for call in calls:
-            call.lost = exc
-            call.done.set()
+            call.lose(exc)
 
 
 def _compile_poll(handle: Any) -> Any:
@@ -314,7 +391,6 @@ class RayExecutor:
         call_grace_s: float = 10.0,
         startup_timeout_s: float = 120.0,
         refresh_interval_s: float = 10.0,
-        side_effects: SideEffects = no_side_effects,
         init_options: dict[str, Any] | None = None,
         compiled_graphs: bool = False,
     ) -> None:
@@ -328,7 +404,6 @@ class RayExecutor:
         self.call_grace_s = call_grace_s
         self.startup_timeout_s = startup_timeout_s
         self.refresh_interval_s = refresh_interval_s
-        self.side_effects = side_effects
         self.compiled_graphs = compiled_graphs
         self._init_options = dict(init_options or {})
         self._ray: Any = None
@@ -544,42 +619,49 @@ class RayExecutor:
             raise first
 
     def dispatch(self, key: Key, shipment: Shipment, params: dict[str, Any],
-                 timeout: float | None, retry: bool) -> dict[str, Any]:
-        """Run one call on the least-loaded actor; retried once elsewhere if the actor dies
-        and `retry` allows it."""
+                 timeout: float | None, host: HostHandler | None = None) -> dict[str, Any]:
+        """Run one call on the least-loaded actor, `host` answering its capability
+        requests; retried once elsewhere if the actor dies, unless the call may have acted
+        on the world by then (see `acts_on_the_world`)."""
         ray = self._connect()
         tried: set[int] = set()
+        effects = _Effects()
         while True:
             actor = self._pick(tried)
             tried.add(actor.index)
             try:
-                return self._call_on(ray, actor, key, shipment, params, timeout)
+                return self._call_on(ray, actor, key, shipment, params, timeout, host, effects)
             except _ActorLost as lost:
                 self._drop(lost.actor)
-                if retry and len(tried) == 1:
+                acted = effects.acted or bool(getattr(host, "non_get", False))
+                if not acted and len(tried) == 1:
                     self.retries += 1
                     get_logger("executor").warning(
                         "executor.call_retried", tool=key[0], version=key[1],
-                        node=actor.node_id, error=repr(lost.cause))
+                        node=actor.node_id, host_requests=effects.requests,
+                        error=repr(lost.cause))
                     continue
-                why = ("it was already retried once" if len(tried) > 1
-                       else "the call may have side effects, so it is not retried")
+                why = ("it was already retried once" if len(tried) > 1 else
+                       "the tool had made a non-GET request or called a tool through the "
+                       "host, which may have acted on the world, so it is not retried")
                 raise WorkerCrashed(
                     f"the SandboxHost actor on node {actor.node_id[:12]} died during the "
                     f"call; {why}", tool=key[0], version=key[1], node=actor.node_id,
-                    retried=len(tried) > 1) from lost.cause
+                    retried=len(tried) > 1, side_effects=acted) from lost.cause
 
     def _call_on(self, ray: Any, actor: _Actor, key: Key, shipment: Shipment,
-                 params: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+                 params: dict[str, Any], timeout: float | None, host: HostHandler | None,
+                 effects: _Effects) -> dict[str, Any]:
         limit = timeout if timeout is not None else shipment.settings.limits.timeout_s
         try:
             with self._lock:
                 ship = key not in actor.loaded
-            reply = self._roundtrip(ray, actor, key, params, timeout, limit,
-                                    shipment if ship else None)
+            reply = self._roundtrip(actor, key, params, timeout, limit,
+                                    shipment if ship else None, host, effects)
             if reply[0] == NEED_SOURCE:  # the node retired it, or restarted: ship again
                 ship = True
-                reply = self._roundtrip(ray, actor, key, params, timeout, limit, shipment)
+                reply = self._roundtrip(actor, key, params, timeout, limit, shipment, host,
+                                        effects)
         finally:
             with self._lock:
                 actor.in_flight -= 1
@@ -595,21 +677,64 @@ class RayExecutor:
                 actor.loaded.add(key)
         raise error
 
-    def _roundtrip(self, ray: Any, actor: _Actor, key: Key, params: dict[str, Any],
-                   timeout: float | None, limit: float, shipment: Shipment | None) -> Reply:
-        call = _Call((next(self._call_ids), key, params, timeout, shipment))
-        actor.lane.submit(call)
-        wait = limit + self.call_grace_s
-        if not call.done.wait(wait):
-            actor.lane.abandon(call)
-            raise SandboxTimeout(
-                f"no answer from node {actor.node_id[:12]} within {wait:.1f} s (the call's "
-                f"{limit:.1f} s plus {self.call_grace_s:.1f} s of grace)",
-                tool=key[0], version=key[1], node=actor.node_id, timeout_s=wait)
-        if call.lost is not None:
-            raise _ActorLost(actor, call.lost)
-        assert call.reply is not None
-        return call.reply
+    def _roundtrip(self, actor: _Actor, key: Key, params: dict[str, Any],
+                   timeout: float | None, limit: float, shipment: Shipment | None,
+                   host: HostHandler | None, effects: _Effects) -> Reply:
+        """Send one call and wait for its final reply, answering its request frames."""
+        deadline = time.monotonic() + limit  # the call's own, as `host` sees it
+        give_up = deadline + self.call_grace_s
+        call = _Call((next(self._call_ids), key, params, timeout, shipment, host is not None),
+                     give_up)
+        lane = actor.lane
+        lane.submit(call)
+        while True:
+            got = call.next(give_up - time.monotonic())
+            if got is None:
+                lane.abandon(call)
+                if host is not None:  # a parked worker is killed now, not at its deadline
+                    with contextlib.suppress(Exception):
+                        lane.resume(call, None)
+                wait = limit + self.call_grace_s
+                raise SandboxTimeout(
+                    f"no answer from node {actor.node_id[:12]} within {wait:.1f} s (the "
+                    f"call's {limit:.1f} s plus {self.call_grace_s:.1f} s of grace)",
+                    tool=key[0], version=key[1], node=actor.node_id, timeout_s=wait)
+            reply, lost = got
+            if lost is not None:
+                raise _ActorLost(actor, lost)
+            assert reply is not None
+            if reply[0] != REQUEST:
+                return reply
+            self._answer(lane, call, reply[1], host, deadline, give_up, effects)
+
+    def _answer(self, lane: _Lane, call: _Call, frame: Any, host: HostHandler | None,
+                deadline: float, give_up: float, effects: _Effects) -> None:
+        """Answer one request frame with `host`; when `host` raises, have the node kill the
+        worker and end the call with that error."""
+        effects.requests += 1
+        if acts_on_the_world(frame):
+            effects.acted = True  # before the host acts: it may act and then fail
+        try:
+            if host is None:  # the node asked for a call not sent brokered
+                raise SandboxError("the node sent a capability request for a call that "
+                                   "grants none; the worker was killed")
+            answer = host(frame, deadline)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                lane.resume(call, None)
+            # The call ends with this error either way; waiting a moment for the node's
+            # reply means its worker is dead before the caller moves on.
+            call.next(min(ABORT_WAIT_S, give_up - time.monotonic()))
+            lane.abandon(call)
+            raise
+        try:
+            lane.resume(call, answer)
+        except Exception as exc:  # the answer cannot be serialized
+            with contextlib.suppress(Exception):
+                lane.resume(call, None)
+            lane.abandon(call)
+            raise WorkerCrashed(f"the answer to a capability request cannot be sent to the "
+                                f"node: {type(exc).__name__}") from exc
 
     def retire(self, name: str, version: int) -> None:
         """Every actor closes `name` v`version`'s pool once its calls there finish."""
@@ -656,15 +781,11 @@ class RayPool:
         self.executor.preload(self.key, self.shipment)
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
-             host: Any = None) -> dict[str, Any]:
+             host: HostHandler | None = None) -> dict[str, Any]:
+        """`host` answers the call's capability requests here, on the driver."""
         if self._closed:
             raise errors.UsageError("the pool is closed")
-        if host is not None:
-            raise errors.ExecutorUnavailable(
-                f"{self.record.name} declares capabilities, which the ray executor does not "
-                "broker yet; use the local executor for it")
-        retry = not self.executor.side_effects(self.record, params)
-        return self.executor.dispatch(self.key, self.shipment, params, timeout, retry)
+        return self.executor.dispatch(self.key, self.shipment, params, timeout, host)
 
     def close(self, wait: bool = True) -> None:
         """New calls are refused; every node retires the version when its calls finish."""

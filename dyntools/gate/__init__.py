@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import os
 import warnings
+from typing import BinaryIO
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.capabilities import NONE
@@ -17,11 +18,10 @@ from dyntools.gate.contract import Contract, check_contract
 from dyntools.gate.hostuse import check_host_use
 from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.identifiers import non_ascii_identifiers
-from dyntools.gate.metadata import ToolMetadata
 from dyntools.gate.policy import Policy, PolicyError, load_policy
 from dyntools.gate.visitor import GateVisitor
 
-__all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy"]
+__all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy", "read_bounded"]
 
 
 def check_source(
@@ -47,6 +47,12 @@ def check_source(
         findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
         lines = []
     capped = _capped(findings, counts)
+    # An accepted file's metadata (the gate proved its shapes: NAME, DESCRIPTION and PARAMS
+    # are there, and all of it is JSON data).
+    metadata_json = contract.metadata_json if contract is not None and not capped else None
+    capabilities = None
+    if metadata_json is not None and contract is not None:
+        capabilities = contract.capabilities or NONE
     return GateReport(
         path=path,
         sha256=digest,
@@ -54,19 +60,8 @@ def check_source(
         policy_digest=active.digest,
         source_lines=tuple(lines),
         declared_name=contract.name if contract is not None else None,
-        metadata=_metadata(contract) if contract is not None and not capped else None,
-    )
-
-
-def _metadata(contract: Contract) -> ToolMetadata:
-    """An accepted file's constants (the gate proved their shapes)."""
-    values = {name: value for name, (_, value) in contract.constants.items()}
-    return ToolMetadata(
-        name=contract.name,
-        description=values["DESCRIPTION"],
-        params=values["PARAMS"],
-        examples=tuple(values.get("EXAMPLES", ())),
-        capabilities=contract.capabilities or NONE,
+        metadata_json=metadata_json,
+        declared_capabilities=capabilities,
     )
 
 
@@ -100,8 +95,18 @@ def check_file(path: str | os.PathLike[str], policy: Policy | None = None, *,
     """Gate a file on disk. Raises OSError when it cannot be read (a usage problem)."""
     active = policy if policy is not None else load_policy()
     with open(path, "rb") as handle:
-        data = handle.read(active.limits.max_bytes + 1)
+        data = read_bounded(handle, os.fstat(handle.fileno()).st_size, active.limits.max_bytes)
     return check_source(data, active, path=os.fspath(path), expected_name=expected_name)
+
+
+def read_bounded(handle: BinaryIO, size: int, limit: int) -> bytes:
+    """At most `limit + 1` bytes (one more than allowed shows a file is too large), asking
+    for what the file holds (`size`, from stat) rather than for `limit + 1` at once: a read
+    of 256 KiB allocates and maps 256 KiB for every small file."""
+    data = handle.read(min(max(size, 0), limit) + 1)
+    if len(data) > size and len(data) <= limit:  # it grew since the stat: read on to the cap
+        data += handle.read(limit + 1 - len(data))
+    return data
 
 
 def _check(

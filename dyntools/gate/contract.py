@@ -73,6 +73,9 @@ class Contract:
     name: str | None = None
     declared: bool = False
     capabilities: Capabilities | None = None
+    # JSON text of [NAME, DESCRIPTION, PARAMS(, EXAMPLES)] (dyntools.gate.metadata), when all
+    # three are there and every value is JSON data.
+    metadata_json: str | None = None
 
 
 def check_contract(
@@ -137,6 +140,8 @@ def check_contract(
     _check_description(constants.get("DESCRIPTION"), surrogates, report)
     validator, per_value = _check_params(constants.get("PARAMS"), surrogates, report)
     contract = Contract(constants)
+    if blob is not None and all(name in constants for name in REQUIRED):
+        contract.metadata_json = blob
     declared = constants.get("NAME")
     if declared is not None and isinstance(declared[1], str):
         contract.name = declared[1]

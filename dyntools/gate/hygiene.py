@@ -89,11 +89,15 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
         )
     if not text.isascii():
         findings.extend(_scan_unicode(text))
-    findings.extend(_scan(text, _CONTROL_RE, "DT006", "control character"))
-    findings.extend(_layout_tricks(text))
+    if _ANY_CONTROL.search(text):  # one scan for the usual file, which has none of them
+        findings.extend(_scan(text, _CONTROL_RE, "DT006", "control character"))
+        findings.extend(_layout_tricks(text))
     return Decoded(None if findings else text, findings)
 
 
+# Every character the control and layout scans look for: C0 but tab and newline (CR and FF
+# included), DEL, C1, U+2028/U+2029.
+_ANY_CONTROL = re.compile("[\x01-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _MAX_PER_KIND = 20
 # A carriage return that does not start a CRLF: Python breaks the line there, cat/grep/diff
 # do not, so a statement can hide behind a comment.

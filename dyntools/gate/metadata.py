@@ -8,6 +8,7 @@ from a file's source for callers that hold only the bytes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,3 +23,13 @@ class ToolMetadata:
     examples: tuple[dict[str, Any], ...] = field(default=())
     # What the tool may reach through the host (empty for a tool that declares nothing).
     capabilities: Capabilities = NONE
+
+
+def metadata_from_json(text: str, capabilities: Capabilities | None) -> ToolMetadata:
+    """The metadata from the gate's JSON text of `[NAME, DESCRIPTION, PARAMS]` or `[NAME,
+    DESCRIPTION, PARAMS, EXAMPLES]` (the values as JSON data: what models and clients see)."""
+    values = json.loads(text)
+    name, description, params = values[:3]
+    examples = values[3] if len(values) > 3 else []
+    return ToolMetadata(name=name, description=description, params=params,
+                        examples=tuple(examples), capabilities=capabilities or NONE)

@@ -7,7 +7,6 @@ needs no further reason), then the gate runs on the exact bytes whose hash match
 
 from __future__ import annotations
 
-import ast
 import errno
 import hashlib
 import os
@@ -107,22 +106,3 @@ def check_version(path: Path, entry: VersionEntry, policy: Policy) -> VersionChe
             "again once the other names are removed and its hash still matches",
         )
     return check_bytes(data, entry, policy, path)
-
-
-def declared_name(source: bytes) -> str | None:
-    """The string value of the top-level `NAME = "..."`, or None (run only on gated source)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and node.targets[0].id == "NAME"
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        ):
-            return node.value.value
-    return None

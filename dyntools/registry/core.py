@@ -420,7 +420,7 @@ class Registry:
             report = check_source(source, self.policy, path=f"{name}/{name}.py")
         if not report.accepted:
             raise GateRejected(report)
-        declared = checks.declared_name(source)
+        declared = report.declared_name  # what the gate read: the file is not parsed again
         if declared != name:
             raise UsageError(
                 f"the source declares NAME = {declared!r}, not the tool name {name!r}",

@@ -15,11 +15,12 @@ import atexit
 import contextlib
 import re
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import Any
 
-from dyntools.errors import SandboxError, UsageError
+from dyntools.errors import SandboxError, SandboxTimeout, UsageError
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import (
@@ -125,18 +126,25 @@ class WorkerPool:
              host: HostHandler | None = None) -> dict[str, Any]:
         """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`.
         `host` answers the call's capability requests (see WorkerProcess.call)."""
-        worker = self._acquire()
-        try:
-            return worker.call_result(params, timeout, host=host)[0]
-        finally:
-            self._release(worker)
+        return self._call(params, timeout, host)[0]
 
     def call_outcome(self, params: dict[str, Any], timeout: float | None = None, *,
                      host: HostHandler | None = None) -> CallOutcome:
-        """Like `call`, with the tool's captured output as well."""
-        worker = self._acquire()
+        """Like `call`, with the tool's captured output as well. A `timeout` given here is
+        the call's whole budget: waiting for a busy pool's worker counts against it (a
+        composed call inherits what is left of its caller's, and two tools composing each
+        other through full pools would otherwise wait on each other for ever)."""
+        return CallOutcome(*self._call(params, timeout, host))
+
+    def _call(self, params: dict[str, Any], timeout: float | None,
+              host: HostHandler | None) -> tuple[dict[str, Any], str]:
+        """(result, output) of one call (`call_outcome`)."""
+        worker, waited = self._acquire(
+            time.monotonic() + timeout if timeout is not None else None)
+        if timeout is not None and waited:
+            timeout = max(timeout - waited, 0.0)
         try:
-            return worker.call(params, timeout, host=host)
+            return worker.call_result(params, timeout, host=host)
         finally:
             self._release(worker)
 
@@ -180,11 +188,11 @@ class WorkerPool:
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _wait(self) -> None:
-        """`self._cond.wait()`, counted in `_waiting` (hold `self._lock`)."""
+    def _wait(self, timeout: float | None = None) -> None:
+        """`self._cond.wait(timeout)`, counted in `_waiting` (hold `self._lock`)."""
         self._waiting += 1
         try:
-            self._cond.wait()
+            self._cond.wait(timeout)
         finally:
             self._waiting -= 1
 
@@ -239,7 +247,10 @@ class WorkerPool:
         if ended:
             self._maybe_remove_cwd()
 
-    def _acquire(self) -> WorkerProcess:
+    def _acquire(self, deadline: float | None = None) -> tuple[WorkerProcess, float]:
+        """A worker for one call, and how long the call waited for one (a busy pool). With
+        a `deadline`, a wait past it is a SandboxTimeout."""
+        waited_since: float | None = None
         with self._lock:
             while True:
                 if self._closed:
@@ -247,16 +258,27 @@ class WorkerPool:
                 if self._idle:
                     self._busy += 1
                     self._counts["calls"] += 1
-                    return self._idle.pop()
+                    return self._idle.pop(), _since(waited_since)
                 if self._live < self.size:
                     self._live += 1
                     self._busy += 1
                     self._counts["calls"] += 1
                     self._counts["cold_starts"] += 1
                     break
-                self._wait()
+                if waited_since is None:
+                    waited_since = time.monotonic()
+                if deadline is None:
+                    self._wait()
+                    continue
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise SandboxTimeout(
+                        f"every worker of this tool stayed busy past the call's time limit "
+                        f"({self.size} at once); nothing ran", waited_for="worker")
+                self._wait(remaining)
+        waited = _since(waited_since)  # a cold start is not counted: only the queue is
         try:
-            return self._new_worker()
+            return self._new_worker(), waited
         except BaseException:
             with self._lock:
                 self._live -= 1
@@ -390,6 +412,10 @@ def _end_spare() -> None:
 def default_module_name(source_path: Path | str) -> str:
     stem = re.sub(r"[^0-9A-Za-z_]", "_", Path(source_path).stem) or "tool"
     return f"dyntools_exec_{stem}"
+
+
+def _since(started: float | None) -> float:
+    return time.monotonic() - started if started is not None else 0.0
 
 
 def run_once_outcome(

@@ -149,10 +149,12 @@ class Interpreter:
             return
         assert self.process.stdin is not None
         data = protocol.frame(marshal.dumps(("preimport", list(modules))))
+        if len(data) > select.PIPE_BUF:
+            return  # only what one write carries whole (or not at all): never a part frame
+        fd = self.process.stdin.fileno()
+        os.set_blocking(fd, False)  # as WorkerProcess keeps it: a write never waits
         with contextlib.suppress(OSError):
-            written = os.write(self.process.stdin.fileno(), data)
-            while written < len(data):
-                written += os.write(self.process.stdin.fileno(), data[written:])
+            os.write(fd, data)
 
     def kill(self) -> None:
         """Kill its whole process group, reap it and close its pipes."""
@@ -191,6 +193,11 @@ class WorkerProcess:
         self._spawned = interpreter.spawned
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        # Writes never block: a worker that stops reading (a compromised one, or one whose
+        # pipe is full) must not hold the host past the deadline of what it is sent.
+        os.set_blocking(self._write_fd, False)
+        self._write_poll = select.poll()
+        self._write_poll.register(self._write_fd, select.POLLOUT | select.POLLERR)
         # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
         limits = self._limits = spec.limits
         self._reply_cap = (limits.max_result_bytes + limits.max_output_bytes * 6
@@ -214,7 +221,7 @@ class WorkerProcess:
         before any tool code has run."""
         deadline = time.monotonic() + self.spec.limits.startup_timeout_s
         try:
-            self._send(self.spec.init_message)
+            self._send(self.spec.init_message, deadline, starting=True)
             reply = self._receive(deadline, starting=True)
         except SandboxError:
             self.kill()
@@ -242,7 +249,7 @@ class WorkerProcess:
             )
         marks = hello.get("marks")
         try:
-            self._send(marshal.dumps("go"))
+            self._send(marshal.dumps("go"), deadline, starting=True)
             ready = self._receive(deadline, starting=True)
         except SandboxError:
             self.kill()
@@ -286,11 +293,7 @@ class WorkerProcess:
             raise UsageError(f"params must be a dict, got {type(params).__name__}")
         check_plain_data(params)
         call_id = self._call_id()
-        # A one-shot call (the CLI's) never pays for placement: ctypes, sched_setaffinity.
-        placement = self._placement
-        if placement is None and self.calls:
-            placement = self._placement = Placement(self.pid)
-        spin = placement.spin() if placement is not None else 0.0
+        spin = self._spin_for_call()
         try:
             payload = marshal.dumps((call_id, params, spin))
         except ValueError as exc:
@@ -304,13 +307,15 @@ class WorkerProcess:
         # Until a whole reply is back, the worker is out of step with the protocol: anything
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
-        data = len(payload).to_bytes(protocol.HEADER_BYTES, "big") + payload  # _send, inlined
+        data = len(payload).to_bytes(protocol.HEADER_BYTES, "big") + payload  # protocol.frame
         try:
-            written = os.write(self._write_fd, data)
-            while written < len(data):
-                written += os.write(self._write_fd, data[written:])
+            written = os.write(self._write_fd, data)  # a small frame goes at once
+        except BlockingIOError:
+            written = 0
         except OSError:  # BrokenPipeError included
             raise self._died() from None
+        if written < len(data):
+            self._write_by(memoryview(data)[written:], deadline)
         while True:
             reply = self._receive(deadline, spin_s=spin)
             if reply.get("id") != call_id or self._buffer:
@@ -339,6 +344,16 @@ class WorkerProcess:
             self.kill()
         raise error
 
+    def _spin_for_call(self) -> float:
+        """How long both sides may poll during this call (placement.py). A one-shot call
+        (the CLI's) never pays for placement: ctypes, sched_setaffinity."""
+        placement = self._placement
+        if placement is None:
+            if not self.calls:
+                return 0.0
+            placement = self._placement = Placement(self.pid)
+        return placement.spin()
+
     def _call_id(self) -> int:
         """An id the worker cannot predict: a frame sent ahead of time, or a second reply,
         never passes for the answer to a later call."""
@@ -365,18 +380,34 @@ class WorkerProcess:
             self.kill()
             raise BadResult(f"the host's answer to a capability request is {len(payload)} "
                             f"bytes, over the cap of {self.spec.limits.max_host_answer_bytes}")
-        self._send(payload)
+        self._send(payload, deadline)
 
     # -- pipes -------------------------------------------------------------------------------
 
-    def _send(self, payload: bytes) -> None:
-        data = protocol.frame(payload)
-        try:
-            written = os.write(self._write_fd, data)
-            while written < len(data):
-                written += os.write(self._write_fd, data[written:])
-        except OSError:  # BrokenPipeError included
-            raise self._died() from None
+    def _send(self, payload: bytes, deadline: float, *, starting: bool = False) -> None:
+        """Write one frame by `deadline`: a worker that does not read it in time is killed
+        (a blocking write would wait for as long as the worker chose not to read)."""
+        self._write_by(memoryview(protocol.frame(payload)), deadline, starting=starting)
+
+    def _write_by(self, data: memoryview, deadline: float, *, starting: bool = False) -> None:
+        while data:
+            try:
+                data = data[os.write(self._write_fd, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                raise self._died() from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000) + 1)):
+                if time.monotonic() < deadline:
+                    continue
+                self.kill()
+                what = "start" if starting else "read what the host sent it"
+                raise SandboxTimeout(
+                    f"the worker did not {what} within the time limit; it was killed",
+                    timeout_s=self.spec.limits.timeout_s,
+                )
 
     def _receive(self, deadline: float, *, starting: bool = False,
                  spin_s: float = 0.0) -> dict[str, Any]:

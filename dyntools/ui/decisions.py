@@ -12,6 +12,7 @@ those functions, which raise the same typed errors the CLI prints; the page show
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ ACTIONS = ("approve", "reject", "activate", "rollback", "retire")
 MAX_REASON_CHARS = 2000
 MAX_BY_CHARS = 200
 MAX_EXAMPLES = 50
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,13 @@ def parse_examples(text: str | None) -> list[dict[str, Any]]:
     return examples
 
 
+def _known(ui: UiState, name: str, version: int) -> None:
+    """UnknownTool / UnknownVersion unless `name` has a recorded or dropped-in `version`."""
+    state = ui.registry.tool(name)
+    if version not in state.records and all(u.version != version for u in state.unrecorded):
+        ui.registry.get(name, version)
+
+
 def decide(ui: UiState, action: str, name: str, version: int,
            form: Mapping[str, str]) -> Outcome:
     """Run one decision; raises the DyntoolsError the CLI would print."""
@@ -77,9 +86,17 @@ def decide(ui: UiState, action: str, name: str, version: int,
     report = None
     if action == "approve":
         examples = parse_examples(_field(form, "examples", 64 * 1024))
+        # The reviewer approves the bytes the page showed, never what the file holds by the
+        # time the button is pressed (a dropped-in file is read again to be approved).
+        shown = _field(form, "sha256", 64)
+        if shown is None or not _SHA256.fullmatch(shown):
+            _known(ui, name, version)  # an unknown version is that first (a 404)
+            raise UsageError("an approval names the SHA-256 of the source the page showed "
+                             "(the sha256 field); reload the version's page")
         record, report = ui.dyntools.approve(
             name, version, examples=examples, contract_change=form.get("contract_change") == "1",
-            by=by, reason=reason, activate=form.get("activate", "1") == "1")
+            by=by, reason=reason, activate=form.get("activate", "1") == "1",
+            expected_sha256=shown)
     elif action == "reject":
         record = registry.decide(name, version, "reject", reason=reason, by=by)
     elif action == "activate":

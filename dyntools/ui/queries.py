@@ -434,7 +434,9 @@ def diff_rows(old: str, new: str) -> list[DiffRow]:
 
     a, b = split_lines(old), split_lines(new)
     rows: list[DiffRow] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    # difflib's junk heuristic on (as for `dyntools diff`): without it, a file of a few
+    # lines repeated thousands of times (24 KB) held the server for minutes.
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=True)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             rows += [DiffRow("equal", i1 + k + 1, a[i1 + k], j1 + k + 1, b[j1 + k])

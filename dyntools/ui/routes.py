@@ -262,28 +262,42 @@ async def runs_stream(request: Request) -> Response:
 
     async def events() -> AsyncIterator[str]:
         last, quiet = since, 0.0
-        ui.streams += 1  # counted while iterated: a stream that never starts holds nothing
-        try:
-            yield "retry: 2000\n\n"
-            while not await request.is_disconnected():
-                await anyio.to_thread.run_sync(ui.feed.poll)
-                changed = ui.feed.changed_since(last, kinds)
-                for run in changed:
-                    last = max(last, run.seq)
-                    if tool is not None and run.tool != tool:
-                        continue
-                    payload = json.dumps({"id": run.id, "html": template.render(run=run)})
-                    yield f"event: run\ndata: {payload}\n\n"
-                quiet = 0.0 if changed else quiet + POLL_SECONDS
-                if quiet >= KEEPALIVE_SECONDS:
-                    quiet = 0.0
-                    yield ": keepalive\n\n"
-                await anyio.sleep(POLL_SECONDS)
-        finally:
-            ui.streams -= 1
+        yield "retry: 2000\n\n"
+        while not await request.is_disconnected():
+            await anyio.to_thread.run_sync(ui.feed.poll)
+            changed = ui.feed.changed_since(last, kinds)
+            for run in changed:
+                last = max(last, run.seq)
+                if tool is not None and run.tool != tool:
+                    continue
+                payload = json.dumps({"id": run.id, "html": template.render(run=run)})
+                yield f"event: run\ndata: {payload}\n\n"
+            quiet = 0.0 if changed else quiet + POLL_SECONDS
+            if quiet >= KEEPALIVE_SECONDS:
+                quiet = 0.0
+                yield ": keepalive\n\n"
+            await anyio.sleep(POLL_SECONDS)
 
-    return StreamingResponse(events(), media_type="text/event-stream",
-                             headers={"cache-control": "no-store"})
+    # Counted from here, in the same step as the check (counted only once the stream was
+    # iterated, any number of streams opened at once all passed the check), and released
+    # when the response ends, however it ends.
+    ui.streams += 1
+    return _CountedStream(ui, events(), media_type="text/event-stream",
+                          headers={"cache-control": "no-store"})
+
+
+class _CountedStream(StreamingResponse):
+    """A live timeline that gives its slot back when its response ends."""
+
+    def __init__(self, ui: UiState, content: AsyncIterator[str], **options: Any) -> None:
+        super().__init__(content, **options)
+        self._ui = ui
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._ui.streams -= 1
 
 
 # ------------------------------------------------------------------------------- bench

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import urllib.parse
 
 import pytest
@@ -172,3 +173,31 @@ def test_redaction_forms():
     assert "[redacted:T]" in redact(blob)
     assert redact("nothing here") == "nothing here"
     assert Redactor()("x") == "x" and not Redactor()
+
+
+SLASHED = "aB3/xY+z9Q==&<'\" k"  # a base64-like value with every character an escape touches
+
+
+@pytest.mark.parametrize("echo", [
+    urllib.parse.quote(SLASHED),                  # Python's default: '/' kept, the rest escaped
+    urllib.parse.quote(SLASHED, safe="+="),       # a URL builder keeping some reserved
+    re.sub(r"%[0-9A-F]{2}", lambda m: m.group().lower(),
+           urllib.parse.quote("Bearer " + SLASHED)),  # lower-case hex
+    json.dumps(SLASHED).replace("/", "\\/"),      # PHP's json_encode escapes '/'
+    json.dumps(SLASHED).replace("+", "\\u002B"),  # \u escapes, either case
+    "".join(f"&#{ord(c)};" if c in "/+=" else c for c in SLASHED),  # HTML numeric
+    SLASHED.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    .replace("'", "&#x27;"),                      # HTML-escaped, as an error page quotes it
+])
+def test_an_echo_in_a_mix_of_escapes_is_redacted(echo: str) -> None:
+    redact = Redactor([("T", SLASHED, "Bearer " + SLASHED)])
+    out = redact(f"token was <<{echo}>> here")
+    assert "[redacted:T]" in out, echo
+    assert "xY" not in out and "z9Q" not in out, out
+    assert out.startswith("token was <<") and out.endswith(">> here")
+
+
+def test_escapes_do_not_match_another_value() -> None:
+    redact = Redactor([("T", "aBcDeFgH12", "Bearer aBcDeFgH12")])
+    assert redact("abcdefgh12 ABCDEFGH12 aBcDeFgH1") == "abcdefgh12 ABCDEFGH12 aBcDeFgH1"
+    assert redact("%61BcDeFgH12") == "[redacted:T]"

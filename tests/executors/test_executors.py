@@ -148,8 +148,8 @@ def test_a_node_takes_calls_in_batches_and_answers_as_they_finish(policy: Policy
                         "/driver/registry/nap_tool/v1.py")
     try:
         assert host.load(key, shipment)[0] == OK
-        assert host.submit([(1, key, {"ms": 1500}, None, None),
-                            (2, key, {"ms": 1}, None, None)]) == 2
+        assert host.submit([(1, key, {"ms": 1500}, None, None, False),
+                            (2, key, {"ms": 1}, None, None, False)]) == 2
         assert host.poll(10.0) == [(2, (OK, {"tag": "v1"}))]
         assert host.poll(10.0) == [(1, (OK, {"tag": "v1"}))]
         assert host.poll(0) == []
@@ -166,14 +166,124 @@ def test_a_lone_call_comes_back_in_its_own_exchange(policy: Policy) -> None:
                         "/driver/registry/nap_tool/v1.py")
     try:
         assert host.load(key, shipment)[0] == OK
-        assert host.exchange([(7, key, {"ms": 1}, None, None)], 5.0) == [(7, (OK, {"tag": "v1"}))]
+        assert host.exchange([(7, key, {"ms": 1}, None, None, False)], 5.0) == [(7, (OK, {"tag": "v1"}))]
         # Its worker busy, the next lone call goes through the queue and still comes back.
         slow = threading.Thread(target=host.call, args=(key, {"ms": 800}, None))
         slow.start()
         deadline = time.monotonic() + 5
         while host.stats()["in_flight"] == 0 and time.monotonic() < deadline:
             time.sleep(0.005)
-        assert host.exchange([(8, key, {}, None, None)], 5.0) == [(8, (OK, {"tag": "v1"}))]
+        assert host.exchange([(8, key, {}, None, None, False)], 5.0) == [(8, (OK, {"tag": "v1"}))]
         slow.join(5)
+    finally:
+        host.shutdown()
+
+
+# ------------------------------------------------------- capability calls, on the node alone
+
+FETCH = b'''"""Fetches a page through the host."""
+import host
+import time
+
+NAME = "fetch_page"
+DESCRIPTION = "Fetches a page through the host."
+PARAMS = {"type": "object", "properties": {"url": {"type": "string"}}}
+CAPABILITIES = {"http": ["127.0.0.1:8080"]}
+
+
+def run(params):
+    page = host.http_get(params["url"])
+    return {"status": page["status"], "text": page["text"]}
+'''
+URL = "http://127.0.0.1:8080/x"
+
+
+def _fetch_node(policy: Policy) -> tuple[SandboxHost, tuple[str, int, str]]:
+    host = SandboxHost()
+    key = ("fetch_page", 1, hashlib.sha256(FETCH).hexdigest())
+    shipment = Shipment(FETCH, PoolSettings(policy=policy, size=1), "dyntools_fetch_v1",
+                        "/driver/registry/fetch_page/v1.py")
+    assert host.load(key, shipment)[0] == OK
+    return host, key
+
+
+def test_a_brokered_call_parks_at_each_request_until_the_driver_answers(
+        policy: Policy) -> None:
+    """The node never answers a capability request itself: the frame comes back as the
+    call's interim reply, and the worker goes on with the driver's answer."""
+    from dyntools.executors.host import REQUEST
+
+    host, key = _fetch_node(policy)
+    try:
+        assert host.submit([(1, key, {"url": URL}, None, None, True)]) == 1
+        [(rid, (kind, frame))] = host.poll(10.0)
+        assert (rid, kind) == (1, REQUEST)
+        assert frame == {"op": "http", "method": "GET", "url": URL, "params": None,
+                         "headers": None}
+        assert host.stats()["parked"] == 1
+        assert host.poll(0.2) == []  # parked: nothing more until the answer
+        assert host.resume(1, {"ok": {"status": 200, "headers": {}, "text": "hi"}})
+        assert host.poll(10.0) == [(1, (OK, {"status": 200, "text": "hi"}))]
+        assert host.stats()["parked"] == 0 and host.stats()["host_requests"] == 1
+        assert not host.resume(1, {"ok": {}})  # nothing waits any more
+    finally:
+        host.shutdown()
+
+
+def test_a_lone_brokered_call_brings_its_request_back_in_its_exchange(policy: Policy) -> None:
+    """A lone call normally runs inside its `exchange` task; a brokered one must not, or
+    its parked request could never leave the node."""
+    from dyntools.executors.host import REQUEST
+
+    host, key = _fetch_node(policy)
+    try:
+        started = time.monotonic()
+        [(rid, (kind, _))] = host.exchange([(5, key, {"url": URL}, None, None, True)], 10.0)
+        assert (rid, kind) == (5, REQUEST) and time.monotonic() - started < 5.0
+        assert host.resume(5, {"ok": {"status": 201, "headers": {}, "text": ""}})
+        assert host.poll(10.0) == [(5, (OK, {"status": 201, "text": ""}))]
+    finally:
+        host.shutdown()
+
+
+def test_a_refused_request_kills_the_worker_and_the_next_call_works(policy: Policy) -> None:
+    host, key = _fetch_node(policy)
+    try:
+        host.submit([(1, key, {"url": URL}, None, None, True)])
+        assert host.poll(10.0)[0][0] == 1
+        assert host.resume(1, None)  # the driver's host raised: kill
+        [(rid, reply)] = host.poll(10.0)
+        assert rid == 1 and reply[0] == ERROR and reply[1] == "CapabilityViolation"
+        assert host.stats()["pools"]["fetch_page@1"]["replaced"] == 1  # never reused
+        host.submit([(2, key, {"url": URL}, None, None, True)])
+        assert host.poll(10.0)[0][0] == 2
+        host.resume(2, {"ok": {"status": 200, "headers": {}, "text": "again"}})
+        assert host.poll(10.0) == [(2, (OK, {"status": 200, "text": "again"}))]
+    finally:
+        host.shutdown()
+
+
+def test_a_driver_that_never_answers_is_a_timeout_on_the_node(policy: Policy) -> None:
+    host, key = _fetch_node(policy)
+    try:
+        started = time.monotonic()
+        host.submit([(1, key, {"url": URL}, 0.5, None, True)])
+        assert host.poll(10.0)[0][0] == 1  # the request; no answer is sent
+        [(rid, reply)] = host.poll(10.0)
+        assert rid == 1 and reply[0] == ERROR and reply[1] == "SandboxTimeout"
+        assert "did not answer" in reply[2] and time.monotonic() - started < 5.0
+        assert host.stats()["parked"] == 0
+        assert host.stats()["pools"]["fetch_page@1"]["replaced"] == 1
+    finally:
+        host.shutdown()
+
+
+def test_an_unbrokered_call_that_asks_the_host_is_killed(policy: Policy) -> None:
+    """Sent without `brokered`, a call has no host: its first request kills the worker."""
+    host, key = _fetch_node(policy)
+    try:
+        reply = host.call(key, {"url": URL}, None)
+        assert reply[0] == ERROR and reply[1] == "CapabilityViolation"
+        assert host.stats()["parked"] == 0
     finally:
         host.shutdown()

@@ -96,11 +96,14 @@ def main(path: str) -> dict[str, Any]:
             for args in argument_sets(values):
                 signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
                 try:
-                    result = function(*args)
+                    try:
+                        result = function(*args)
+                    finally:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
                 except BaseException:  # every failure is simply not a result
+                    # (also an alarm that fired as the timer was being disarmed: on a loaded
+                    # machine it lands in the finally, which raised out of the whole run)
                     continue
-                finally:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
                 results += 1
                 parts = result[:8] if isinstance(result, tuple | list) else ()
                 for candidate in (result, *parts):

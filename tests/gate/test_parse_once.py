@@ -2,8 +2,8 @@
 report (`GateReport.metadata`, `declared_name`) instead of parsing the file again.
 
 The sandbox transforms its own tree (RestrictedPython rewrites it, so it cannot share the
-gate's), and the registry's write path still reads NAME itself until it switches to the
-report; nothing else may parse the source.
+gate's); nothing else may parse the source, the registry's write path included (it reads the
+report's NAME).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ def run(params):
 ALLOWED = {
     "dyntools.gate": 1,              # the gate: the one parse everything else reads from
     "dyntools.sandbox.restrict": 1,  # RestrictedPython's transform of its own tree
-    "dyntools.registry.checks": 1,   # registry/core.py reads NAME (the registry switches next)
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,7 +18,12 @@ import pytest
 
 from dyntools.capabilities import policy_from_mapping
 from dyntools.catalog import Catalog
-from dyntools.errors import CapabilityViolation, PendingApproval, VerificationFailed
+from dyntools.errors import (
+    CapabilityViolation,
+    DyntoolsError,
+    PendingApproval,
+    VerificationFailed,
+)
 from dyntools.pipeline import Dyntools
 
 from .conftest import CountingGenerator
@@ -236,3 +242,54 @@ def test_the_capabilities_policy_holds_back_versions_that_widen(tmp_path: Path,
         widened = dt.ensure("fetch_page", new_version=True)
         assert widened.pending  # reaches example.com too: waits again
         assert dt.registry.current("fetch_page").version == same.version
+
+
+def test_tools_that_compose_each_other_cannot_deadlock_past_their_deadline(
+        tmp_path: Path) -> None:
+    # ping holds ping's only worker and waits for pong's; pong holds pong's and waits for
+    # ping's. Neither chain loops, so only the call's time budget can end the wait.
+    def composing(name: str, other: str) -> str:
+        return (f'"""Composes {other}."""\nimport host\n\nNAME = "{name}"\n'
+                f'DESCRIPTION = "Composes {other}."\n'
+                'PARAMS = {"type": "object", "properties": {"stop": {"type": "boolean"}}}\n'
+                f'CAPABILITIES = {{"tools": ["meet", "{other}"]}}\n'
+                'EXAMPLES = [{"params": {"stop": True}, "result": {"done": True}}]\n\n\n'
+                "def run(params):\n"
+                '    if params.get("stop"):\n        return {"done": True}\n'
+                '    host.call_tool("meet", {})\n'
+                f'    return host.call_tool("{other}", {{"stop": True}})\n')
+    policy = policy_from_mapping({"tools": {"allow": ["meet", "ping", "pong"]}})
+    both_in = threading.Barrier(2, timeout=20)
+    catalog = Catalog(pipeline(tmp_path / "reg", {"ping": composing("ping", "pong"),
+                                                  "pong": composing("pong", "ping")},
+                               policy, pool_size=1))
+
+    @catalog.tool
+    def meet() -> dict[str, bool]:
+        """Hand-written: returns once both outer calls hold their worker."""
+        both_in.wait()
+        return {"met": True}
+
+    catalog.resolve("ping")
+    catalog.resolve("pong")
+    outcomes: dict[str, Any] = {}
+
+    def call(name: str) -> None:
+        started = time.monotonic()
+        try:
+            outcomes[name] = catalog.call(name, {}, timeout=3.0)
+        except DyntoolsError as exc:
+            outcomes[name] = exc.reason
+        outcomes[name + " s"] = time.monotonic() - started
+
+    threads = [threading.Thread(target=call, args=(name,), daemon=True)
+               for name in ("ping", "pong")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads), "the two calls deadlocked"
+    catalog.close()
+    assert outcomes["ping"] in ("timeout", "runtime_error")
+    assert outcomes["pong"] in ("timeout", "runtime_error")
+    assert outcomes["ping s"] < 10 and outcomes["pong s"] < 10

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dyntools.errors import CapabilityViolation, ToolRuntimeError
+from dyntools.errors import CapabilityViolation, SandboxTimeout, ToolRuntimeError
 from dyntools.gate.capabilities import parse_capabilities
 from dyntools.gate.policy import load_policy
 from dyntools.hostcalls import MAX_TOOL_DEPTH, HostCalls
@@ -259,3 +259,67 @@ def test_more_requests_than_the_limit_end_the_call() -> None:
         host(frame, FUTURE)
     with pytest.raises(CapabilityViolation, match="more than 16 host requests"):
         host(frame, FUTURE)
+
+
+# ------------------------------------------------------- a compromised worker, a deep result
+
+# With the Python layers off the tool is a compromised worker: it writes its own request
+# frame on the protocol pipe, then never reads the answer (and ends itself after 20 s).
+STALLER = '''\
+"""Sends a request frame and never reads the host's answer."""
+
+NAME = "fetcher"
+DESCRIPTION = "Stalls."
+PARAMS = {"type": "object"}
+
+
+def run(params):
+    import gc
+    import json
+    import os
+    import time
+
+    channel = [o for o in gc.get_objects() if type(o).__name__ == "Channel"][0]
+    frame = {"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
+             "headers": None}
+    channel.send_text(channel.opening + '"request":' + json.dumps(frame) + "}")
+    time.sleep(20)
+    os._exit(0)
+'''
+
+
+def test_a_worker_that_never_reads_the_answer_cannot_stall_the_host(tmp_path: Path) -> None:
+    # An answer larger than a pipe holds: a blocking write would wait for the worker to
+    # read it, past the call's deadline, for as long as the worker likes.
+    path = tmp_path / "staller.py"
+    path.write_text(STALLER, encoding="utf-8")
+
+    def answer(request: Any, deadline: float) -> dict[str, Any]:
+        return {"ok": {"status": 200, "headers": {}, "text": "x" * 300_000}}
+
+    started = time.monotonic()
+    with pytest.raises(SandboxTimeout):
+        run_once(path, {}, policy=POLICY, host=answer, limits=SandboxLimits(timeout_s=1.0),
+                 _skip_layers=frozenset({"restricted", "audit_hook"}))
+    assert time.monotonic() - started < 10
+
+
+def test_a_result_nested_as_deep_as_json_allows_is_redacted_not_a_recursion_error(
+        tmp_path: Path) -> None:
+    path = tool(tmp_path, '''
+        def run(params):
+            page = host.http_get("https://example.com/")
+            value = [page["text"]]
+            for _ in range(params["depth"]):
+                value = [{"k": value}]
+            return {"deep": value, page["text"]: [1, None, True, 2.5]}
+    ''')
+    host = calls()
+    result = run_once(path, {"depth": 450}, policy=POLICY, host=host)
+    redacted = host.redact(result)
+    inner = redacted["deep"]
+    for _ in range(450):
+        inner = inner[0]["k"]
+    assert inner == ["<title>Hi</title> token=[redacted:TOKEN]"]
+    assert redacted["<title>Hi</title> token=[redacted:TOKEN]"] == [1, None, True, 2.5]
+    assert "<title>Hi</title> token=s3cret" in result  # the original is left as it was

@@ -57,6 +57,30 @@ def test_timeout_kills_the_worker_and_the_next_call_works(tool, policy):
         assert pool.stats["started"] == 2
 
 
+def test_a_timeout_given_to_a_call_covers_its_wait_for_a_busy_worker(tool, policy):
+    path = tool(SQUARE)
+    limits = SandboxLimits(timeout_s=3.0)
+    with WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1) as pool:
+        pool.start()
+        looped: list[str] = []
+
+        def loop() -> None:
+            with pytest.raises(SandboxTimeout):
+                pool.call({"loop": True})
+            looped.append("timed out")
+
+        busy = threading.Thread(target=loop)
+        busy.start()
+        time.sleep(0.3)  # the one worker is in the looping call now
+        started = time.monotonic()
+        with pytest.raises(SandboxTimeout, match="stayed busy"):
+            pool.call({"n": 2}, timeout=0.5)
+        assert time.monotonic() - started < 2.5  # it did not wait for the worker to free up
+        busy.join()
+        assert looped == ["timed out"]
+        assert pool.call({"n": 2}) == {"square": 4, "n": 2}
+
+
 def test_a_crashed_worker_is_replaced(tool, policy, limits):
     # Gate and guards bypassed (test-only switch) so the tool can kill its own process.
     path = tool('''

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .browser import UiServer
-from .scenes import cli, pending_scene
+from .scenes import cli, pending_scene, tool_file
 
 
 def _show(registry: Path, name: str, version: int) -> dict[str, Any]:
@@ -125,3 +125,32 @@ def test_a_refused_decision_is_the_clis_error_as_a_page(visit: Any, tmp_path: Pa
         assert answer.value.status == 400
         assert "retire needs a reason" in tab.page.inner_text("#decision-message")
     assert _show(registry, "slugify_text", 1)["status"] == "approved"
+
+
+def test_an_approval_holds_the_page_to_the_bytes_it_showed(visit: Any, tmp_path: Path) -> None:
+    # A dropped-in file is read again when the reviewer clicks approve: if its bytes
+    # changed after the page showed them (here: now reaching a host), the reviewer would
+    # approve code nobody read. The page's approval names the SHA-256 it showed.
+    registry = tmp_path / "registry"
+    cli("init", str(registry), registry=registry)
+    folder = registry / "shout_text"
+    folder.mkdir()
+    shown = tool_file("shout_text", "Uppercases its text.", body='return {"text": params["text"]}')
+    (folder / "v1.py").write_text(shown, encoding="utf-8")
+    swapped = tool_file("shout_text", "Uppercases its text.",
+                        body='return {"text": params["text"]}',
+                        capabilities='{"http": ["exfil.example.com"]}')
+    with UiServer(registry) as server:
+        tab = visit(server)
+        tab.go("/tools/shout_text/v/1")
+        assert "exfil" not in tab.page.inner_text("#capabilities")
+        (folder / "v1.py").write_text(swapped, encoding="utf-8")  # after the page was read
+        tab.page.fill("#approve-form input[name=reason]", "read it: no I/O")
+        with tab.page.expect_response(lambda r: r.request.method == "POST") as answer:
+            tab.page.click("#approve-form button[type=submit]")
+        assert answer.value.status == 400
+        assert "changed since the page showed it" in tab.page.inner_text("#decision-message")
+    tools = json.loads(cli("list", "--json", registry=registry).stdout)["tools"]
+    assert all(t["current"] is None for t in tools if t["name"] == "shout_text")
+    assert "approved" not in cli("show", "shout_text", "--version", "1", "--json",
+                                 registry=registry, check=False).stdout

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,64 @@ def test_bad_input_gets_a_clean_4xx_page_and_the_server_carries_on(server: UiSer
         assert form_bomb.status_code == 413
         assert http.get("/").status_code == 200  # still serving
     assert not any("Traceback" in line for line in server.lines)
+
+
+def test_a_diff_of_hostile_sources_is_answered_and_the_server_carries_on(
+        tmp_path: Path) -> None:
+    # Two small files (24 KB) of two alternating lines: pairing every line with every
+    # equal line (difflib without its junk heuristic) took minutes of the server's CPU.
+    registry = tmp_path / "registry"
+    cli("init", str(registry), registry=registry)
+    folder = registry / "many_lines"
+    folder.mkdir()
+    for version, step in ((1, 2), (2, 3)):
+        lines = [("    x = 1" if i % step else "    y = 2") for i in range(4000)]
+        (folder / f"v{version}.py").write_text(
+            '"""Many lines."""\nNAME = "many_lines"\nDESCRIPTION = "Many lines."\n'
+            'PARAMS = {"type": "object"}\n\n\ndef run(params):\n' + "\n".join(lines)
+            + "\n    return {}\n", encoding="utf-8")
+    with UiServer(registry) as running, client(running) as http:
+        response = http.get("/tools/many_lines/diff?a=1&b=2", timeout=30)
+        assert response.status_code == 200
+        assert 'id="diff-summary"' in response.text
+        assert http.get("/").status_code == 200
+
+
+def test_live_timelines_are_bounded_even_when_opened_at_once(server: UiServer) -> None:
+    from dyntools.ui.routes import MAX_STREAMS
+
+    opened = MAX_STREAMS + 8
+    together = threading.Barrier(opened)
+    statuses: list[int] = []
+    hold = threading.Event()
+
+    def open_stream() -> None:
+        with client(server) as http:
+            together.wait(timeout=30)
+            with http.stream("GET", "/runs/stream?since=0") as response:
+                statuses.append(response.status_code)
+                if response.status_code == 200:
+                    hold.wait(timeout=30)
+
+    threads = [threading.Thread(target=open_stream) for _ in range(opened)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while len(statuses) < opened and time.monotonic() < deadline:
+        time.sleep(0.05)
+    hold.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert statuses.count(200) == MAX_STREAMS
+    assert statuses.count(503) == opened - MAX_STREAMS
+    with client(server) as http:  # the slots of closed streams are free again
+        deadline = time.monotonic() + 10
+        while True:
+            with http.stream("GET", "/runs/stream?since=0") as response:
+                if response.status_code == 200 or time.monotonic() > deadline:
+                    break
+            time.sleep(0.2)
+        assert response.status_code == 200
 
 
 def test_the_bench_is_bounded_and_answers_with_the_gates_findings(server: UiServer) -> None:
