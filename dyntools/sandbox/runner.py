@@ -50,6 +50,7 @@ _ID_BYTES = 7  # 56 random bits per call id
 _ID_BATCH = 512
 # The standard decoder's scanner: what json.loads runs once it has found the text (typeshed
 # does not declare the attribute).
+_monotonic = time.monotonic
 _scan_json: Callable[[str, int], tuple[Any, int]] = (
     json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
 
@@ -416,8 +417,14 @@ class WorkerProcess:
         cap = self._reply_cap
         buffer = self._buffer
         ready = False  # the spin saw the pipe readable: read without polling again
-        if spin_s and not buffer:
-            ready = self._spin(spin_s)
+        if spin_s and not buffer:  # self._spin, inlined (it runs on every warm call)
+            poll = self._poll.poll
+            until = _monotonic() + spin_s
+            while not poll(0):
+                if _monotonic() >= until:
+                    break
+            else:
+                ready = True
         while True:
             have = len(buffer)
             if have >= protocol.HEADER_BYTES:
@@ -449,33 +456,33 @@ class WorkerProcess:
             if not chunk:
                 raise self._died()
             buffer = self._buffer = buffer + chunk
-        reply = self._parse(payload)
-        if b"\\u" in payload and (b"\\ud" in payload or b"\\uD" in payload) \
-                and _has_lone_surrogate(reply):
-            # JSON escapes can spell a lone surrogate, which no UTF-8 writer accepts: passed
-            # on, one such string made the MCP server's stdout writer raise and end the
-            # whole server. A result is refused; diagnostics keep the code point as text.
-            if _has_lone_surrogate(reply.get("ok")):
-                self.kill()
-                raise BadResult("the result holds a lone surrogate (\\ud800-\\udfff), which "
-                                "is not Unicode text")
-            try:
-                reply = {key: value if key == "ok" else _scrub_surrogates(value)
-                         for key, value in reply.items()}
-            except RecursionError:
-                self.kill()
-                raise BadResult("the worker sent a reply nested too deeply") from None
+        try:  # self._parse's usual case, inlined; anything else goes through it
+            text = payload.decode("ascii")
+            parsed, end = _scan_json(text, 0)
+        except (StopIteration, ValueError, RecursionError):  # UnicodeDecodeError included
+            text, parsed, end = "", None, -1
+        reply: dict[str, Any] = (parsed if end == len(text) and type(parsed) is dict
+                                 else self._parse(payload))
+        if b"\\u" in payload and (b"\\ud" in payload or b"\\uD" in payload):
+            return self._without_surrogates(reply)
         return reply
 
-    def _spin(self, spin_s: float) -> bool:
-        """Poll the reply pipe without sleeping for up to `spin_s`; True when it is
-        readable (see placement.py)."""
-        poll = self._poll.poll
-        until = time.monotonic() + spin_s
-        while not poll(0):
-            if time.monotonic() >= until:
-                return False
-        return True
+    def _without_surrogates(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """JSON escapes can spell a lone surrogate, which no UTF-8 writer accepts: passed on,
+        one such string made the MCP server's stdout writer raise and end the whole server.
+        A result is refused; diagnostics keep the code point as text."""
+        if not _has_lone_surrogate(reply):
+            return reply
+        if _has_lone_surrogate(reply.get("ok")):
+            self.kill()
+            raise BadResult("the result holds a lone surrogate (\\ud800-\\udfff), which "
+                            "is not Unicode text")
+        try:
+            return {key: value if key == "ok" else _scrub_surrogates(value)
+                    for key, value in reply.items()}
+        except RecursionError:
+            self.kill()
+            raise BadResult("the worker sent a reply nested too deeply") from None
 
     def _parse(self, payload: bytes) -> dict[str, Any]:
         """One reply: a JSON object in ASCII text (the worker escapes everything else), the
