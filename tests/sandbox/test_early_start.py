@@ -66,3 +66,13 @@ def test_an_interpreter_no_pool_takes_ends_at_exit(tmp_path):
     pid, path = out.stdout.split()
     assert not os.path.exists(path)
     assert not os.path.exists(f"/proc/{pid}")
+
+
+def test_a_pool_closed_before_any_call_ends_its_interpreter(tool, policy, limits):
+    pool = WorkerPool(tool(SLUG, imports="import re"), module_name="early_v1", policy=policy,
+                      limits=limits, size=1)
+    interpreter = pool._early[0]
+    assert interpreter.alive()
+    pool.close()
+    assert interpreter.process.poll() is not None
+    assert not os.path.exists(pool._cwd.path)
