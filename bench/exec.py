@@ -1,19 +1,27 @@
 """Sandbox performance against baselines measured in the same run (DESIGN.md §9).
 
-    .venv/bin/python bench/exec.py [--quick]
+    .venv/bin/python bench/exec.py [--quick] [--spinners N] [--compare CHECKOUT]
 
-Prints: the in-process call of a trivial tool (the floor), a bare pipe round trip to an idle
-child (the boundary floor), the warm round trip through the sandbox with every layer on
-(median, p99), the slowest of 10,000 warm calls through a pool with default settings (its
-workers retire and are replaced in the background meanwhile), the cold call (start a
-locked-down worker and call it), and two compute-bound
+Prints: the in-process call of a trivial tool (the floor); the warm round trip through the
+sandbox with every layer on against a bare pipe round trip to an idle child (the boundary
+floor), both measured back to back in two conditions of the same run: "idle" (nothing added)
+and "busy" (N processes spinning in a loop, by default one per CPU but one, so that the
+other core(s) are loaded while the caller's core is shared); the slowest of 10,000 warm calls
+through a pool with default settings (its workers retire and are replaced in the background
+meanwhile); the cold call (start a locked-down worker and call it); and two compute-bound
 tools under dyntools, plain CPython in-process, RestrictedPython's stock guards and smolagents'
 LocalPythonExecutor, as ratios against the targets.
+
+--compare runs the warm round trips of another checkout of dyntools (e.g. main's worktree) in
+the same conditions, interleaved with this one's: before and after a change, measured
+together. The load average is printed before and after: the machine may be shared.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import shutil
 import statistics
@@ -179,8 +187,6 @@ def bare_pipe_round_trip(count: int) -> list[float]:
         [sys.executable, "-I", "-S", "-c", ECHO_CHILD],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
     )
-    import os
-
     assert child.stdin and child.stdout
     wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
     message = frame(b'{"value": 1}')
@@ -195,6 +201,73 @@ def bare_pipe_round_trip(count: int) -> list[float]:
     child.stdin.close()
     child.wait()
     return samples
+
+
+def warm_round_trip(path: Path, count: int) -> list[float]:
+    """Warm calls of the trivial tool through a pool of one worker, after 500 to warm up."""
+    limits = SandboxLimits(timeout_s=30.0)
+    with WorkerPool(path, module_name="echo_v1", policy=load_policy(), limits=limits,
+                    size=1, max_calls_per_worker=10**9) as pool:
+        pool.start()
+        for _ in range(500):
+            pool.call({"value": 1})
+        return timed(lambda: pool.call({"value": 1}), count)
+
+
+def warm_round_trip_of(checkout: Path, path: Path, count: int) -> list[float]:
+    """`warm_round_trip` with the dyntools of another checkout, in a child process."""
+    env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+    done = subprocess.run(
+        [sys.executable, __file__, "--warm-child", str(path), str(count)],
+        env=env, capture_output=True, text=True, check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the warm round trip of {checkout} failed:\n{done.stderr}")
+    answer = json.loads(done.stdout)
+    if not str(answer["dyntools"]).startswith(str(checkout.resolve())):
+        raise SystemExit(f"--compare ran the dyntools at {answer['dyntools']}, not {checkout}")
+    return [float(x) for x in answer["samples"]]
+
+
+def spinners(count: int) -> list[subprocess.Popen[bytes]]:
+    """`count` processes each spinning in a loop: the "busy" condition."""
+    started = [subprocess.Popen([sys.executable, "-I", "-S", "-c", "while True: pass"])
+               for _ in range(count)]
+    time.sleep(0.3)  # let the scheduler spread them
+    return started
+
+
+def load_text() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def warm_against_pipe(files: dict[str, Path], count: int, spin_count: int,
+                      compare: Path | None) -> None:
+    """The warm round trip against the bare pipe, idle and busy, in the same run."""
+    print(f"warm round trip against the bare pipe (the boundary floor), same run; "
+          f"{load_text()}")
+    print(f"  {'condition':38} {'bare pipe':>10} {'warm':>10} {'ratio':>7} "
+          f"{'warm p99':>10} {'warm mean':>10}")
+    for condition, spinning in (("idle", 0), (f"busy ({spin_count} spinning)", spin_count),
+                                ("idle again", 0)):
+        started = spinners(spinning)
+        try:
+            runs = [("this checkout", lambda: warm_round_trip(files["trivial"], count))]
+            if compare is not None:
+                runs.append((f"{compare}", lambda: warm_round_trip_of(
+                    compare, files["trivial"], count)))
+            for label, measure in runs:
+                pipe = statistics.median(bare_pipe_round_trip(count))
+                warm = measure()
+                ratio = statistics.median(warm) / pipe
+                print(f"  {condition + ', ' + label:38} {us(pipe)} {us(statistics.median(warm))}"
+                      f" {ratio:6.2f}x {us(percentile(warm, 0.99))} {us(statistics.mean(warm))}"
+                      f"   target <= 3x: {'met' if ratio <= 3 else 'MISSED'}")
+        finally:
+            for process in started:
+                process.kill()
+                process.wait()
+    print(f"  {load_text()}")
 
 
 def guard_costs() -> None:
@@ -236,6 +309,12 @@ def cold_estimate(files: dict[str, Path], policy: Any, limits: SandboxLimits) ->
 
 
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--warm-child":
+        import dyntools
+
+        samples = warm_round_trip(Path(sys.argv[2]), int(sys.argv[3]))
+        print(json.dumps({"dyntools": dyntools.__file__, "samples": samples}))
+        return
     folder = Path(tempfile.mkdtemp(prefix="dyntools-bench-"))
     try:
         run_bench(folder)
@@ -246,6 +325,11 @@ def main() -> None:
 def run_bench(folder: Path) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--spinners", type=int, default=max(1, (os.cpu_count() or 2) - 1),
+                        help="processes spinning in the busy condition (default: CPUs - 1)")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="another checkout of dyntools whose warm round trip to measure "
+                             "in the same conditions")
     args = parser.parse_args()
     warm_n = 2000 if args.quick else 10000
     cold_n = 10 if args.quick else 25
@@ -269,23 +353,17 @@ def run_bench(folder: Path) -> None:
     trivial = in_process(TRIVIAL)
     floor = statistics.median(timed(lambda: trivial({"value": 1}), 100000))
     print(f"in-process trivial call (floor)           {us(floor)}")
-    pipe = bare_pipe_round_trip(warm_n)
-    pipe_median = statistics.median(pipe)
-    print(f"bare pipe round trip (boundary floor)     {us(pipe_median)}  "
-          f"p99 {us(percentile(pipe, 0.99))}")
+    print()
+    warm_against_pipe(files, warm_n, args.spinners, args.compare)
+    print()
 
     limits = SandboxLimits(timeout_s=30.0)
-    with WorkerPool(files["trivial"], module_name="echo_v1", policy=policy, limits=limits,
-                    size=1, max_calls_per_worker=10**9) as pool:
-        pool.start()
-        for _ in range(500):
-            pool.call({"value": 1})
-        warm = timed(lambda: pool.call({"value": 1}), warm_n)
+    warm = warm_round_trip(files["trivial"], warm_n)
     warm_median = statistics.median(warm)
     print(f"warm round trip, every layer on           {us(warm_median)}  "
           f"p99 {us(percentile(warm, 0.99))}   target < 30 µs median: "
           f"{'met' if warm_median < 30e-6 else 'MISSED'} ({warm_median / 30e-6:.2f}x of "
-          f"target; {warm_median / pipe_median:.2f}x bare pipe)")
+          f"target)")
 
     # Default settings (size 2, a worker retires every 1,000 calls): retirements happen
     # during these calls, and their replacements must start in the background.

@@ -10,7 +10,11 @@
 
 Runs are interleaved (one of each per round), so load from other processes on the machine
 falls on every command alike; the best of the rounds is the figure least disturbed by that
-load, the median is printed beside it. The machine's load average is printed first.
+load, the median is printed beside it, and so is the median CPU time of the command with the
+processes it waited for (a cold worker's included): a call whose worker starts while the host
+works takes less wall time than CPU time when a second core is free. The machine's load
+average is printed first. --imports N then prints the N costliest top-level imports of the
+call (one more run, under -X importtime).
 
 Every module's bytecode is cached, as in an installed package: these machines set
 PYTHONDONTWRITEBYTECODE=1, which would otherwise compile every dyntools module from source
@@ -19,7 +23,7 @@ at a folder of this run (filled by a first, unmeasured run of each), so nothing 
 into the source tree.
 
     .venv/bin/python bench/startup.py [--rounds 15] [--tools 100] [--versions 10]
-                                      [--compare CHECKOUT]
+                                      [--compare CHECKOUT] [--imports N]
 
 --compare runs the same commands, in the same rounds, from another checkout of dyntools (its
 source folder first on PYTHONPATH, through its own CLI entry point), e.g. main's worktree:
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -81,14 +86,41 @@ def build_registry(root: Path, tools: int, versions: int) -> None:
             registry.add_version(name, tool_source(name, v), {"generator": "bench"})
 
 
+CPU: dict[tuple[str, ...], list[float]] = {}  # argv -> CPU seconds of each timed run
+
+
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Wall seconds of one run; its CPU seconds (the command and every process it waited
+    for: a cold worker too) are kept in CPU."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n"
                          f"{done.stderr.decode(errors='replace')}")
+    CPU.setdefault(tuple(argv), []).append(
+        after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return elapsed
+
+
+def import_breakdown(argv: list[str], env: dict[str, str], cwd: Path, top: int) -> None:
+    """The command once more under -X importtime: its `top` costliest top-level imports
+    (each with everything it imported first), and their sum."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", ENTRY, *argv[1:]],
+                          env=env, cwd=cwd, capture_output=True, text=True, check=False)
+    rows = []
+    for line in done.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[0].startswith("import time:") and \
+                not parts[2].startswith("  ") and parts[1].strip().isdigit():
+            rows.append((int(parts[1]), parts[2].strip()))
+    total = sum(us for us, _ in rows)
+    print(f"  imports of `{' '.join(['dyntools', *argv[1:3]])}` (-X importtime, which adds "
+          f"its own cost): {total / 1000:.1f} ms in all")
+    for us, name in sorted(rows, reverse=True)[:top]:
+        print(f"    {us / 1000:6.1f} ms  {name}")
 
 
 def main() -> int:
@@ -98,6 +130,8 @@ def main() -> int:
     parser.add_argument("--versions", type=int, default=10)
     parser.add_argument("--compare", type=Path, default=None,
                         help="another checkout of dyntools to measure in the same rounds")
+    parser.add_argument("--imports", type=int, default=0, metavar="N",
+                        help="then print the N costliest top-level imports of the call")
     args = parser.parse_args()
     dyntools = shutil.which("dyntools", path=str(Path(sys.executable).parent))
     if dyntools is None:
@@ -134,10 +168,14 @@ def main() -> int:
         # From a folder of this run: `python -c` puts the working folder first on sys.path.
         for key, argv in commands.items():  # warm the caches; fail early on a broken command
             timed(argv, envs[key], base)
+        CPU.clear()
         runs: dict[str, list[float]] = {key: [] for key in commands}
         for _ in range(args.rounds):
             for key, argv in commands.items():
                 runs[key].append(timed(argv, envs[key], base))
+        cpu = {key: statistics.median(CPU[tuple(argv)]) for key, argv in commands.items()}
+        if args.imports:
+            import_breakdown(commands["call-1"], env, base, args.imports)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     best = {key: min(values) for key, values in runs.items()}
@@ -145,7 +183,7 @@ def main() -> int:
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
           f"{args.rounds} interleaved rounds; registries built in {built:.1f} s "
           f"(1 version; {args.tools} tools x {args.versions} versions)")
-    print(f"  {'command':<46} {'best':>8} {'median':>8}   ratio best (median)")
+    print(f"  {'command':<46} {'best':>8} {'median':>8} {'CPU':>8}   ratio best (median)")
     rows = [
         ("baseline", "python -I -S -c pass", "baseline", None),
         ("version", "dyntools --version", "baseline", 4.0),
@@ -158,14 +196,15 @@ def main() -> int:
         ratio, ratio_m = best[key] / best[against], median[key] / median[against]
         verdict = "" if target is None else (
             f"  x baseline, target {target:g}x: {'OK' if ratio <= target else 'MISSED'}")
-        print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms   "
-              f"{ratio:5.2f}x ({ratio_m:.2f}x){verdict}")
+        print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms "
+              f"{cpu[key] * 1000:6.1f}ms   {ratio:5.2f}x ({ratio_m:.2f}x){verdict}")
     if args.compare is not None:
         print(f"  the same commands from {args.compare} (before):")
         for name, label, against, _ in rows[1:]:
             key = f"{name} (compare)"
-            print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms   "
-                  f"{best[key] / best[against]:5.2f}x ({median[key] / median[against]:.2f}x)")
+            print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms "
+                  f"{cpu[key] * 1000:6.1f}ms   {best[key] / best[against]:5.2f}x "
+                  f"({median[key] / median[against]:.2f}x)")
         before = best["call-1k (compare)"] / best["call-1 (compare)"]
         print(f"  call on {args.tools * args.versions} versions / call on 1 there: "
               f"{before:.2f}x")

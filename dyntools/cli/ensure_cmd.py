@@ -22,6 +22,7 @@ Exit codes (the same numbers as `exec` for the sandbox reasons):
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import IO, Any, ClassVar
@@ -400,6 +401,11 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
          as_json: bool, executor: str | None, ray_address: str | None,
          trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
     """Call the current version of tool NAME with --params; print the result JSON."""
+    from dyntools.executors import ENV_EXECUTOR
+    from dyntools.sandbox.pool import prestart
+
+    if (executor or os.environ.get(ENV_EXECUTOR, "")).strip().lower() in ("", "local"):
+        prestart()  # the worker's interpreter starts while the registry opens (sandbox/pool.py)
     from dyntools.cli.check_cmd import policy_option
     from dyntools.pipeline import Dyntools
     from dyntools.registry.records import require_valid_name

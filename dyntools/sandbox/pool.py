@@ -11,6 +11,7 @@ lets the old version drain while the new one takes new calls.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import re
 import threading
@@ -22,7 +23,13 @@ from typing import Any
 from dyntools.errors import SandboxError, SandboxTimeout, UsageError
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
-from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, HostHandler, WorkerProcess
+from dyntools.sandbox.runner import (
+    CallOutcome,
+    EmptyDirectory,
+    HostHandler,
+    Interpreter,
+    WorkerProcess,
+)
 from dyntools.sandbox.spec import build_spec
 
 
@@ -47,18 +54,36 @@ class WorkerPool:
             raise ValueError(f"size must be at least 1, got {size}")
         if max_calls_per_worker < 1:
             raise ValueError("max_calls_per_worker must be at least 1")
-        self.spec = build_spec(
-            source_path, module_name=module_name, policy=policy, limits=limits,
-            require_layers=require_layers, skip_layers=_skip_layers, source=source,
-        )
+        self._stderr = stderr
+        # The first worker's interpreter starts now (or was started by `prestart`) and
+        # imports the worker's own modules while this process parses and transforms the
+        # tool; it gets nothing until then.
+        spare = _take_spare() if stderr is None else None
+        if spare is not None:
+            interpreter, self._cwd = spare
+        else:
+            self._cwd = EmptyDirectory()
+            interpreter = Interpreter(self._cwd.path, stderr=stderr)
+        self._early: list[Interpreter] = [interpreter]
+        try:
+            self.spec = build_spec(
+                source_path, module_name=module_name, policy=policy, limits=limits,
+                require_layers=require_layers, skip_layers=_skip_layers, source=source,
+                on_imports=self._early[0].preimport,
+            )
+        except BaseException:
+            _abandon([], self._early, self._cwd)
+            raise
         self.size = size
         self.max_calls_per_worker = max_calls_per_worker
-        self._stderr = stderr
-        self._cwd = EmptyDirectory()
-        self._cond = threading.Condition()
+        # `with self._lock` is the Condition's own lock, entered without the Python-level
+        # Condition.__enter__ (two Python calls per call of the pool, at each end).
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._idle: list[WorkerProcess] = []
         self._busy = 0
         self._live = 0  # workers running or starting, counted against `size`
+        self._waiting = 0  # threads inside self._cond.wait(): a release wakes them
         self._closed = False
         self._warm = False
         # Workers past max_calls_per_worker: id -> False while their replacement is starting,
@@ -69,7 +94,7 @@ class WorkerPool:
                         "cold_starts": 0}
         self.layers: dict[str, dict[str, Any]] = {}
         # A pool dropped without close(): end its idle workers and remove its directory.
-        weakref.finalize(self, _abandon, self._idle, self._cwd)
+        weakref.finalize(self, _abandon, self._idle, self._early, self._cwd)
 
     # -- public -----------------------------------------------------------------------------
 
@@ -77,7 +102,7 @@ class WorkerPool:
         """Start workers up to `size` now, in parallel (otherwise calls start them as
         needed). Raises the first start-up error, e.g. `LayerUnavailable`."""
         self._warm = True
-        with self._cond:
+        with self._lock:
             missing = 0 if self._closed else max(0, self.size - self._live)
             self._live += missing
         errors: list[BaseException] = []
@@ -101,7 +126,7 @@ class WorkerPool:
              host: HostHandler | None = None) -> dict[str, Any]:
         """Run the tool's `run(params)` in a worker; the result dict, or a `SandboxError`.
         `host` answers the call's capability requests (see WorkerProcess.call)."""
-        return self.call_outcome(params, timeout, host=host).result
+        return self._call(params, timeout, host)[0]
 
     def call_outcome(self, params: dict[str, Any], timeout: float | None = None, *,
                      host: HostHandler | None = None) -> CallOutcome:
@@ -109,35 +134,43 @@ class WorkerPool:
         the call's whole budget: waiting for a busy pool's worker counts against it (a
         composed call inherits what is left of its caller's, and two tools composing each
         other through full pools would otherwise wait on each other for ever)."""
+        return CallOutcome(*self._call(params, timeout, host))
+
+    def _call(self, params: dict[str, Any], timeout: float | None,
+              host: HostHandler | None) -> tuple[dict[str, Any], str]:
+        """(result, output) of one call (`call_outcome`)."""
         worker, waited = self._acquire(
             time.monotonic() + timeout if timeout is not None else None)
         if timeout is not None and waited:
             timeout = max(timeout - waited, 0.0)
         try:
-            return worker.call(params, timeout, host=host)
+            return worker.call_result(params, timeout, host=host)
         finally:
             self._release(worker)
 
     def close(self, wait: bool = True) -> None:
         """No new calls; idle workers end now, busy ones when their call finishes."""
-        with self._cond:
+        with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
+            early, self._early[:] = list(self._early), []
             self._due.clear()
             self._live -= len(idle)
             self._counts["retired"] += len(idle)
             self._cond.notify_all()
+        for interpreter in early:
+            interpreter.kill()
         for worker in idle:
             worker.stop()
         if wait:
-            with self._cond:
+            with self._lock:
                 while self._live > 0:
-                    self._cond.wait()
+                    self._wait()
         self._maybe_remove_cwd()
 
     @property
     def stats(self) -> dict[str, Any]:
-        with self._cond:
+        with self._lock:
             return {
                 "size": self.size,
                 "idle": len(self._idle),
@@ -155,9 +188,23 @@ class WorkerPool:
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _wait(self, timeout: float | None = None) -> None:
+        """`self._cond.wait(timeout)`, counted in `_waiting` (hold `self._lock`)."""
+        self._waiting += 1
+        try:
+            self._cond.wait(timeout)
+        finally:
+            self._waiting -= 1
+
     def _new_worker(self) -> WorkerProcess:
-        worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr)
-        with self._cond:
+        with self._lock:
+            early = self._early.pop() if self._early else None
+        if early is not None and not early.alive():
+            early.kill()
+            early = None
+        worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr,
+                               interpreter=early)
+        with self._lock:
             self._counts["started"] += 1
         self.layers = worker.start()
         return worker
@@ -168,7 +215,7 @@ class WorkerPool:
         try:
             worker = self._new_worker()
         except BaseException:
-            with self._cond:
+            with self._lock:
                 self._live -= 1
                 if succeeds is not None and id(succeeds) in self._due:
                     # No replacement: the old worker ends at its next release, and the call
@@ -177,7 +224,7 @@ class WorkerPool:
                 self._cond.notify_all()
             raise
         ended: list[WorkerProcess] = []
-        with self._cond:
+        with self._lock:
             if self._closed:
                 self._live -= 1
                 self._counts["retired"] += 1
@@ -204,7 +251,7 @@ class WorkerPool:
         """A worker for one call, and how long the call waited for one (a busy pool). With
         a `deadline`, a wait past it is a SandboxTimeout."""
         waited_since: float | None = None
-        with self._cond:
+        with self._lock:
             while True:
                 if self._closed:
                     raise UsageError("the worker pool is closed")
@@ -221,19 +268,19 @@ class WorkerPool:
                 if waited_since is None:
                     waited_since = time.monotonic()
                 if deadline is None:
-                    self._cond.wait()
+                    self._wait()
                     continue
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise SandboxTimeout(
                         f"every worker of this tool stayed busy past the call's time limit "
                         f"({self.size} at once); nothing ran", waited_for="worker")
-                self._cond.wait(remaining)
+                self._wait(remaining)
         waited = _since(waited_since)  # a cold start is not counted: only the queue is
         try:
             return self._new_worker(), waited
         except BaseException:
-            with self._cond:
+            with self._lock:
                 self._live -= 1
                 self._busy -= 1
                 self._cond.notify_all()
@@ -242,8 +289,15 @@ class WorkerPool:
     def _release(self, worker: WorkerProcess) -> None:
         replace = False
         succeed = False
-        with self._cond:
+        with self._lock:
             self._busy -= 1
+            if not (self._due or worker.broken or worker.spent or self._closed
+                    or worker.calls >= self.max_calls_per_worker):
+                # The common case, settled at once: back to the idle list.
+                self._idle.append(worker)
+                if self._waiting:  # nobody waits on most calls: notify_all is Python code
+                    self._cond.notify_all()
+                return
             due = self._due.get(id(worker))
             if worker.broken or worker.spent or self._closed or due:
                 self._live -= 1
@@ -263,7 +317,8 @@ class WorkerPool:
                     succeed = True
                 self._idle.append(worker)
                 retire = False
-            self._cond.notify_all()
+            if self._waiting:  # nobody waits on most calls: notify_all is Python code
+                self._cond.notify_all()
         if succeed:
             self._start_background(worker)
         if retire:
@@ -276,7 +331,7 @@ class WorkerPool:
             self._maybe_remove_cwd()
 
     def _replace_in_background(self) -> None:
-        with self._cond:
+        with self._lock:
             if self._closed or self._live >= self.size:
                 return
             self._live += 1
@@ -293,16 +348,65 @@ class WorkerPool:
         threading.Thread(target=spawn, name="dyntools-sandbox-replace", daemon=True).start()
 
     def _maybe_remove_cwd(self) -> None:
-        with self._cond:
+        with self._lock:
             done = self._closed and self._live == 0
         if done:
             self._cwd.remove()
 
 
-def _abandon(idle: list[WorkerProcess], cwd: EmptyDirectory) -> None:
+def _abandon(idle: list[WorkerProcess], early: list[Interpreter], cwd: EmptyDirectory) -> None:
     for worker in list(idle):
         worker.kill()
+    for interpreter in list(early):
+        interpreter.kill()
     cwd.remove()
+
+
+_spare_lock = threading.Lock()
+_spare: list[tuple[Interpreter, EmptyDirectory]] = []
+_exit_hook: list[object] = []  # non-empty once _end_spare is registered with atexit
+
+
+def prestart() -> None:
+    """Start one worker interpreter now, in its own empty directory, for the next pool this
+    process creates (one without `stderr`) to take as its first worker's. A caller that
+    knows a pool is coming (`dyntools call`, before it opens the registry) lets the
+    interpreter's start and the worker's own imports run while it does the rest. The
+    interpreter gets nothing until a pool has its spec; one that no pool takes is ended at
+    exit. Best effort: an interpreter that cannot be started here is started by the pool."""
+    with _spare_lock:
+        if _spare:
+            return
+        try:
+            directory = EmptyDirectory()
+        except OSError:
+            return
+        try:
+            interpreter = Interpreter(directory.path)
+        except OSError:
+            directory.remove()
+            return
+        _spare.append((interpreter, directory))
+        if not _exit_hook:
+            _exit_hook.append(atexit.register(_end_spare))
+
+
+def _take_spare() -> tuple[Interpreter, EmptyDirectory] | None:
+    with _spare_lock:
+        spare = _spare.pop() if _spare else None
+    if spare is not None and not spare[0].alive():
+        spare[0].kill()
+        spare[1].remove()
+        return None
+    return spare
+
+
+def _end_spare() -> None:
+    with _spare_lock:
+        left, _spare[:] = list(_spare), []
+    for interpreter, directory in left:
+        interpreter.kill()
+        directory.remove()
 
 
 def default_module_name(source_path: Path | str) -> str:
@@ -327,19 +431,21 @@ def run_once_outcome(
     _skip_layers: frozenset[str] = frozenset(),
 ) -> tuple[CallOutcome, dict[str, dict[str, Any]]]:
     """Start one worker, call it once, end it; the outcome and the layer report."""
-    spec = build_spec(
-        source_path, module_name=module_name or default_module_name(source_path),
-        policy=policy, limits=limits, require_layers=require_layers,
-        skip_layers=_skip_layers, source=source,
-    )
     cwd = EmptyDirectory()
     try:
-        worker = WorkerProcess(spec, cwd.path)
+        # Started first: the interpreter starts while this process transforms the tool.
+        interpreter = Interpreter(cwd.path)
         try:
+            spec = build_spec(
+                source_path, module_name=module_name or default_module_name(source_path),
+                policy=policy, limits=limits, require_layers=require_layers,
+                skip_layers=_skip_layers, source=source, on_imports=interpreter.preimport,
+            )
+            worker = WorkerProcess(spec, cwd.path, interpreter=interpreter)
             layers = worker.start()
             return worker.call(params, host=host), layers
         finally:
-            worker.kill()
+            interpreter.kill()
     finally:
         cwd.remove()
 

@@ -29,10 +29,11 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from RestrictedPython.transformer import RestrictingNodeTransformer
-
 from dyntools.errors import LoadError
-from dyntools.sandbox import astcodec, flow
+from dyntools.sandbox import astcodec, flow, rp_transformer
+from dyntools.sandbox.tool_imports import imported_modules, is_future_annotations, parse_tool
+
+__all__ = ["ToolPolicy", "imported_modules", "is_future_annotations", "restrict_source"]
 
 # RestrictedPython reserves these for its `_print_` collector (`printed`) and for builtins it
 # keeps away from code. This policy has no collector, and the worker's builtins hold neither
@@ -80,7 +81,11 @@ def _target_names(target: ast.AST) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
-class ToolPolicy(RestrictingNodeTransformer):
+# RestrictedPython's transformer, without the rest of its package (see rp_transformer).
+RestrictingNodeTransformer: Any = rp_transformer.load().RestrictingNodeTransformer
+
+
+class ToolPolicy(RestrictingNodeTransformer):  # type: ignore[misc]
     """RestrictedPython's transformer with the differences listed in the module docstring."""
 
     def __init__(self, errors: list[str], warnings: list[str], used_names: dict[str, bool],
@@ -204,45 +209,22 @@ class ToolPolicy(RestrictingNodeTransformer):
         return self.node_contents_visit(node)
 
 
-def is_future_annotations(node: ast.ImportFrom) -> bool:
-    return node.module == "__future__" and not node.level and all(
-        alias.name == "annotations" and alias.asname is None for alias in node.names
-    )
-
-
-def imported_modules(tree: ast.Module) -> set[str]:
-    """Dotted names of the modules the file imports (absolute imports only).
-
-    The whole tree is read: the gate accepts imports at the top level and in function bodies,
-    and the worker imports (before lockdown) only what this returns; a module missing from
-    the worker is refused by its import guard.
-    """
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif (isinstance(node, ast.ImportFrom) and node.module and not node.level
-              and not is_future_annotations(node)):
-            names.add(node.module)
-    return names
-
-
 def restrict_source(
     source: str,
     filename: str,
     *,
     constructors: Callable[[set[str]], frozenset[tuple[str, str]]] | None = None,
+    tree: ast.Module | None = None,
 ) -> tuple[Any, set[str]]:
-    """Parse and transform `source`; return the encoded tree for the worker and the names of
-    the modules it imports.
+    """Parse (unless `tree` is the source already parsed, which this transforms in place)
+    and transform `source`; return the encoded tree for the worker and the names of the
+    modules it imports.
 
     Raises `LoadError` (station "load", reason "compile_error") when the source does not
     parse or the policy refuses it.
     """
-    try:
-        tree = ast.parse(source, filename=filename, mode="exec")
-    except (SyntaxError, ValueError) as exc:
-        raise LoadError(f"{filename}: {exc}", path=filename) from exc
+    if tree is None:
+        tree = parse_tool(source, filename)
     imports = imported_modules(tree)
     errors: list[str] = []
     warnings: list[str] = []

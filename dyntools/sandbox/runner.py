@@ -16,7 +16,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.sandbox import protocol
+from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
@@ -46,6 +46,13 @@ BOOTSTRAP = (
 )
 # Room around the result cap for the envelope and the captured output.
 _ENVELOPE_BYTES = 64 * 1024
+_ID_BYTES = 7  # 56 random bits per call id
+_ID_BATCH = 512
+# The standard decoder's scanner: what json.loads runs once it has found the text (typeshed
+# does not declare the attribute).
+_monotonic = time.monotonic
+_scan_json: Callable[[str, int], tuple[Any, int]] = (
+    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
 
 _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
@@ -78,7 +85,7 @@ class EmptyDirectory:
     """An empty, read-only working directory shared by the workers of one pool."""
 
     def __init__(self) -> None:
-        self.path = tempfile.mkdtemp(prefix="dyntools-sandbox-")
+        self.path = _make_temporary_directory("dyntools-sandbox-")
         os.chmod(self.path, 0o500)
 
     def remove(self) -> None:
@@ -89,19 +96,36 @@ class EmptyDirectory:
             pass
 
 
-class WorkerProcess:
-    """One started, locked-down worker. Not thread-safe: one caller at a time (the pool
-    guarantees it)."""
+def _make_temporary_directory(prefix: str) -> str:
+    """`tempfile.mkdtemp(prefix=prefix)` without importing tempfile (and with it shutil and
+    random: 2-3 ms of a cold `dyntools call`): a new directory, mode 0700, with a random name
+    in the first usable of the places tempfile would try."""
+    candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    candidates += ["/tmp", "/var/tmp", "/usr/tmp", os.getcwd()]
+    for base in candidates:
+        if not base or not os.path.isdir(base) or not os.access(base, os.W_OK | os.X_OK):
+            continue
+        for _ in range(100):
+            path = os.path.join(os.path.abspath(base), prefix + os.urandom(8).hex())
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                continue
+            except OSError:
+                break  # not usable after all: try the next place
+            return path
+    raise FileNotFoundError("no usable temporary directory (TMPDIR, TEMP, TMP, /tmp, "
+                            "/var/tmp, /usr/tmp, the working directory)")
 
-    def __init__(self, spec: WorkerSpec, cwd: str, *, stderr: int | None = None) -> None:
-        self.spec = spec
-        self.calls = 0
-        self.layers: dict[str, dict[str, Any]] = {}
-        self.broken = False
-        self.spent = False  # the last call changed module state: never reused
-        self._buffer = b""
-        self.startup: dict[str, float] = {}
-        spawn_started = time.monotonic()
+
+class Interpreter:
+    """A worker interpreter that has been started but not yet given a tool: started before
+    the host parses and transforms the tool (`spec.build_spec`), its start-up (~7 ms) and its
+    own imports run while the host works. It receives nothing until `WorkerProcess.start`
+    sends the init message."""
+
+    def __init__(self, cwd: str, *, stderr: int | None = None) -> None:
+        started = time.monotonic()
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,
@@ -112,10 +136,62 @@ class WorkerProcess:
             start_new_session=True,
             close_fds=True,
         )
+        self.stderr = stderr
+        self.spawned = (started, time.monotonic())
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def preimport(self, modules: list[str]) -> None:
+        """Have the interpreter import `modules` (the allowed modules its tool will import)
+        now, while the host still transforms the tool; the worker imports them again from
+        its init message, which then finds them loaded. A failure shows at `start`."""
+        if not modules:
+            return
+        assert self.process.stdin is not None
+        data = protocol.frame(marshal.dumps(("preimport", list(modules))))
+        if len(data) > select.PIPE_BUF:
+            return  # only what one write carries whole (or not at all): never a part frame
+        fd = self.process.stdin.fileno()
+        os.set_blocking(fd, False)  # as WorkerProcess keeps it: a write never waits
+        with contextlib.suppress(OSError):
+            os.write(fd, data)
+
+    def kill(self) -> None:
+        """Kill its whole process group, reap it and close its pipes."""
+        process = self.process
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5.0)
+        for stream in (process.stdin, process.stdout):
+            with contextlib.suppress(OSError):
+                if stream is not None:
+                    stream.close()
+
+
+class WorkerProcess:
+    """One started, locked-down worker. Not thread-safe: one caller at a time (the pool
+    guarantees it)."""
+
+    def __init__(self, spec: WorkerSpec, cwd: str, *, stderr: int | None = None,
+                 interpreter: Interpreter | None = None) -> None:
+        """`interpreter`: one started earlier for this cwd and stderr (else one starts now)."""
+        self.spec = spec
+        self.calls = 0
+        self.layers: dict[str, dict[str, Any]] = {}
+        self.broken = False
+        self.spent = False  # the last call changed module state: never reused
+        self._buffer = b""
+        self.startup: dict[str, float] = {}
+        if interpreter is None:
+            interpreter = Interpreter(cwd, stderr=stderr)
+        self.process = interpreter.process
         assert self.process.stdin is not None and self.process.stdout is not None
         self._write_fd = self.process.stdin.fileno()
         self._read_fd = self.process.stdout.fileno()
-        self._spawned = (spawn_started, time.monotonic())
+        self._spawned = interpreter.spawned
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         # Writes never block: a worker that stops reading (a compromised one, or one whose
@@ -123,6 +199,16 @@ class WorkerProcess:
         os.set_blocking(self._write_fd, False)
         self._write_poll = select.poll()
         self._write_poll.register(self._write_fd, select.POLLOUT | select.POLLERR)
+        # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
+        limits = self._limits = spec.limits
+        self._reply_cap = (limits.max_result_bytes + limits.max_output_bytes * 6
+                           + _ENVELOPE_BYTES)
+        # Call ids come from the OS's random source, read a batch at a time (one system call
+        # per _ID_BATCH calls): each id is 56 fresh random bits used once, and the batch
+        # stays in this process, which the worker cannot read.
+        self._ids = b""
+        self._ids_at = 0
+        self._placement: Placement | None = None  # made at the second call (placement.py)
 
     @property
     def pid(self) -> int:
@@ -196,30 +282,43 @@ class WorkerProcess:
         each is handed to `host` with the call's deadline and its answer sent back; without
         a `host`, or when `host` raises, the worker is killed (a CapabilityViolation from
         `host` is the call's error)."""
+        result, output = self.call_result(params, timeout, host=host)
+        return CallOutcome(result, output)
+
+    def call_result(self, params: dict[str, Any], timeout: float | None = None, *,
+                    host: HostHandler | None = None) -> tuple[dict[str, Any], str]:
+        """`call`, returning (result, captured output) without building a CallOutcome."""
         if self.broken:
             raise WorkerCrashed("this worker was discarded")
         if not isinstance(params, dict):
             raise UsageError(f"params must be a dict, got {type(params).__name__}")
         check_plain_data(params)
-        # An id the worker cannot predict: a frame sent ahead of time, or a second reply,
-        # never passes for the answer to a later call.
-        call_id = int.from_bytes(os.urandom(7), "big")
+        call_id = self._call_id()
+        spin = self._spin_for_call()
         try:
-            payload = marshal.dumps((call_id, params))
+            payload = marshal.dumps((call_id, params, spin))
         except ValueError as exc:
             raise UsageError(f"params are not plain data: {exc}") from exc
-        if len(payload) > self.spec.limits.max_params_bytes:
+        limits = self._limits
+        if len(payload) > limits.max_params_bytes:
             raise UsageError(f"params are {len(payload)} bytes, over the cap of "
-                             f"{self.spec.limits.max_params_bytes}")
+                             f"{limits.max_params_bytes}")
         self.calls += 1
-        deadline = time.monotonic() + (timeout if timeout is not None
-                                       else self.spec.limits.timeout_s)
+        deadline = time.monotonic() + (timeout if timeout is not None else limits.timeout_s)
         # Until a whole reply is back, the worker is out of step with the protocol: anything
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
-        self._send(payload, deadline)
+        data = len(payload).to_bytes(protocol.HEADER_BYTES, "big") + payload  # protocol.frame
+        try:
+            written = os.write(self._write_fd, data)  # a small frame goes at once
+        except BlockingIOError:
+            written = 0
+        except OSError:  # BrokenPipeError included
+            raise self._died() from None
+        if written < len(data):
+            self._write_by(memoryview(data)[written:], deadline)
         while True:
-            reply = self._receive(deadline)
+            reply = self._receive(deadline, spin_s=spin)
             if reply.get("id") != call_id or self._buffer:
                 self.kill()
                 raise SandboxViolation(
@@ -239,11 +338,31 @@ class WorkerProcess:
                 # The call changed the tool's module state: the worker ends after this
                 # reply and is never handed another call (see sandbox/state.py).
                 self.spent = True
-            return CallOutcome(ok, str(reply.get("out", "")))
+            out = reply.get("out", "")
+            return ok, out if type(out) is str else str(out)
         error = self._error_from(reply)
         if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):
             self.kill()
         raise error
+
+    def _spin_for_call(self) -> float:
+        """How long both sides may poll during this call (placement.py). A one-shot call
+        (the CLI's) never pays for placement: ctypes, sched_setaffinity."""
+        placement = self._placement
+        if placement is None:
+            if not self.calls:
+                return 0.0
+            placement = self._placement = Placement(self.pid)
+        return placement.spin()
+
+    def _call_id(self) -> int:
+        """An id the worker cannot predict: a frame sent ahead of time, or a second reply,
+        never passes for the answer to a later call."""
+        at = self._ids_at
+        if at >= len(self._ids):
+            self._ids, at = os.urandom(_ID_BYTES * _ID_BATCH), 0
+        self._ids_at = at + _ID_BYTES
+        return int.from_bytes(self._ids[at:at + _ID_BYTES], "big")
 
     def _answer(self, request: Any, host: HostHandler | None, deadline: float) -> None:
         """Hand one request frame to `host` and send its answer; any failure kills."""
@@ -269,7 +388,9 @@ class WorkerProcess:
     def _send(self, payload: bytes, deadline: float, *, starting: bool = False) -> None:
         """Write one frame by `deadline`: a worker that does not read it in time is killed
         (a blocking write would wait for as long as the worker chose not to read)."""
-        data = memoryview(protocol.frame(payload))
+        self._write_by(memoryview(protocol.frame(payload)), deadline, starting=starting)
+
+    def _write_by(self, data: memoryview, deadline: float, *, starting: bool = False) -> None:
         while data:
             try:
                 data = data[os.write(self._write_fd, data):]
@@ -289,60 +410,100 @@ class WorkerProcess:
                     timeout_s=self.spec.limits.timeout_s,
                 )
 
-    def _receive(self, deadline: float, *, starting: bool = False) -> dict[str, Any]:
-        # Output travels JSON-escaped as ASCII: up to 6 bytes per byte (a control character).
-        cap = self.spec.limits.max_result_bytes + self.spec.limits.max_output_bytes * 6 + \
-            _ENVELOPE_BYTES
-        need = protocol.HEADER_BYTES
-        size = -1
+    def _receive(self, deadline: float, *, starting: bool = False,
+                 spin_s: float = 0.0) -> dict[str, Any]:
+        """The next frame, parsed. With `spin_s`, poll for it without sleeping for up to
+        that long first (see placement.py)."""
+        cap = self._reply_cap
+        buffer = self._buffer
+        ready = False  # the spin saw the pipe readable: read without polling again
+        if spin_s and not buffer:  # self._spin, inlined (it runs on every warm call)
+            poll = self._poll.poll
+            until = _monotonic() + spin_s
+            while not poll(0):
+                if _monotonic() >= until:
+                    break
+            else:
+                ready = True
         while True:
-            if len(self._buffer) >= need:
-                if size < 0:
-                    size = int.from_bytes(self._buffer[:protocol.HEADER_BYTES], "big")
-                    if size > cap:
-                        self.kill()
-                        raise BadResult(f"the worker sent {size} bytes, over the cap of {cap}")
-                    need = protocol.HEADER_BYTES + size
-                    continue
-                payload = self._buffer[protocol.HEADER_BYTES:need]
-                self._buffer = self._buffer[need:]
-                break
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
-                if time.monotonic() < deadline:
-                    continue
-                self.kill()
-                what = "start" if starting else "finish"
-                raise SandboxTimeout(
-                    f"the worker did not {what} within the time limit; it was killed",
-                    timeout_s=self.spec.limits.timeout_s,
-                )
-            chunk = os.read(self._read_fd, max(65536, need - len(self._buffer)))
+            have = len(buffer)
+            if have >= protocol.HEADER_BYTES:
+                size = int.from_bytes(buffer[:protocol.HEADER_BYTES], "big")
+                if size > cap:
+                    self.kill()
+                    raise BadResult(f"the worker sent {size} bytes, over the cap of {cap}")
+                end = protocol.HEADER_BYTES + size
+                if have >= end:
+                    payload = buffer[protocol.HEADER_BYTES:end]
+                    self._buffer = buffer[end:]
+                    break
+                want = end - have
+            else:
+                want = protocol.HEADER_BYTES - have
+            if not ready:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
+                    if time.monotonic() < deadline:
+                        continue
+                    self.kill()
+                    what = "start" if starting else "finish"
+                    raise SandboxTimeout(
+                        f"the worker did not {what} within the time limit; it was killed",
+                        timeout_s=self.spec.limits.timeout_s,
+                    )
+            ready = False
+            chunk = os.read(self._read_fd, max(65536, want))
             if not chunk:
                 raise self._died()
-            self._buffer += chunk
+            buffer = self._buffer = buffer + chunk
+        try:  # self._parse's usual case, inlined; anything else goes through it
+            text = payload.decode("ascii")
+            parsed, end = _scan_json(text, 0)
+        except (StopIteration, ValueError, RecursionError):  # UnicodeDecodeError included
+            text, parsed, end = "", None, -1
+        reply: dict[str, Any] = (parsed if end == len(text) and type(parsed) is dict
+                                 else self._parse(payload))
+        if b"\\u" in payload and (b"\\ud" in payload or b"\\uD" in payload):
+            return self._without_surrogates(reply)
+        return reply
+
+    def _without_surrogates(self, reply: dict[str, Any]) -> dict[str, Any]:
+        """JSON escapes can spell a lone surrogate, which no UTF-8 writer accepts: passed on,
+        one such string made the MCP server's stdout writer raise and end the whole server.
+        A result is refused; diagnostics keep the code point as text."""
+        if not _has_lone_surrogate(reply):
+            return reply
+        if _has_lone_surrogate(reply.get("ok")):
+            self.kill()
+            raise BadResult("the result holds a lone surrogate (\\ud800-\\udfff), which "
+                            "is not Unicode text")
         try:
-            reply = json.loads(payload)
-        except (ValueError, RecursionError) as exc:
+            return {key: value if key == "ok" else _scrub_surrogates(value)
+                    for key, value in reply.items()}
+        except RecursionError:
+            self.kill()
+            raise BadResult("the worker sent a reply nested too deeply") from None
+
+    def _parse(self, payload: bytes) -> dict[str, Any]:
+        """One reply: a JSON object in ASCII text (the worker escapes everything else), the
+        whole payload and nothing around it. Parsed by the decoder's scanner itself:
+        `json.loads` would first guess an encoding and match whitespace on either side."""
+        try:
+            text = payload.decode("ascii")
+            reply, end = _scan_json(text, 0)
+        except StopIteration:
+            self.kill()
+            raise BadResult("the worker sent a reply that is not JSON") from None
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             self.kill()
             raise BadResult(f"the worker sent a reply that is not JSON: {exc}") from None
-        if not isinstance(reply, dict):
+        if end != len(text):
+            self.kill()
+            raise BadResult("the worker sent a reply that is not JSON: extra data after the "
+                            "object")
+        if type(reply) is not dict:
             self.kill()
             raise BadResult("the worker sent a reply that is not a JSON object")
-        if (b"\\ud" in payload or b"\\uD" in payload) and _has_lone_surrogate(reply):
-            # JSON escapes can spell a lone surrogate, which no UTF-8 writer accepts: passed
-            # on, one such string made the MCP server's stdout writer raise and end the
-            # whole server. A result is refused; diagnostics keep the code point as text.
-            if _has_lone_surrogate(reply.get("ok")):
-                self.kill()
-                raise BadResult("the result holds a lone surrogate (\\ud800-\\udfff), which "
-                                "is not Unicode text")
-            try:
-                reply = {key: value if key == "ok" else _scrub_surrogates(value)
-                         for key, value in reply.items()}
-            except RecursionError:
-                self.kill()
-                raise BadResult("the worker sent a reply nested too deeply") from None
         return reply
 
     def _error_from(self, reply: dict[str, Any], *, starting: bool = False) -> SandboxError:

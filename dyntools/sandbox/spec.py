@@ -6,15 +6,14 @@ import importlib
 import marshal
 import os
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from dyntools.errors import LoadError
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import LAYERS, SandboxLimits
-from dyntools.sandbox.restrict import restrict_source
+from dyntools.sandbox.tool_imports import imported_modules, parse_tool
 
 # Escape routes published against peers (DESIGN.md §3): refused by the runtime guards whatever
 # object they are reached through, in addition to every member the policy excludes.
@@ -47,15 +46,24 @@ HOST_MODULES = frozenset({"host"})
 TESTABLE_SKIPS = frozenset(LAYERS)
 
 
-@dataclass(frozen=True, slots=True)
 class WorkerSpec:
-    """The init message for workers of one tool version, plus host-side settings."""
+    """The init message for workers of one tool version, plus host-side settings. (A plain
+    class: a frozen, slotted dataclass costs a cold `dyntools call` 1 ms to create.)"""
 
-    source_path: str
-    module_name: str
-    limits: SandboxLimits
-    require_layers: frozenset[str]
-    init_message: bytes = field(repr=False)
+    __slots__ = ("init_message", "limits", "module_name", "require_layers", "source_path")
+
+    def __init__(self, *, source_path: str, module_name: str, limits: SandboxLimits,
+                 require_layers: frozenset[str], init_message: bytes) -> None:
+        self.source_path = source_path
+        self.module_name = module_name
+        self.limits = limits
+        self.require_layers = require_layers
+        self.init_message = init_message
+
+    def __repr__(self) -> str:
+        return (f"WorkerSpec(source_path={self.source_path!r}, module_name="
+                f"{self.module_name!r}, limits={self.limits!r}, "
+                f"require_layers={self.require_layers!r})")
 
 
 def stdlib_paths() -> list[str]:
@@ -127,18 +135,11 @@ def minimal_root(paths: list[str]) -> dict[str, list[Any]]:
     }
 
 
-def _plain_tree(source: str, path: str) -> tuple[Any, set[str]]:
+def _plain_tree(tree: Any) -> tuple[Any, set[str]]:
     """Test-only (the `restricted` layer switched off): the tool's syntax tree as written,
     without RestrictedPython's transformation, to show what the other layers hold alone."""
-    import ast
-
     from dyntools.sandbox import astcodec
-    from dyntools.sandbox.restrict import imported_modules
 
-    try:
-        tree = ast.parse(source, filename=path, mode="exec")
-    except (SyntaxError, ValueError) as exc:
-        raise LoadError(f"{path}: {exc}", path=path) from exc
     return astcodec.encode(tree), imported_modules(tree)
 
 
@@ -177,8 +178,13 @@ def build_spec(
     require_layers: frozenset[str] = frozenset(),
     skip_layers: frozenset[str] = frozenset(),
     source: str | None = None,
+    on_imports: Callable[[list[str]], None] | None = None,
 ) -> WorkerSpec:
-    """Read, parse and transform the source (never compile it) and prepare the init message."""
+    """Read, parse and transform the source (never compile it) and prepare the init message.
+
+    `on_imports` is told the allowed modules the tool imports as soon as they are known,
+    before the transformation (a started interpreter imports them meanwhile: `Interpreter.
+    preimport`)."""
     path = str(Path(source_path).resolve())
     if source is None:
         try:
@@ -188,6 +194,17 @@ def build_spec(
     unknown = set(skip_layers) - TESTABLE_SKIPS
     if unknown:
         raise ValueError(f"unknown layers to skip: {sorted(unknown)}")
+    parsed = parse_tool(source, path)
+    # Only what the tool imports, and only if allowed: every module costs start-up time.
+    # A dyntools-provided module (`host`) is never imported by name in the worker (a `host`
+    # on its sys.path would be someone else's): the worker builds it (sandbox/hostapi.py).
+    python = policy.python_modules
+    provided = policy.provided_modules & HOST_MODULES
+    allowed = {name: sorted(policy.modules[name].members)
+               for name in sorted(imported_modules(parsed))
+               if name in python or name in provided}
+    if on_imports is not None:
+        on_imports([name for name in allowed if name in python])
     from dyntools.sandbox.seccomp_filter import SeccompUnavailable, seccomp_program
 
     try:
@@ -196,17 +213,14 @@ def build_spec(
     except SeccompUnavailable as exc:
         program, seccomp_missing = None, str(exc)
     if "restricted" in skip_layers:
-        tree, imports = _plain_tree(source, path)
+        tree, _ = _plain_tree(parsed)
     else:
-        tree, imports = restrict_source(
-            source, path, constructors=lambda names: constructors(policy, names))
-    # Only what the tool imports, and only if allowed: every module costs start-up time.
-    # A dyntools-provided module (`host`) is never imported by name in the worker (a `host`
-    # on its sys.path would be someone else's): the worker builds it (sandbox/hostapi.py).
-    python = policy.python_modules
-    provided = policy.provided_modules & HOST_MODULES
-    allowed = {name: sorted(policy.modules[name].members) for name in sorted(imports)
-               if name in python or name in provided}
+        # Imported here, not at the top: a pool starts its first interpreter before it
+        # builds its spec, and RestrictedPython's import (4 ms) then runs beside that start.
+        from dyntools.sandbox.restrict import restrict_source
+
+        tree, _ = restrict_source(
+            source, path, constructors=lambda names: constructors(policy, names), tree=parsed)
     cpu = limits.cpu_seconds
     root = minimal_root(needed_paths(
         zoneinfo=any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in allowed)))

@@ -22,6 +22,7 @@ seeded is never what the next one draws from.
 from __future__ import annotations
 
 import sys
+from _operator import is_ as _is
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,6 +61,27 @@ class ModuleState:
         self.process = _process_state()
         self.fingerprint = self.process()
         self.reseed = _reseeder()
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """The same comparisons as `changed_slowly`, laid out for the per-call check: the
+        bindings as one tuple of keys and one of the objects they name (compared by identity,
+        in order; `id()` would raise an audit event per name), plain containers compared
+        straight with their copies, and the functions that hold nothing (no defaults, no
+        cells) checked by two identity tests."""
+        self.keys = tuple(self.names)
+        self.values = tuple(self.names.values())
+        plain = frozenset({list, tuple, set, frozenset, dict, bytearray})
+        self.plain_pairs = [(self.names[name], copy) for name, copy in self.containers.items()
+                            if type(self.names[name]) in plain]
+        self.other_pairs = [(self.names[name], copy) for name, copy in self.containers.items()
+                            if type(self.names[name]) not in plain]
+        self.bare_functions = [function for function, state in self.functions
+                               if _holds_nothing(state)]
+        self.stateful_functions = [(function, state) for function, state in self.functions
+                                   if not _holds_nothing(state)]
+        self.prepared_functions = len(self.functions)
+        self.has_process_state = bool(self.fingerprint)
 
     def is_static(self, value: Any) -> bool:
         kind = type(value)
@@ -132,10 +154,39 @@ class ModuleState:
     def changed(self) -> bool:
         """Did the last call leave anything behind? (Reseeds `random` and empties the
         allowed members' caches either way: `urlsplit.cache_info()` told whether an earlier
-        caller had parsed a given URL.)"""
+        caller had parsed a given URL.)
+
+        Runs after every call, so it is `changed_slowly` laid out for speed (see
+        `_prepare`): the same state compared, never less (a binding deleted and added back
+        counts as a change here)."""
         self.reseed()
         for clear in self.cache_clearers:
             clear()
+        if self.opaque:
+            return True
+        namespace = self.namespace
+        if (len(namespace) != len(self.keys) or not all(map(_is, namespace.values(), self.values))
+                or tuple(namespace) != self.keys):
+            return True
+        for value, copy in self.plain_pairs:
+            if value != copy:  # built-in containers: `!=` is exactly `not ==`
+                return True
+        for value, copy in self.other_pairs:
+            if not self.same(value, copy):
+                return True
+        if len(self.functions) != self.prepared_functions:
+            return self.changed_slowly()  # `same` met a new function: compare everything
+        for function in self.bare_functions:
+            if function.__defaults__ is not None or function.__kwdefaults__ is not None:
+                return True
+        for function, state in self.stateful_functions:
+            if not self.same_state(self.current_state(function), state):
+                return True
+        return self.has_process_state and bool(self.process() != self.fingerprint)
+
+    def changed_slowly(self) -> bool:
+        """The reference form of `changed`, one rule at a time (the tests hold the two to
+        the same answers)."""
         if self.opaque:
             return True
         namespace = self.namespace
@@ -158,6 +209,12 @@ class ModuleState:
             return False
         return (self.same(current[0], copy[0]) and self.same(current[1], copy[1])
                 and all(self.same(a, b) for a, b in zip(current[2], copy[2], strict=True)))
+
+
+def _holds_nothing(state: tuple[Any, Any, tuple[Any, ...]]) -> bool:
+    """A function without defaults, keyword defaults or closure cells (its cells cannot be
+    added later: `__closure__` is read-only)."""
+    return state[0] is None and state[1] is None and not state[2]
 
 
 def _container_kinds() -> frozenset[type]:

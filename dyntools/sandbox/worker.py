@@ -27,6 +27,7 @@ import _thread
 import marshal
 import posix
 import sys
+import time
 
 from dyntools.sandbox import protocol
 
@@ -40,8 +41,12 @@ HOST_MODULE = "host"  # capability stubs (sandbox/hostapi.py), given only to too
 MAX_MESSAGE_CHARS = 2000
 MAX_TRACE_LINE_CHARS = 200
 TRACE_ENDS = 10
+# posix.times() counts in clock ticks (1/100 s here); two ticks of rounding, to be safe.
+CPU_TICK_SLACK_S = 0.02
+MAX_SPIN_S = 0.001  # the longest the worker polls for the next call before it blocks
 
 _encode_str = _json.encode_basestring_ascii
+_monotonic = time.monotonic
 _thread_count = _thread._count
 
 
@@ -59,9 +64,13 @@ class Channel:
     (`{"id":N,...}`), so the host can tell a reply to this call from any other frame."""
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
+        import select  # an extension module: imported before lockdown, like everything
+
         self.read_fd = read_fd
         self.write_fd = write_fd
         self.opening = "{"  # '{"id":N,' while call N is open
+        self.readable = select.poll()
+        self.readable.register(read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
 
     def open_call(self, call_id: int) -> None:
         self.opening = '{"id":' + str(call_id) + ","
@@ -70,13 +79,18 @@ class Channel:
         self.opening = "{"
 
     def send_text(self, text: str) -> None:
-        data = protocol.frame(text.encode("ascii"))
+        payload = text.encode("ascii")
+        data = len(payload).to_bytes(protocol.HEADER_BYTES, "big") + payload  # protocol.frame
         written = posix.write(self.write_fd, data)
         while written < len(data):
             written += posix.write(self.write_fd, data[written:])
 
-    def receive(self, max_bytes: int) -> Any:
-        """One frame; a small one arrives in a single read() (one system call, not two)."""
+    def receive(self, max_bytes: int, spin_s: float = 0.0) -> Any:
+        """One frame; a small one arrives in a single read() (one system call, not two).
+        With `spin_s`, wait for it by polling for up to that long before blocking (see
+        `spin_until_readable`)."""
+        if spin_s > 0.0:
+            self.spin_until_readable(spin_s)
         chunk = posix.read(self.read_fd, 65536)
         if len(chunk) < protocol.HEADER_BYTES:
             if not chunk:
@@ -91,6 +105,19 @@ class Channel:
             chunk += protocol.read_exact(posix.read, self.read_fd, end - len(chunk))
         # The host never sends a second frame before the answer to the first.
         return marshal.loads(chunk[protocol.HEADER_BYTES:end])
+
+    def spin_until_readable(self, spin_s: float) -> None:
+        """Poll without sleeping for up to `spin_s` (capped at MAX_SPIN_S), then return
+        either way. The host asks for it only while this worker runs on another CPU than the
+        caller: a sleeping CPU of this VM takes tens of microseconds to wake, more than a
+        whole warm call (bench/exec.py measures both ways)."""
+        poll = self.readable.poll
+        if poll(0):
+            return
+        end = _monotonic() + min(spin_s, MAX_SPIN_S)
+        while not poll(0):
+            if _monotonic() >= end:
+                return
 
     def send_error(self, reason: str, message: str, *, fatal: bool = False,
                    trace: list[list[Any]] | None = None, output: str = "") -> None:
@@ -276,17 +303,21 @@ class Worker:
     def serve(self, run: Any) -> None:
         channel = self.channel
         rearm_cpu = self._cpu_rearm()
+        spin = 0.0
         while True:
             try:
-                message = channel.receive(self.max_params_bytes)
+                message = channel.receive(self.max_params_bytes, spin)
             except EOFError:
                 return
-            if type(message) is not tuple or len(message) != 2 or type(message[0]) is not int:
+            # (call id, params, how long to poll for the next call after this one)
+            if (type(message) is not tuple or len(message) != 3 or type(message[0]) is not int
+                    or type(message[2]) is not float):
                 return  # not a call frame: the host never sends one, so end
-            channel.open_call(message[0])
+            spin = message[2]
+            channel.opening = '{"id":' + str(message[0]) + ","  # channel.open_call, inlined
             rearm_cpu()
             keep_going = self.answer(run, message[1])
-            channel.close_call()
+            channel.opening = "{"  # channel.close_call
             if not keep_going:
                 return
 
@@ -308,12 +339,13 @@ class Worker:
                                             fatal=spent) and not spent
         if tripwire is not None:
             tripwire.inside_tool = False
-        self.check_threads()
+        if _thread_count():  # self.check_threads(), inlined
+            self.check_threads()
         # State this call left behind must not reach the next caller: the reply says the
         # worker is spent, and it ends after sending it.
         spent = self.state is not None and self.state.changed()
         try:
-            if not isinstance(result, dict):
+            if type(result) is not dict and not isinstance(result, dict):
                 raise TypeError(f"run() returned {type(result).__name__}, not a dict")
             text = "".join(_encode_json(result, 0))
         except MemoryError:
@@ -328,7 +360,7 @@ class Worker:
             channel.send_error("bad_result", f"the result is {len(text)} bytes, over the cap "
                                f"of {self.max_result_bytes}", output=guards.take_output())
             return True
-        out = guards.take_output()
+        out = guards.take_output() if guards.output else ""  # nothing printed: nothing to take
         ending = (',"out":' + _encode_str(out) if out else "") + (',"spent":true}' if spent
                                                                    else "}")
         channel.send_text(channel.opening + '"ok":' + text + ending)
@@ -342,25 +374,41 @@ class Worker:
 
 
     def _cpu_rearm(self) -> Any:
-        """Give each call a fresh CPU allowance under the lifetime hard limit."""
+        """Give each call a fresh CPU allowance under the lifetime hard limit.
+
+        Reading the CPU time is a system call; the wall clock is not (vDSO). A worker has one
+        thread (`check_threads`), so its CPU time grows no faster than the wall clock: while
+        the time last read plus the wall time since then leaves a whole allowance under the
+        soft limit, reading it again could not lead to raising the limit, and is skipped.
+        (Were that bound ever wrong, the skip would leave the limit lower, never higher.)"""
+        from time import monotonic
+
         from dyntools.sandbox.layers import RLIMIT_CPU, set_rlimit
 
         budget = self.cpu_seconds
         hard = self.cpu_lifetime
-        state = {"soft": budget}
+        soft = budget
+        # CPU time read last (plus two clock ticks of rounding) and when it was read.
+        known = 0.0
+        known_at = -float("inf")
         times = posix.times
         skip_rlimits = "rlimits" in self.skip
 
         def rearm() -> None:
+            nonlocal soft, known, known_at
             if skip_rlimits:
+                return
+            now = monotonic()
+            if known + (now - known_at) + budget <= soft:
                 return
             used = times()
             spent = used[0] + used[1]
-            if spent + budget > state["soft"]:
-                soft = int(spent) + 2 * budget
+            known, known_at = spent + CPU_TICK_SLACK_S, now
+            if spent + budget > soft:
+                raised = int(spent) + 2 * budget
                 try:
-                    set_rlimit(RLIMIT_CPU, min(soft, hard), hard)
-                    state["soft"] = soft
+                    set_rlimit(RLIMIT_CPU, min(raised, hard), hard)
+                    soft = raised
                 except OSError:
                     pass  # the lifetime hard limit is reached; SIGXCPU will end the worker
 
@@ -423,14 +471,46 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
     return run
 
 
+def _preload() -> None:
+    """The worker's own modules, imported before the init message arrives. Every worker
+    imports exactly these, whatever its tool; the host starts the interpreter before it
+    transforms the tool, so the imports run while it does."""
+    import _ast  # noqa: F401
+    import _weakref  # noqa: F401
+
+    from dyntools.sandbox import astcodec, audit, guards, hardening, layers, state  # noqa: F401
+
+
+def _preimport(modules: Any) -> None:
+    """Import the allowed modules the host says the tool imports, before its init message
+    arrives (`Interpreter.preimport`): `Worker` imports the same list again from the init
+    message, and finds them loaded."""
+    for name in modules if type(modules) is list else ():
+        if type(name) is not str or name == HOST_MODULE:
+            continue
+        try:  # noqa: SIM105 (contextlib costs the worker start-up time)
+            __import__(name)
+        except ImportError:
+            pass  # absent on this Python: the import guard will refuse it
+
+
 def main() -> None:
     from time import monotonic
 
     marks = {"worker_main": monotonic()}
     channel = _take_protocol_fds()
+    _preload()
+    marks["preloaded"] = monotonic()
     try:
-        init = channel.receive(1 << 30)
+        # Frames are read exactly here: the init message may follow a preimport frame.
+        init = marshal.loads(protocol.read_frame(posix.read, channel.read_fd, 1 << 30))
+        if type(init) is tuple and len(init) == 2 and init[0] == "preimport":
+            _preimport(init[1])
+            marks["preimported"] = monotonic()
+            init = marshal.loads(protocol.read_frame(posix.read, channel.read_fd, 1 << 30))
     except (EOFError, ValueError):
+        posix._exit(2)
+    if type(init) is not dict:
         posix._exit(2)
     marks["init_received"] = monotonic()
     worker = Worker(channel, init)

@@ -38,7 +38,9 @@ def run(params):
 # Who may parse the source during ensure, and how often.
 ALLOWED = {
     "dyntools.gate": 1,              # the gate: the one parse everything else reads from
-    "dyntools.sandbox.restrict": 1,  # RestrictedPython's transform of its own tree
+    # the sandbox's own tree, which RestrictedPython then transforms (parsed where the imports
+    # are read first, so the worker can import them while the host transforms)
+    "dyntools.sandbox.tool_imports": 1,
 }
 
 

@@ -7,6 +7,9 @@ ends, and the next call gets a fresh one. A tool that keeps no state keeps its w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from dyntools.sandbox import SandboxLimits, WorkerPool
@@ -157,3 +160,93 @@ def run(params):
                     limits=SandboxLimits(timeout_s=10.0), size=1) as pool:
         pool.call({"secret": "https://alice.example/token"})
         assert pool.call({"guess": "https://alice.example/token"}) == {"seen": False}
+
+
+# The per-call check (`changed`) is laid out for speed; `changed_slowly` is the same rules one
+# at a time. Each mutation below must give both the same answer (a binding deleted and added
+# back is the one case where the fast check is stricter: it says "changed").
+MODULE = '''
+import collections
+import decimal
+
+LIMITS = {"low": 1, "high": [1, 2, 3]}
+QUEUE = collections.deque([[1], [2]])
+COUNTS = collections.Counter(a=1)
+WORDS = ("a", "b")
+
+
+def helper(value, seen=[]):
+    return value
+
+
+def make():
+    cell = []
+
+    def inner():
+        return cell
+    return inner
+
+
+INNER = make()
+
+
+def run(params):
+    return {}
+'''
+
+
+def _mutations() -> dict[str, Callable[[dict[str, Any]], None]]:
+    def set_defaults(ns: dict[str, Any]) -> None:
+        ns["run"].__defaults__ = (1,)
+
+    def set_kwdefaults(ns: dict[str, Any]) -> None:
+        ns["run"].__kwdefaults__ = {"x": 1}
+
+    def reorder(ns: dict[str, Any]) -> None:
+        value = ns.pop("LIMITS")
+        ns["LIMITS"] = value
+
+    def swap_last(ns: dict[str, Any]) -> None:
+        value = ns.pop("run")
+        ns["other"] = value
+
+    return {
+        "nothing": lambda ns: None,
+        "rebind to an equal list": lambda ns: ns.__setitem__("LIMITS", dict(ns["LIMITS"])),
+        "new global": lambda ns: ns.__setitem__("NEW", 1),
+        "deleted global": lambda ns: ns.pop("WORDS"),
+        "nested list": lambda ns: ns["LIMITS"]["high"].append(4),
+        "deque item": lambda ns: ns["QUEUE"][0].append(3),
+        "counter": lambda ns: ns["COUNTS"].update(b=1),
+        "mutable default": lambda ns: ns["helper"].__defaults__[0].append(1),
+        "closure cell": lambda ns: ns["INNER"]().append(1),
+        "defaults of a bare function": set_defaults,
+        "keyword defaults of a bare function": set_kwdefaults,
+        "decimal context": lambda ns: ns["decimal"].getcontext().__setattr__("prec", 7),
+        "same binding deleted and added back": reorder,
+        "last binding renamed": swap_last,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_mutations()))
+def test_the_fast_state_check_answers_as_the_reference_does(name):
+    import decimal
+
+    from dyntools.sandbox.guards import ModuleView
+    from dyntools.sandbox.state import ModuleState, static_kinds
+
+    namespace: dict[str, Any] = {}
+    exec(compile(MODULE, "<tool>", "exec"), namespace)
+    context = decimal.getcontext()
+    decimal.setcontext(decimal.Context())
+    try:
+        state = ModuleState(namespace, static_kinds(ModuleView))
+        assert not state.changed() and not state.changed_slowly()
+        _mutations()[name](namespace)
+        fast, reference = state.changed(), state.changed_slowly()
+    finally:
+        decimal.setcontext(context)
+    if name == "same binding deleted and added back":
+        assert fast and not reference
+    else:
+        assert fast == reference == (name != "nothing")
