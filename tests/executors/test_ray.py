@@ -190,17 +190,20 @@ def test_the_driver_gives_up_on_a_node_that_does_not_answer(
         executor.close()
 
 
-def _never_answers(seconds: float) -> list[Any]:
-    time.sleep(seconds)
-    return []
-
-
 class _HungExchange:
     """An actor handle whose `exchange` task hangs (as a node that stopped answering)."""
 
     def __init__(self, handle: Any, seconds: float) -> None:
         self._handle = handle
-        self._hang = ray.remote(num_cpus=0)(_never_answers)
+
+        def never_answers(seconds: float) -> list[Any]:
+            # Local, so Ray ships it by value: a node cannot import this test module.
+            import time
+
+            time.sleep(seconds)
+            return []
+
+        self._hang = ray.remote(num_cpus=0)(never_answers)
         self._seconds = seconds
 
     def __getattr__(self, name: str) -> Any:
@@ -226,6 +229,10 @@ def test_the_driver_gives_up_on_a_lone_call_whose_node_does_not_answer(
         with Dyntools(registry, executor=executor) as dt:
             assert dt.call("nap_tool", {}) == {"tag": "v1"}
             lane = executor._actors[0].lane
+            # A lone call: nothing else on the lane (the version's preload and the first
+            # call's poll may still be out), so the next call travels in one exchange task.
+            assert wait_for(lambda: not (lane._queue or lane._waiting or lane._polling
+                                         or lane._sending))
             real = lane._handle
             hung_s = 6.0
             monkeypatch.setattr(lane, "_handle", _HungExchange(real, hung_s))
