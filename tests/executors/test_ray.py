@@ -166,8 +166,11 @@ def test_the_node_kills_a_call_that_overruns(registry: Registry, ray_executor: A
 
 def test_the_driver_gives_up_on_a_node_that_does_not_answer(
         registry: Registry, ray_cluster: str) -> None:
-    """The node's timeout covers a call once a worker has it; a call stuck in a node's queue
-    behind busy workers is given up by the driver at its own deadline."""
+    """The node's timeout covers a call once a worker has it; a call stuck behind busy workers
+    is given up at its own deadline, by whichever side sees it first: the node's pool (its wait
+    for a worker counts against the call's time) or, when the batch carrying it reaches the node
+    late, the driver at the deadline plus grace. Both are the designed answer and race by nature;
+    the driver alone is pinned by the lone-call test below, with a node that never answers."""
     from dyntools.executors.ray_executor import RayExecutor
 
     executor = RayExecutor(ray_cluster, call_grace_s=0.3)
@@ -181,7 +184,8 @@ def test_the_driver_gives_up_on_a_node_that_does_not_answer(
             assert wait_for(lambda: executor.actors()[0]["in_flight"] == 2)
             time.sleep(0.2)
             started = time.monotonic()
-            with pytest.raises(SandboxTimeout, match="no answer from node"):
+            with pytest.raises(SandboxTimeout, match=r"no answer from node|stayed busy past "
+                               r"the call's time limit .*; nothing ran"):
                 dt.call("nap_tool", {}, timeout=0.2)
             assert time.monotonic() - started < 2.0
             for thread in busy:
