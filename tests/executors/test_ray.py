@@ -164,7 +164,7 @@ def test_the_node_kills_a_call_that_overruns(registry: Registry, ray_executor: A
         assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}  # a fresh worker took over
 
 
-def test_the_driver_gives_up_on_a_node_that_does_not_answer(
+def test_a_call_stuck_behind_busy_workers_is_given_up_at_its_deadline(
         registry: Registry, ray_cluster: str) -> None:
     """The node's timeout covers a call once a worker has it; a call stuck behind busy workers
     is given up at its own deadline, by whichever side sees it first: the node's pool (its wait
