@@ -69,8 +69,6 @@ from dyntools.findings import GateReport
 from dyntools.gate import check_source
 from dyntools.gate.capabilities import Capabilities
 from dyntools.gate.policy import Policy
-from dyntools.generators.base import Generator, ToolSpec
-from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS, GatedSource, generate_gated
 from dyntools.hostcalls import CapabilityHost, HostCalls, ToolCaller
 from dyntools.log import get_logger
 from dyntools.registry import APPROVED, REJECTED, Registry, VersionRecord, module_name_for
@@ -91,19 +89,20 @@ from dyntools.toolmeta import (
     params_validator,
     read_metadata,
 )
-from dyntools.verify import (
-    CONTRACT,
-    Example,
-    HostFor,
-    VerificationReport,
-    collect_examples,
-    run_examples,
-)
 
 if TYPE_CHECKING:
     from dyntools.capabilities import CapabilityPolicy
+    from dyntools.generators.base import Generator, ToolSpec
+    from dyntools.generators.loop import GatedSource
+    from dyntools.verify import Example, HostFor, VerificationReport
+
+# Generation (dyntools.generators) and verification (dyntools.verify) are imported by the
+# methods that use them: `dyntools call` runs neither, and its start-up is its cost.
 
 ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
+# generate_gated's own default (generators/loop.py; tests/test_startup.py holds the two
+# equal), named here so that a `Dyntools` made only to call tools need not import the loop.
+DEFAULT_MAX_ATTEMPTS = 3
 
 STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
 LOOKUP, EXECUTE = "lookup", "execute"
@@ -360,6 +359,9 @@ class Dyntools:
         during verification (the Catalog passes itself; default: this registry).
         Raises a `DyntoolsError` leaf naming the station that failed.
         """
+        from dyntools.generators.base import ToolSpec
+        from dyntools.verify import collect_examples
+
         if isinstance(spec, str):
             spec = ToolSpec(spec, description, params, tuple(examples))
         elif not isinstance(spec, ToolSpec):
@@ -419,6 +421,8 @@ class Dyntools:
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
                   recorder: _Recorder, tools: ToolSource | None = None) -> EnsureResult:
         """The tool is there: no generation; caller examples are checked against it."""
+        from dyntools.verify import run_examples
+
         report = None
         if caller_examples:
             with recorder.station("verify") as verdict:
@@ -453,6 +457,8 @@ class Dyntools:
         approval: str = "never",
         tools: ToolSource | None = None,
     ) -> EnsureResult:
+        from dyntools.verify import collect_examples, run_examples
+
         recorder.version = None  # until the new version has its number in the registry
         gated = self._generate_and_gate(spec, generator, recorder)
         source = gated.generated.source
@@ -542,6 +548,8 @@ class Dyntools:
 
     def _generate_and_gate(self, spec: ToolSpec, generator: Generator,
                            recorder: _Recorder) -> GatedSource:
+        from dyntools.generators.loop import generate_gated
+
         gate_ms: list[float] = []
 
         def gate(source: str) -> GateReport:
@@ -640,6 +648,8 @@ class Dyntools:
     def _contract_examples(self, name: str) -> tuple[Example, ...]:
         """What the current version promised: the examples it passed when it was verified
         (or, for a version added by hand, the EXAMPLES it declares)."""
+        from dyntools.verify import CONTRACT, Example
+
         current = self.registry.current(name)
         if current is None:
             return ()
@@ -683,6 +693,8 @@ class Dyntools:
         the caller's examples and (unless `contract_change`) the examples the current version
         passed, in a sandbox worker holding exactly `source`. `metadata`: what the gate read
         from `source` (its report's), so it is not parsed again."""
+        from dyntools.verify import collect_examples, run_examples
+
         meta = metadata if metadata is not None else read_metadata(source)
         contract = () if contract_change else self._contract_examples(name)
         examples = collect_examples(meta.examples, collect_examples(caller=caller_examples),

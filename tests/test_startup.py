@@ -15,12 +15,16 @@ from dyntools.cli import main
 from dyntools.cli.app import COMMANDS, load_commands
 
 # Imported by none of the commands below: the async stack, the rich console, the writer's
-# lock, the watch, the model SDKs, the MCP server, generation.
+# lock, the watch, the model SDKs, the MCP server, generation (any of it: the generators'
+# names and models too), verification, the other commands (ensure and check included), the
+# capability broker (a tool that declares no CAPABILITIES), Ray.
 NEVER_ON_CALL = (
     "asyncio", "structlog", "rich", "filelock", "watchdog", "anthropic", "openai", "mcp",
-    "httpx", "pydantic", "dyntools.generators.anthropic", "dyntools.generators.openai_compat",
-    "dyntools.registry.watch", "dyntools.cli.registry_cmd",
+    "httpx", "pydantic", "ray", "dyntools.generators", "dyntools.verify", "dyntools.catalog",
+    "dyntools.capabilities", "dyntools.executors.ray_executor", "dyntools.executors.host",
+    "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
+    "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
 )
 
 
@@ -77,3 +81,12 @@ def test_the_command_table_is_what_the_modules_register() -> None:
 def test_help_lists_every_command() -> None:
     listed = CliRunner().invoke(main, ["--help"]).stdout
     assert all(f"  {name} " in listed for name in COMMANDS), listed
+
+
+def test_the_pipeline_names_the_loops_default_attempts() -> None:
+    # Dyntools' default max_attempts is generate_gated's, named in pipeline.py so that a
+    # call need not import the generation loop.
+    from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS
+    from dyntools.pipeline import DEFAULT_MAX_ATTEMPTS as PIPELINE_DEFAULT
+
+    assert PIPELINE_DEFAULT == DEFAULT_MAX_ATTEMPTS

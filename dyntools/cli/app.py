@@ -20,7 +20,7 @@ from dyntools import __version__
 COMMANDS: dict[str, str] = {
     "check": "check_cmd",
     "ensure": "ensure_cmd",
-    "call": "ensure_cmd",
+    "call": "call_cmd",
     "serve-mcp": "mcp_cmd",
     "list": "registry_cmd",
     "search": "registry_cmd",
@@ -40,6 +40,11 @@ COMMANDS: dict[str, str] = {
     "doctor": "sandbox_cmd",
     "ui": "ui_cmd",
 }
+
+
+# Commands that never load a model SDK: no need to silence its warning (nor to import the
+# generators' model table, which `dyntools call` would otherwise pay for at every start).
+_NO_MODEL_SDK = frozenset({"call", "check"})
 
 
 def load_commands(names: list[str] | None = None) -> None:
@@ -111,6 +116,8 @@ def _report_interrupt(ctx: click.Context, code: int) -> None:
 @click.version_option(__version__, prog_name="dyntools")
 def main() -> None:
     """Grow the tools an agent is missing, behind a static gate and a sandbox."""
+    if click.get_current_context().invoked_subcommand in _NO_MODEL_SDK:
+        return
     import warnings
 
     from dyntools.generators.models import SDK_DEPRECATION_MESSAGE

@@ -1,28 +1,15 @@
-"""`dyntools ensure NAME` (generate what is missing, through every station) and `dyntools call`.
+"""`dyntools ensure NAME`: generate what is missing, through every station.
 
 `ensure` shows the stations as they run: one line per station, updated in place on a terminal,
 plain lines when stderr is piped (and none with --json, whose output lists them). With
---params it then calls the tool and prints the result.
-
-Exit codes (the same numbers as `exec` for the sandbox reasons):
-    0 ok                      8 sandbox_violation
-    1 unsafe_source (gate)    9 worker_crashed
-    2 usage: bad option, bad  10 layer_unavailable
-      name, unknown tool,     11 any other sandbox error
-      invalid params, policy, 12 verification_failed
-      bad registry path       13 generation failed (refusal, timeout, rate limit, no code, ...)
-    3 compile_error           14 generation auth: no key, or the key was refused
-    4 runtime_error           15 no_template (offline generator)
-    5 timeout                 16 registry: persist_failed (a read-only registry), version_unusable,
-    6 memory_limit               registry_error
-    7 bad_result              17 pending approval (the version waits for a reviewer)
-                              130 SIGINT, 143 SIGTERM
+--params it then calls the tool and prints the result. Its exit codes are `call`'s
+(dyntools/cli/common.py lists them); `dyntools call` itself lives in call_cmd.py, which loads
+nothing of generation.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from typing import IO, Any, ClassVar
@@ -30,94 +17,34 @@ from typing import IO, Any, ClassVar
 import click
 
 from dyntools.cli.app import main
+from dyntools.cli.common import (
+    EXIT_CODES,
+    EXIT_EPILOG,
+    EXIT_OK,
+    EXIT_OTHER,
+    EXIT_PENDING,
+    common_options,
+    exit_code_for,
+    fail,
+    open_registry,
+)
 from dyntools.cli.options import (
-    EXECUTOR_HELP,
-    RAY_ADDRESS_HELP,
-    audit_log_option,
-    capabilities_click,
     capability_policy_option,
-    echo_error,
     echo_model_notice,
     json_option,
-    registry_root,
     sandbox_limits,
-    setup_logging,
     sign_key_click,
     signer_option,
-    trusted_keys_click,
-    trusted_keys_option,
 )
 from dyntools.cli.options import require_layers as require_layers_option
-from dyntools.errors import (
-    BadResult,
-    DyntoolsError,
-    GateRejected,
-    GenerationAuthError,
-    GenerationError,
-    GenerationNoTemplate,
-    LayerUnavailable,
-    LoadError,
-    PendingApproval,
-    PersistError,
-    PolicyLoadError,
-    RegistryError,
-    SandboxError,
-    SandboxMemoryLimit,
-    SandboxTimeout,
-    SandboxViolation,
-    ToolRuntimeError,
-    UnknownTool,
-    UnknownVersion,
-    UsageError,
-    VerificationFailed,
-    WorkerCrashed,
-)
+from dyntools.errors import DyntoolsError
 from dyntools.generators.factory import DEFAULT_GENERATOR, GENERATOR_NAMES, MODEL_GENERATORS
 from dyntools.terminal import terminal_safe
 
-EXIT_OK = 0
-EXIT_PENDING = 17
-# Most specific first: the first matching class decides.
-EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
-    (GateRejected, 1),
-    (PolicyLoadError, 2),
-    (UnknownTool, 2),
-    (UnknownVersion, 2),
-    (UsageError, 2),
-    (LoadError, 3),
-    (ToolRuntimeError, 4),
-    (SandboxTimeout, 5),
-    (SandboxMemoryLimit, 6),
-    (BadResult, 7),
-    (SandboxViolation, 8),
-    (WorkerCrashed, 9),
-    (LayerUnavailable, 10),
-    (SandboxError, 11),
-    (VerificationFailed, 12),
-    (GenerationNoTemplate, 15),
-    (GenerationAuthError, 14),
-    (GenerationError, 13),
-    (PendingApproval, EXIT_PENDING),
-    (PersistError, 16),
-    (RegistryError, 16),
-)
-EXIT_OTHER = 16
+__all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_OTHER", "EXIT_PENDING", "StationDisplay", "ensure",
+           "exit_code_for"]
+
 DETAIL_CHARS = 100
-EXIT_EPILOG = (
-    "Exit codes: 0 ok, 1 unsafe_source, 2 usage (incl. unknown tool, invalid params), "
-    "3 compile_error, 4 runtime_error, 5 timeout, 6 memory_limit, 7 bad_result, "
-    "8 sandbox_violation, 9 worker_crashed, 10 layer_unavailable, 11 other sandbox error, "
-    "12 verification_failed, 13 generation failed, 14 no key or key refused, "
-    "15 no_template, 16 registry error (a read-only registry), 17 pending approval, "
-    "130 SIGINT, 143 SIGTERM."
-)
-
-
-def exit_code_for(error: DyntoolsError) -> int:
-    for cls, code in EXIT_CODES:
-        if isinstance(error, cls):
-            return code
-    return EXIT_OTHER
 
 
 class StationDisplay:
@@ -165,47 +92,6 @@ class StationDisplay:
 
 def _json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
     return json_option(text, option, kind=kind)
-
-
-def _fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
-    code = exit_code_for(error)
-    if as_json:
-        click.echo(json.dumps({"ok": False, "error": error.as_dict(),
-                               "stations": [e.as_dict() for e in stations]}, indent=2))
-    else:
-        findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
-        echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
-                           f"{terminal_safe(f['message'])}" for f in findings))
-    sys.exit(code)
-
-
-_common = [
-    click.option("--registry", "registry_path", type=str, default=None,
-                 help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
-    click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
-                 help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
-                      "allowlist.toml)."),
-    click.option("--timeout", type=float, default=None,
-                 help="Wall-clock limit per sandboxed call, in seconds."),
-    click.option("--require-layers", default=None,
-                 help="Comma list of sandbox layers that must be active, or 'all'."),
-    click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-                 default="warning", show_default=True,
-                 help="Log level on stderr (the registry's audit.log always gets info)."),
-    click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
-    click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
-                 help=EXECUTOR_HELP),
-    click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
-    trusted_keys_click,
-    audit_log_option,
-    capabilities_click,
-]
-
-
-def common_options(command: Any) -> Any:
-    for option in reversed(_common):
-        command = option(command)
-    return command
 
 
 @main.command(epilog=EXIT_EPILOG)
@@ -289,7 +175,7 @@ def ensure(name: str, description: str, schema_text: str | None,
             max_tokens=max_tokens, effort=effort, retries=retries, timeout=model_timeout,
         )
         echo_model_notice(generator)
-        registry = _open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
+        registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
                                   must_exist=False)
         with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
                       max_attempts=max_attempts, signer=signer, executor=executor,
@@ -313,7 +199,7 @@ def ensure(name: str, description: str, schema_text: str | None,
             if params is not None:
                 called = _timed_call(dt, served, params, display, result.version)
     except DyntoolsError as exc:
-        _fail(exc, as_json, display.events)
+        fail(exc, as_json, display.events)
         return
     if as_json:
         click.echo(json.dumps({"ok": True, **result.as_dict(),
@@ -330,20 +216,6 @@ def ensure(name: str, description: str, schema_text: str | None,
         click.echo(f"{name} v{result.version}: {how}")
     if called is not None:
         click.echo(json.dumps(called))
-
-
-def _open_registry(registry_path: str | None, policy: Any, trusted_keys: str | None,
-                   log_level: str, audit_log: str | None, *, must_exist: bool) -> Any:
-    """The checked registry path (one line and exit 2 when it is a file, missing or
-    unreadable), logging with its audit trail, and the registry opened under the trusted keys.
-    A missing registry is created only when it need not exist (ensure)."""
-    from dyntools.registry import Registry
-
-    root = registry_root(registry_path, must_exist=must_exist)
-    keys = trusted_keys_option(trusted_keys)
-    setup_logging(log_level, root, audit=True, audit_log=audit_log)
-    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
-                         lazy=True)
 
 
 def _pending_exit(result: Any, as_json: bool, similar: list[Any]) -> None:
@@ -390,46 +262,3 @@ def _timed_call(dt: Any, name: str, params: dict[str, Any], display: StationDisp
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
-
-
-@main.command(epilog=EXIT_EPILOG)
-@click.argument("name")
-@click.option("--params", "params_text", required=True, help="The params object, as JSON.")
-@common_options
-def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
-         timeout: float | None, require_layers: str | None, log_level: str,
-         as_json: bool, executor: str | None, ray_address: str | None,
-         trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
-    """Call the current version of tool NAME with --params; print the result JSON."""
-    from dyntools.executors import ENV_EXECUTOR
-    from dyntools.sandbox.pool import prestart
-
-    if (executor or os.environ.get(ENV_EXECUTOR, "")).strip().lower() in ("", "local"):
-        prestart()  # the worker's interpreter starts while the registry opens (sandbox/pool.py)
-    from dyntools.cli.check_cmd import policy_option
-    from dyntools.pipeline import Dyntools
-    from dyntools.registry.records import require_valid_name
-
-    params = _json_option(params_text, "--params")
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
-    try:
-        require_valid_name(name)
-        registry = _open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
-                                  must_exist=True)
-        # One call: one worker (a second would only compete with it for the CPU).
-        with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
-                      ray_address=ray_address, pool_size=1, capabilities=granted) as dt:
-            result = dt.call(name, params)
-            record = registry.current(name)
-    except DyntoolsError as exc:
-        _fail(exc, as_json, [])
-        return
-    if as_json:
-        click.echo(json.dumps({"ok": True, "tool": name,
-                               "version": record.version if record else None,
-                               "result": result}, indent=2))
-    else:
-        click.echo(json.dumps(result))

@@ -12,6 +12,7 @@ from dyntools.terminal import terminal_safe
 
 if TYPE_CHECKING:
     from dyntools.errors import DyntoolsError
+    from dyntools.gate.policy import Policy
 
 
 def json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
@@ -29,6 +30,19 @@ def json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
     if not isinstance(value, kind):
         raise click.UsageError(f"{option} must be a JSON {'object' if kind is dict else 'list'}")
     return value
+
+
+def policy_option(path: str | None) -> Policy:
+    """`--allowlist FILE`, else DYNTOOLS_ALLOWLIST, else the shipped allow-list; one that
+    cannot be read or parsed is a one-line usage error (exit 2). (check_cmd has its own:
+    `dyntools call` does not load the check command.)"""
+    from dyntools.errors import PolicyLoadError
+    from dyntools.policyload import load_allowlist
+
+    try:
+        return load_allowlist(path)
+    except PolicyLoadError as exc:
+        raise click.UsageError(terminal_safe(exc.message)) from exc
 
 
 def require_layers(text: str | None) -> frozenset[str]:

@@ -105,7 +105,7 @@ def writer_options(command: F) -> F:
 
 
 def _fail(exc: DyntoolsError) -> None:
-    from dyntools.cli.ensure_cmd import exit_code_for
+    from dyntools.cli.common import exit_code_for
 
     click.echo(f"error: {terminal_safe(exc.message)}", err=True)
     if isinstance(exc, GateRejected):

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dyntools.errors import UsageError
-from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
 
 if TYPE_CHECKING:
+    from dyntools.gate.policy import Policy
     from dyntools.registry import VersionRecord
     from dyntools.sandbox.runner import HostHandler
 

@@ -18,10 +18,9 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import SandboxError, SandboxTimeout, UsageError
-from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import (
     CallOutcome,
@@ -31,6 +30,9 @@ from dyntools.sandbox.runner import (
     WorkerProcess,
 )
 from dyntools.sandbox.spec import build_spec
+
+if TYPE_CHECKING:
+    from dyntools.gate.policy import Policy
 
 
 class WorkerPool:

@@ -8,12 +8,14 @@ import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import LoadError
-from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import LAYERS, SandboxLimits
 from dyntools.sandbox.tool_imports import imported_modules, parse_tool
+
+if TYPE_CHECKING:
+    from dyntools.gate.policy import Policy
 
 # Escape routes published against peers (DESIGN.md §3): refused by the runtime guards whatever
 # object they are reached through, in addition to every member the policy excludes.

@@ -1,0 +1,166 @@
+"""What `dyntools ensure` and `dyntools call` share: their exit codes, their common options,
+how they fail and how they open the registry.
+
+A module of its own so that `dyntools call` (call_cmd.py) loads none of what only `ensure`
+needs (the generators' names and models, the station display, the catalog): a cold call's
+start-up is its cost (bench/startup.py, tests/test_startup.py).
+
+Exit codes (the same numbers as `exec` for the sandbox reasons):
+    0 ok                      8 sandbox_violation
+    1 unsafe_source (gate)    9 worker_crashed
+    2 usage: bad option, bad  10 layer_unavailable
+      name, unknown tool,     11 any other sandbox error
+      invalid params, policy, 12 verification_failed
+      bad registry path       13 generation failed (refusal, timeout, rate limit, no code, ...)
+    3 compile_error           14 generation auth: no key, or the key was refused
+    4 runtime_error           15 no_template (offline generator)
+    5 timeout                 16 registry: persist_failed (a read-only registry), version_unusable,
+    6 memory_limit               registry_error
+    7 bad_result              17 pending approval (the version waits for a reviewer)
+                              130 SIGINT, 143 SIGTERM
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from dyntools.cli.options import (
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
+    audit_log_option,
+    capabilities_click,
+    echo_error,
+    registry_root,
+    setup_logging,
+    trusted_keys_click,
+    trusted_keys_option,
+)
+from dyntools.errors import (
+    BadResult,
+    DyntoolsError,
+    GateRejected,
+    GenerationAuthError,
+    GenerationError,
+    GenerationNoTemplate,
+    LayerUnavailable,
+    LoadError,
+    PendingApproval,
+    PersistError,
+    PolicyLoadError,
+    RegistryError,
+    SandboxError,
+    SandboxMemoryLimit,
+    SandboxTimeout,
+    SandboxViolation,
+    ToolRuntimeError,
+    UnknownTool,
+    UnknownVersion,
+    UsageError,
+    VerificationFailed,
+    WorkerCrashed,
+)
+from dyntools.terminal import terminal_safe
+
+EXIT_OK = 0
+EXIT_PENDING = 17
+# Most specific first: the first matching class decides.
+EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
+    (GateRejected, 1),
+    (PolicyLoadError, 2),
+    (UnknownTool, 2),
+    (UnknownVersion, 2),
+    (UsageError, 2),
+    (LoadError, 3),
+    (ToolRuntimeError, 4),
+    (SandboxTimeout, 5),
+    (SandboxMemoryLimit, 6),
+    (BadResult, 7),
+    (SandboxViolation, 8),
+    (WorkerCrashed, 9),
+    (LayerUnavailable, 10),
+    (SandboxError, 11),
+    (VerificationFailed, 12),
+    (GenerationNoTemplate, 15),
+    (GenerationAuthError, 14),
+    (GenerationError, 13),
+    (PendingApproval, EXIT_PENDING),
+    (PersistError, 16),
+    (RegistryError, 16),
+)
+EXIT_OTHER = 16
+EXIT_EPILOG = (
+    "Exit codes: 0 ok, 1 unsafe_source, 2 usage (incl. unknown tool, invalid params), "
+    "3 compile_error, 4 runtime_error, 5 timeout, 6 memory_limit, 7 bad_result, "
+    "8 sandbox_violation, 9 worker_crashed, 10 layer_unavailable, 11 other sandbox error, "
+    "12 verification_failed, 13 generation failed, 14 no key or key refused, "
+    "15 no_template, 16 registry error (a read-only registry), 17 pending approval, "
+    "130 SIGINT, 143 SIGTERM."
+)
+
+
+def exit_code_for(error: DyntoolsError) -> int:
+    for cls, code in EXIT_CODES:
+        if isinstance(error, cls):
+            return code
+    return EXIT_OTHER
+
+
+def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
+    """The error on stderr (or as JSON on stdout, with the stations that ran), then exit
+    with its code."""
+    code = exit_code_for(error)
+    if as_json:
+        click.echo(json.dumps({"ok": False, "error": error.as_dict(),
+                               "stations": [e.as_dict() for e in stations]}, indent=2))
+    else:
+        findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
+        echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
+                           f"{terminal_safe(f['message'])}" for f in findings))
+    sys.exit(code)
+
+
+_common = [
+    click.option("--registry", "registry_path", type=str, default=None,
+                 help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
+    click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
+                 help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
+                      "allowlist.toml)."),
+    click.option("--timeout", type=float, default=None,
+                 help="Wall-clock limit per sandboxed call, in seconds."),
+    click.option("--require-layers", default=None,
+                 help="Comma list of sandbox layers that must be active, or 'all'."),
+    click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+                 default="warning", show_default=True,
+                 help="Log level on stderr (the registry's audit.log always gets info)."),
+    click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
+    click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
+                 help=EXECUTOR_HELP),
+    click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
+    trusted_keys_click,
+    audit_log_option,
+    capabilities_click,
+]
+
+
+def common_options(command: Any) -> Any:
+    for option in reversed(_common):
+        command = option(command)
+    return command
+
+
+def open_registry(registry_path: str | None, policy: Any, trusted_keys: str | None,
+                  log_level: str, audit_log: str | None, *, must_exist: bool) -> Any:
+    """The checked registry path (one line and exit 2 when it is a file, missing or
+    unreadable), logging with its audit trail, and the registry opened under the trusted keys.
+    A missing registry is created only when it need not exist (ensure)."""
+    from dyntools.registry import Registry
+
+    root = registry_root(registry_path, must_exist=must_exist)
+    keys = trusted_keys_option(trusted_keys)
+    setup_logging(log_level, root, audit=True, audit_log=audit_log)
+    return Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
+                         lazy=True)
