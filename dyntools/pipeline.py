@@ -46,7 +46,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -183,21 +183,27 @@ class EnsureResult:
         }
 
 
-@dataclass(slots=True)
 class _Outcome:
-    """What a station body reports back to the recorder (defaults: success)."""
+    """What a station body reports back to the recorder (defaults: success). (This and
+    `_Recorder` are plain classes: a dataclass costs every cold `dyntools call`, which uses
+    neither, its creation.)"""
 
-    outcome: str = OK
-    reason: str | None = None
-    detail: str = ""
+    __slots__ = ("detail", "outcome", "reason")
+
+    def __init__(self) -> None:
+        self.outcome: str = OK
+        self.reason: str | None = None
+        self.detail = ""
 
 
-@dataclass(slots=True)
 class _Recorder:
-    tool: str
-    listener: StationListener | None
-    version: int | None = None
-    events: list[StationEvent] = field(default_factory=list)
+    __slots__ = ("events", "listener", "tool", "version")
+
+    def __init__(self, tool: str, listener: StationListener | None) -> None:
+        self.tool = tool
+        self.listener = listener
+        self.version: int | None = None
+        self.events: list[StationEvent] = []
 
     def emit(self, event: StationEvent) -> None:
         if event.finished:

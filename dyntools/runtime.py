@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +40,17 @@ __all__ = ["Pool", "PoolFactory", "Runtime"]
 PoolFactory = Callable[[VersionRecord, str], Pool]
 
 
-@dataclass(slots=True)
 class _Slot:
-    record: VersionRecord
-    pool: Pool
-    in_flight: int = 0
-    retiring: bool = False
+    """One version's pool and its calls in flight. (A plain class: a dataclass costs every
+    cold `dyntools call` its creation, and slots are compared by identity anyway.)"""
+
+    __slots__ = ("in_flight", "pool", "record", "retiring")
+
+    def __init__(self, record: VersionRecord, pool: Pool) -> None:
+        self.record = record
+        self.pool = pool
+        self.in_flight = 0
+        self.retiring = False
 
 
 class Runtime:

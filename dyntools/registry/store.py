@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Iterator, Sequence
@@ -84,7 +83,9 @@ def sync_all(paths: Sequence[Path]) -> None:
 
 def write_temp(target: Path, data: bytes, mode: int, *, sync: bool = True) -> Path:
     """Write `data` to a fresh temp file beside `target`; fsync it unless told not to."""
-    temp = target.parent / f"{TEMP_PREFIX}{target.name}-{os.getpid()}-{secrets.token_hex(4)}"
+    # os.urandom, as secrets.token_hex reads it (importing secrets would also load random,
+    # hmac and base64 into every cold `dyntools call`)
+    temp = target.parent / f"{TEMP_PREFIX}{target.name}-{os.getpid()}-{os.urandom(4).hex()}"
     fd = os.open(temp, _OPEN_NEW, 0o600)
     try:
         view = memoryview(data)
