@@ -67,12 +67,68 @@ class SafeSchema:
 
 
 _ENGINE: list[Any] = []
+# jsonschema-rs's module init imports email.utils for one call, parsedate_to_datetime on its
+# own build date (for `jsonschema_rs.__build__`), and email.utils brings socket, random,
+# urllib.parse, ipaddress, calendar and the email package: about a third of its load time,
+# for a date nothing here reads. While it loads, `_BuildDateUtils` stands in for email.utils
+# (see `_import_jsonschema_rs`), answering that one shape of date itself and handing any
+# other text to the real function.
+_RFC2822_DATE = r"[A-Z][a-z]{2}, (\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d) \+0000"
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
+           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _parsedate_to_datetime(data: str) -> Any:
+    import datetime
+
+    match = re.fullmatch(_RFC2822_DATE, data) if isinstance(data, str) else None
+    if match is None or match[2] not in _MONTHS:
+        from email.utils import parsedate_to_datetime
+
+        return parsedate_to_datetime(data)
+    day, month, year, hour, minute, second = (
+        int(match[1]), _MONTHS.index(match[2]) + 1, int(match[3]),
+        int(match[4]), int(match[5]), int(match[6]))
+    try:
+        return datetime.datetime(year, month, day, hour, minute, second,
+                                 tzinfo=datetime.UTC)
+    except ValueError:  # not a real date: the real function says why
+        from email.utils import parsedate_to_datetime
+
+        return parsedate_to_datetime(data)
+
+
+def _import_jsonschema_rs() -> Any:
+    """`import jsonschema_rs`, with `_parsedate_to_datetime` standing in for email.utils
+    while its native module initialises (unless email.utils is already loaded: then the
+    real one serves). The stand-in is in sys.modules only for that import, so nothing else
+    in the process ever sees it."""
+    import sys
+
+    if "jsonschema_rs" in sys.modules or "email.utils" in sys.modules:
+        import jsonschema_rs
+
+        return jsonschema_rs
+    import types
+
+    stand_in = types.ModuleType("email.utils", "stands in while jsonschema_rs loads")
+    stand_in.parsedate_to_datetime = _parsedate_to_datetime  # type: ignore[attr-defined]
+    sys.modules["email.utils"] = stand_in
+    try:
+        import jsonschema_rs
+    finally:
+        if sys.modules.get("email.utils") is stand_in:
+            del sys.modules["email.utils"]
+        email = sys.modules.get("email")
+        if email is not None and getattr(email, "utils", None) is stand_in:
+            del email.utils  # the import system set it as the package's attribute
+    return jsonschema_rs
 
 
 def _engine() -> tuple[Any, Any]:
     """jsonschema_rs and its linear-time regex options, loaded on first use."""
     if not _ENGINE:
-        import jsonschema_rs
+        jsonschema_rs = _import_jsonschema_rs()
 
         # PARAMS patterns run in the host on every call's params. fancy-regex (jsonschema-rs's
         # default) backtracks up to a million steps per string: '^(a|a?)+\\1$' under anyOf
