@@ -26,9 +26,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 SchemaPath = tuple[str | int, ...]
 INVALID, COST, NOT_OBJECT = "invalid", "cost", "not-object"
@@ -45,8 +44,7 @@ class SchemaError(ValueError):
         self.regex = regex
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaVerdict:
+class SchemaVerdict(NamedTuple):
     """The gate's verdict on a PARAMS schema: `problem` is None when it may be used; `kind`
     says which rule refused it (INVALID, COST or NOT_OBJECT) and `path` where (when known)."""
 
@@ -57,8 +55,7 @@ class SchemaVerdict:
     per_value_ns: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class SafeSchema:
+class SafeSchema(NamedTuple):
     """A compiled validator, and how many params units a call may bring (the budget)."""
 
     validator: Any
@@ -167,8 +164,7 @@ def compile_validator(schema: Any) -> Any:
                           regex=text.endswith('is not a "regex"')) from None
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(NamedTuple):
     """Why an instance does not satisfy a schema: where (a JSON-pointer-like path, or
     "(root)") and jsonschema-rs's message; `data` False when the instance is not JSON data
     jsonschema-rs can represent at all."""

@@ -15,10 +15,9 @@ import contextlib
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.findings import sha256_hex
 
@@ -38,8 +37,7 @@ PROVIDERS = (PYTHON, DYNTOOLS)
 CAPABILITY_KINDS = ("http", "secrets", "tools")
 
 
-@dataclass(frozen=True, slots=True)
-class ModulePolicy:
+class ModulePolicy(NamedTuple):
     name: str
     members: frozenset[str]
     excluded: Mapping[str, str]
@@ -48,21 +46,19 @@ class ModulePolicy:
     # gives the worker (`host`), which the host side never imports by this name.
     provider: str = PYTHON
     # member -> the CAPABILITIES kind it needs declared (non-empty) to be used.
-    requires: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    requires: Mapping[str, str] = MappingProxyType({})  # immutable: one shared empty map
 
     def reason_excluded(self, member: str) -> str | None:
         return self.excluded.get(member)
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     max_bytes: int
     max_nodes: int
     max_depth: int
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     path: str
     digest: str
     text: str
