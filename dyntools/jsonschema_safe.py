@@ -97,12 +97,15 @@ def _parsedate_to_datetime(data: str) -> Any:
 
 def _import_jsonschema_rs() -> Any:
     """`import jsonschema_rs`, with `_parsedate_to_datetime` standing in for email.utils
-    while its native module initialises (unless email.utils is already loaded: then the
-    real one serves). The stand-in is in sys.modules only for that import, so nothing else
-    in the process ever sees it."""
+    while its native module initialises. The stand-in is in sys.modules only for that
+    import, and only when no other thread is running that could import email.utils
+    meanwhile (and get it); otherwise, or when email.utils is loaded already, the real one
+    serves."""
+    import _thread
     import sys
 
-    if "jsonschema_rs" in sys.modules or "email.utils" in sys.modules:
+    if ("jsonschema_rs" in sys.modules or "email.utils" in sys.modules
+            or _thread._count() != 0):  # threads started by Python other than this one
         import jsonschema_rs
 
         return jsonschema_rs

@@ -93,3 +93,14 @@ def test_gate_values_stay_immutable_comparable_and_picklable() -> None:
         report.replace(colour="red")
     assert sorted([Finding(2, 5, "DT1", "b"), Finding(2, 1, "DT9", "a")])[0].col == 1
     assert not Capabilities() and "source_lines" not in repr(report)
+
+
+def test_with_another_thread_alive_the_real_email_utils_serves() -> None:
+    probe = ("import sys, threading\n"
+             "stop = threading.Event()\n"
+             "threading.Thread(target=stop.wait, daemon=True).start()\n"
+             "from dyntools.jsonschema_safe import _engine\n_engine()\n"
+             "print('email.utils' in sys.modules)\nstop.set()\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "True"
