@@ -144,6 +144,13 @@ def run_fast(arguments: CheckArguments) -> int:
         text, code = check_files(arguments)
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`dyntools check *.py | head -1`): exit 1 quietly, as click
+        # does, and let the interpreter's own flush at exit write nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_REJECTED
     except CheckUsageError as exc:
         return _show_usage_error(exc.message)
     except KeyboardInterrupt as exc:

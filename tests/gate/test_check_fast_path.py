@@ -126,3 +126,16 @@ def test_an_interrupted_check_exits_cleanly(sig: int, code: int) -> None:
         process.kill()
     assert process.returncode == code
     assert (out, err.decode()) == (b"", f"dyntools: interrupted ({signal.Signals(sig).name})\n")
+
+
+@pytest.mark.parametrize("click", [True, False])
+def test_a_reader_that_goes_away_ends_the_check_quietly(folder: Path, click: bool) -> None:
+    argv = ["dyntools", "check", "--json", *(["good.py", "evil.py"] * 50)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", PROBE.format(click=click), json.dumps(argv[1:])],
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the check writes a byte
+    err = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert err.rpartition("\n@@")[0] == "" and json.loads(err.rpartition("\n@@")[2])[0] == 1
