@@ -1,6 +1,9 @@
 """Start-up of the `dyntools` command, against a bare interpreter start measured in the same run.
 
     baseline  python -I -S -c pass (the same interpreter)
+    site      python -c pass (site, and the environment's .pth files)
+    floor     the gate's floor: site, ast/json/re/typing and jsonschema-rs, loaded as the
+              gate loads them; no dyntools code of its own (a check cannot start faster)
     version   dyntools --version                                target within 4x the baseline
     check     dyntools check FILE (one tool file)               target within 4x
     call-1    dyntools call NAME on a registry of 1 version     target within 10x
@@ -123,6 +126,13 @@ def import_breakdown(argv: list[str], env: dict[str, str], cwd: Path, top: int) 
         print(f"    {us / 1000:6.1f} ms  {name}")
 
 
+# What a process that runs the gate loads before any of dyntools' own code: the interpreter
+# with site, the standard library modules the gate is built on, and jsonschema-rs as the
+# gate loads it (dyntools.jsonschema_safe, a leaf, is its loader). `check` cannot be faster.
+GATE_FLOOR = ("import ast, json, re, typing\n"
+              "from dyntools.jsonschema_safe import _engine\n_engine()")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -152,6 +162,8 @@ def main() -> int:
         params = ["--params", '{"text": "Hello World"}']
         commands = {
             "baseline": [sys.executable, "-I", "-S", "-c", "pass"],
+            "site": [sys.executable, "-c", "pass"],
+            "floor": [sys.executable, "-c", GATE_FLOOR],
             "version": [dyntools, "--version"],
             "check": [dyntools, "check", str(check_file)],
             "call-1": [dyntools, "call", "tool_000", "--registry", str(one), *params],
@@ -186,6 +198,8 @@ def main() -> int:
     print(f"  {'command':<46} {'best':>8} {'median':>8} {'CPU':>8}   ratio best (median)")
     rows = [
         ("baseline", "python -I -S -c pass", "baseline", None),
+        ("site", "python -c pass (with site, the venv's .pth)", "baseline", None),
+        ("floor", "what the gate cannot start without (FLOOR)", "baseline", None),
         ("version", "dyntools --version", "baseline", 4.0),
         ("check", "dyntools check FILE", "baseline", 4.0),
         ("call-1", "dyntools call, registry of 1 (cold worker)", "baseline", 10.0),

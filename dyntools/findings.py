@@ -20,11 +20,9 @@ output converts them to UTF-16 code units, SARIF's default column kind.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from dyntools.gate.capabilities import Capabilities
@@ -43,8 +41,11 @@ class Family(StrEnum):
     INTERNAL = "internal"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+# The gate's small immutable values are NamedTuples, not dataclasses: making ~20 dataclasses
+# (and importing dataclasses, which imports inspect) was ~10 ms of every start-up that loads
+# the gate; a NamedTuple class costs a twentieth of one. They compare, hash, order and refuse
+# attribute writes as the frozen dataclasses did.
+class Rule(NamedTuple):
     code: str
     family: Family
     title: str
@@ -213,8 +214,7 @@ RULES: dict[str, Rule] = _rules(
 MAX_FINDINGS_PER_CODE = 50
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Finding:
+class Finding(NamedTuple):
     """One reason a file is refused. `line` and `col` are 1-based; col counts characters."""
 
     line: int
@@ -249,24 +249,82 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True)
 class GateReport:
-    """The gate's verdict on one source: accepted when there are no findings."""
+    """The gate's verdict on one source: accepted when there are no findings. Immutable;
+    two reports are equal when their path, digest, findings and policy digest are."""
 
+    __slots__ = (
+        "declared_capabilities",
+        "declared_name",
+        "findings",
+        "metadata_json",
+        "path",
+        "policy_digest",
+        "sha256",
+        "source_lines",
+    )
     path: str
     sha256: str
     findings: tuple[Finding, ...]
-    policy_digest: str = ""
-    source_lines: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    policy_digest: str
+    source_lines: tuple[str, ...]
     # The string value NAME is bound to (None when unbound or not a string): lets a caller
     # check a file's declared name without parsing it a second time.
-    declared_name: str | None = field(default=None, compare=False)
+    declared_name: str | None
     # An accepted file's NAME, DESCRIPTION, PARAMS and EXAMPLES as the gate evaluated them,
     # as one JSON text (dyntools.gate.metadata: a host or a CLI that keeps thousands of
     # reports keeps one string each, not the examples' object graphs for the collector to
     # scan), and its parsed CAPABILITIES (empty when it declares none). None when refused.
-    metadata_json: str | None = field(default=None, compare=False, repr=False)
-    declared_capabilities: Capabilities | None = field(default=None, compare=False, repr=False)
+    metadata_json: str | None
+    declared_capabilities: Capabilities | None
+
+    def __init__(self, path: str, sha256: str, findings: tuple[Finding, ...],
+                 policy_digest: str = "", source_lines: tuple[str, ...] = (),
+                 declared_name: str | None = None, metadata_json: str | None = None,
+                 declared_capabilities: Capabilities | None = None) -> None:
+        setter = object.__setattr__
+        setter(self, "path", path)
+        setter(self, "sha256", sha256)
+        setter(self, "findings", findings)
+        setter(self, "policy_digest", policy_digest)
+        setter(self, "source_lines", source_lines)
+        setter(self, "declared_name", declared_name)
+        setter(self, "metadata_json", metadata_json)
+        setter(self, "declared_capabilities", declared_capabilities)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a GateReport is immutable (cannot set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a GateReport is immutable (cannot delete {name!r})")
+
+    def _key(self) -> tuple[str, str, tuple[Finding, ...], str]:
+        return (self.path, self.sha256, self.findings, self.policy_digest)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, GateReport)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"GateReport(path={self.path!r}, sha256={self.sha256!r}, "
+                f"findings={self.findings!r}, policy_digest={self.policy_digest!r}, "
+                f"declared_name={self.declared_name!r})")
+
+    def __reduce__(self) -> tuple[type[GateReport], tuple[Any, ...]]:
+        return GateReport, tuple(getattr(self, name) for name in _REPORT_FIELDS)
+
+    def replace(self, **changes: Any) -> GateReport:
+        """A copy with `changes` (field name -> value), as dataclasses.replace made."""
+        fields = {name: getattr(self, name) for name in _REPORT_FIELDS}
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"GateReport has no field {sorted(unknown)[0]!r}")
+        return GateReport(**{**fields, **changes})
 
     @property
     def accepted(self) -> bool:
@@ -302,8 +360,30 @@ class GateReport:
         }
 
 
+# GateReport's fields in the order its constructor takes them.
+_REPORT_FIELDS = ("path", "sha256", "findings", "policy_digest", "source_lines",
+                  "declared_name", "metadata_json", "declared_capabilities")
+
+
+def _sha256_constructor() -> Any:
+    """The interpreter's own SHA-256 (hashlib's fallback), else hashlib's. `import hashlib`
+    loads OpenSSL's libcrypto first, a few ms of every start-up for one digest of one file;
+    both give the same digest (a test compares them)."""
+    try:
+        from _sha2 import sha256  # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # 3.11
+        except ImportError:  # an interpreter built without it
+            from hashlib import sha256
+    return sha256
+
+
+_SHA256 = _sha256_constructor()
+
+
 def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return str(_SHA256(data).hexdigest())
 
 
 def render_text(report: GateReport) -> str:

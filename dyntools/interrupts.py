@@ -14,21 +14,25 @@ Without `install()` (a library caller), `critical()` changes nothing.
 
 from __future__ import annotations
 
+import _signal
 import contextlib
 import os
-import signal
 import threading
 from collections.abc import Iterator
 from types import FrameType
 
-EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# `_signal`, the C module under `signal`: importing `signal` builds its enums of every signal
+# and handler (~3 ms of each start-up), and only these two numbers are needed here.
+SIGINT, SIGTERM = int(_signal.SIGINT), int(_signal.SIGTERM)
+SIGNAL_NAMES = {SIGINT: "SIGINT", SIGTERM: "SIGTERM"}
+EXIT_CODES = {SIGINT: 128 + SIGINT, SIGTERM: 128 + SIGTERM}
 
 
 class Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM arrived; `exit_code` is 128 + the signal number."""
 
     def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
+        super().__init__(SIGNAL_NAMES.get(signum, f"signal {signum}"))
         self.signum = signum
 
     @property
@@ -84,7 +88,7 @@ def install() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     for signum in EXIT_CODES:
-        signal.signal(signum, _handler)
+        _signal.signal(signum, _handler)
     _state.installed = True
 
 
@@ -102,7 +106,7 @@ def raised_signal() -> int | None:
 def exit_code_for(exc: KeyboardInterrupt) -> int:
     if isinstance(exc, Interrupted):
         return exc.exit_code
-    return 128 + int(signal.SIGINT)
+    return 128 + SIGINT
 
 
 @contextlib.contextmanager

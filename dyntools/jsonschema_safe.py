@@ -26,9 +26,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 SchemaPath = tuple[str | int, ...]
 INVALID, COST, NOT_OBJECT = "invalid", "cost", "not-object"
@@ -45,8 +44,7 @@ class SchemaError(ValueError):
         self.regex = regex
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaVerdict:
+class SchemaVerdict(NamedTuple):
     """The gate's verdict on a PARAMS schema: `problem` is None when it may be used; `kind`
     says which rule refused it (INVALID, COST or NOT_OBJECT) and `path` where (when known)."""
 
@@ -57,8 +55,7 @@ class SchemaVerdict:
     per_value_ns: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class SafeSchema:
+class SafeSchema(NamedTuple):
     """A compiled validator, and how many params units a call may bring (the budget)."""
 
     validator: Any
@@ -67,12 +64,71 @@ class SafeSchema:
 
 
 _ENGINE: list[Any] = []
+# jsonschema-rs's module init imports email.utils for one call, parsedate_to_datetime on its
+# own build date (for `jsonschema_rs.__build__`), and email.utils brings socket, random,
+# urllib.parse, ipaddress, calendar and the email package: about a third of its load time,
+# for a date nothing here reads. While it loads, `_BuildDateUtils` stands in for email.utils
+# (see `_import_jsonschema_rs`), answering that one shape of date itself and handing any
+# other text to the real function.
+_RFC2822_DATE = r"[A-Z][a-z]{2}, (\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d) \+0000"
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
+           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _parsedate_to_datetime(data: str) -> Any:
+    import datetime
+
+    match = re.fullmatch(_RFC2822_DATE, data) if isinstance(data, str) else None
+    if match is None or match[2] not in _MONTHS:
+        from email.utils import parsedate_to_datetime
+
+        return parsedate_to_datetime(data)
+    day, month, year, hour, minute, second = (
+        int(match[1]), _MONTHS.index(match[2]) + 1, int(match[3]),
+        int(match[4]), int(match[5]), int(match[6]))
+    try:
+        return datetime.datetime(year, month, day, hour, minute, second,
+                                 tzinfo=datetime.UTC)
+    except ValueError:  # not a real date: the real function says why
+        from email.utils import parsedate_to_datetime
+
+        return parsedate_to_datetime(data)
+
+
+def _import_jsonschema_rs() -> Any:
+    """`import jsonschema_rs`, with `_parsedate_to_datetime` standing in for email.utils
+    while its native module initialises. The stand-in is in sys.modules only for that
+    import, and only when no other thread is running that could import email.utils
+    meanwhile (and get it); otherwise, or when email.utils is loaded already, the real one
+    serves."""
+    import _thread
+    import sys
+
+    if ("jsonschema_rs" in sys.modules or "email.utils" in sys.modules
+            or _thread._count() != 0):  # threads started by Python other than this one
+        import jsonschema_rs
+
+        return jsonschema_rs
+    import types
+
+    stand_in = types.ModuleType("email.utils", "stands in while jsonschema_rs loads")
+    stand_in.parsedate_to_datetime = _parsedate_to_datetime  # type: ignore[attr-defined]
+    sys.modules["email.utils"] = stand_in
+    try:
+        import jsonschema_rs
+    finally:
+        if sys.modules.get("email.utils") is stand_in:
+            del sys.modules["email.utils"]
+        email = sys.modules.get("email")
+        if email is not None and getattr(email, "utils", None) is stand_in:
+            del email.utils  # the import system set it as the package's attribute
+    return jsonschema_rs
 
 
 def _engine() -> tuple[Any, Any]:
     """jsonschema_rs and its linear-time regex options, loaded on first use."""
     if not _ENGINE:
-        import jsonschema_rs
+        jsonschema_rs = _import_jsonschema_rs()
 
         # PARAMS patterns run in the host on every call's params. fancy-regex (jsonschema-rs's
         # default) backtracks up to a million steps per string: '^(a|a?)+\\1$' under anyOf
@@ -111,8 +167,7 @@ def compile_validator(schema: Any) -> Any:
                           regex=text.endswith('is not a "regex"')) from None
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(NamedTuple):
     """Why an instance does not satisfy a schema: where (a JSON-pointer-like path, or
     "(root)") and jsonschema-rs's message; `data` False when the instance is not JSON data
     jsonschema-rs can represent at all."""

@@ -1,8 +1,9 @@
 """The command line: the only part of dyntools that prints or chooses exit codes.
 
 The console script calls `run()`. `dyntools --version` is answered here, before anything else
-is imported; every other command line goes to the click group `main` (app.py), which imports
-a command's module only when that command runs, or when --help lists them all. `main` is
+is imported, and a plain `dyntools check FILE...` goes to check_run.py without click; every
+other command line goes to the click group `main` (app.py), which imports a command's module
+only when that command runs, or when --help lists them all. `main` is
 importable from here as before (`from dyntools.cli import main`, for click's CliRunner).
 """
 
@@ -23,6 +24,12 @@ def run() -> None:
         sys.stdout.write(f"dyntools, version {__version__}\n")  # click's version_option text
         sys.stdout.flush()
         return
+    if sys.argv[1:2] == ["check"]:  # a plain check command line needs no click (check_run.py)
+        from dyntools.cli.check_run import fast_arguments, run_fast
+
+        arguments = fast_arguments(sys.argv[2:])
+        if arguments is not None:
+            sys.exit(run_fast(arguments))
     from dyntools import interrupts
 
     interrupts.install()  # before the command's imports: a Ctrl-C there exits cleanly too

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from dyntools.toolname import tool_name_problem
 
@@ -52,8 +51,7 @@ class DeclarationError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class HostRule:
+class HostRule(NamedTuple):
     """One host entry. `host` is lowercase (an IPv6 address without brackets, compressed);
     `port` None means the scheme's default port; `subdomains` is a policy's `*.` rule."""
 
@@ -191,8 +189,7 @@ def secret_name_problem(name: object) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Capabilities:
+class Capabilities(NamedTuple):
     """A parsed declaration. Empty (falsy) for a tool that declares nothing."""
 
     http: tuple[HostRule, ...] = ()
@@ -300,8 +297,7 @@ _REQUEST_KEYS = frozenset({"method", "url", "json"})
 _RESPONSE_KEYS = frozenset({"status", "headers", "text"})
 
 
-@dataclass(frozen=True, slots=True)
-class Exchange:
+class Exchange(NamedTuple):
     """One recorded request and what the host answered (a response or a failure)."""
 
     method: str

@@ -18,7 +18,6 @@ import ast
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from dyntools.gate.capabilities import (
@@ -63,19 +62,24 @@ _ASSIGNED_CAPABILITIES = -1  # a key no id() is: CAPABILITIES is assigned at the
 Report = Callable[[ast.AST, str, str], None]
 
 
-@dataclass(slots=True)
 class Contract:
     """What the contract check learned: the constants as evaluated (node, value), the
     string NAME is bound to, and the parsed CAPABILITIES (None when the file declares none,
     or when the declaration is refused: `declared` tells the two apart)."""
 
-    constants: dict[str, tuple[ast.expr, Any]] = field(default_factory=dict)
-    name: str | None = None
-    declared: bool = False
-    capabilities: Capabilities | None = None
-    # JSON text of [NAME, DESCRIPTION, PARAMS(, EXAMPLES)] (dyntools.gate.metadata), when all
-    # three are there and every value is JSON data.
-    metadata_json: str | None = None
+    __slots__ = ("capabilities", "constants", "declared", "metadata_json", "name")
+
+    def __init__(self, constants: dict[str, tuple[ast.expr, Any]] | None = None,
+                 name: str | None = None, declared: bool = False,
+                 capabilities: Capabilities | None = None,
+                 metadata_json: str | None = None) -> None:
+        self.constants = constants if constants is not None else {}
+        self.name = name
+        self.declared = declared
+        self.capabilities = capabilities
+        # JSON text of [NAME, DESCRIPTION, PARAMS(, EXAMPLES)] (dyntools.gate.metadata),
+        # when all three are there and every value is JSON data.
+        self.metadata_json = metadata_json
 
 
 def check_contract(

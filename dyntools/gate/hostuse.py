@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities
 from dyntools.gate.policy import Policy
@@ -31,8 +31,7 @@ URL_MEMBERS = {"http_get": "url", "http_post_json": "url"}
 TOOL_MEMBERS = {"call_tool": "name"}
 
 
-@dataclass(frozen=True, slots=True)
-class HostUse:
+class HostUse(NamedTuple):
     """One use of a member of a dyntools-provided module. `imported` marks a
     `from host import member`; `call` is the call when the use is the callee."""
 

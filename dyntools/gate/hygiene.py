@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from dyntools.findings import Finding
 from dyntools.hidden_text import hidden_character_class
@@ -27,8 +27,7 @@ _NON_ASCII_RE = re.compile("[^\x00-\x7f]")
 _CONTROL_RE = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-@dataclass(frozen=True, slots=True)
-class Decoded:
+class Decoded(NamedTuple):
     text: str | None
     findings: list[Finding]
 

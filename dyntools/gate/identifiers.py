@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import re
 import sys
-import tokenize
 import unicodedata
 
 from dyntools.findings import Finding
@@ -55,26 +54,24 @@ def non_ascii_identifiers(text: str) -> list[Finding]:
     return tokenized_non_ascii_identifiers(text)
 
 
-# Tokens whose text may legitimately hold any Unicode: string literals and comments.
-_TEXT_TOKENS = frozenset(
-    getattr(tokenize, name)
-    for name in ("STRING", "COMMENT", "FSTRING_MIDDLE")
-    if hasattr(tokenize, name)
-)
-# Pieces the tokenizer may split one identifier into (at connector punctuation).
-_WORD_TOKENS = frozenset({tokenize.NAME, tokenize.ERRORTOKEN, tokenize.NUMBER})
-
-
 def tokenized_non_ascii_identifiers(text: str) -> list[Finding]:
     """Every token counts, not only NAME: the tokenizer splits a name at connector
     punctuation such as U+203F or U+FF3F, which the parser then joins again."""
+    import tokenize  # only for the few files that need it: ~1 ms of start-up otherwise
+
+    # Tokens whose text may legitimately hold any Unicode: string literals and comments.
+    text_tokens = frozenset(getattr(tokenize, name)
+                            for name in ("STRING", "COMMENT", "FSTRING_MIDDLE")
+                            if hasattr(tokenize, name))
+    # Pieces the tokenizer may split one identifier into (at connector punctuation).
+    word_tokens = frozenset({tokenize.NAME, tokenize.ERRORTOKEN, tokenize.NUMBER})
     findings: list[Finding] = []
     words: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # start, end, text
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type in _TEXT_TOKENS or not token.string.strip():
+            if token.type in text_tokens or not token.string.strip():
                 continue
-            if words and words[-1][1] == token.start and token.type in _WORD_TOKENS:
+            if words and words[-1][1] == token.start and token.type in word_tokens:
                 start, _, joined = words[-1]
                 words[-1] = (start, token.end, joined + token.string)
             else:

@@ -9,18 +9,16 @@ from a file's source for callers that hold only the bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from dyntools.gate.capabilities import NONE, Capabilities
 
 
-@dataclass(frozen=True, slots=True)
-class ToolMetadata:
+class ToolMetadata(NamedTuple):
     name: str | None
     description: str
     params: dict[str, Any]
-    examples: tuple[dict[str, Any], ...] = field(default=())
+    examples: tuple[dict[str, Any], ...] = ()
     # What the tool may reach through the host (empty for a tool that declares nothing).
     capabilities: Capabilities = NONE
 

@@ -10,15 +10,19 @@ editable install).
 
 from __future__ import annotations
 
-import hashlib
+import _thread
+import contextlib
 import os
-import tomllib
+import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from dyntools.findings import sha256_hex
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ALLOWLIST_ENV = "DYNTOOLS_ALLOWLIST"
 
@@ -33,8 +37,7 @@ PROVIDERS = (PYTHON, DYNTOOLS)
 CAPABILITY_KINDS = ("http", "secrets", "tools")
 
 
-@dataclass(frozen=True, slots=True)
-class ModulePolicy:
+class ModulePolicy(NamedTuple):
     name: str
     members: frozenset[str]
     excluded: Mapping[str, str]
@@ -43,21 +46,19 @@ class ModulePolicy:
     # gives the worker (`host`), which the host side never imports by this name.
     provider: str = PYTHON
     # member -> the CAPABILITIES kind it needs declared (non-empty) to be used.
-    requires: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    requires: Mapping[str, str] = MappingProxyType({})  # immutable: one shared empty map
 
     def reason_excluded(self, member: str) -> str | None:
         return self.excluded.get(member)
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     max_bytes: int
     max_nodes: int
     max_depth: int
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     path: str
     digest: str
     text: str
@@ -138,11 +139,20 @@ def _int(table: Mapping[str, Any], key: str, where: str) -> int:
 
 
 def parse_policy(data: bytes, path: str = "<allowlist>") -> Policy:
+    digest = sha256_hex(data)
     try:
         text = data.decode("utf-8")
-        raw = tomllib.loads(text)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise PolicyError(f"{path}: {exc}") from exc
+    raw = _read_parsed(digest)
+    if raw is None:
+        import tomllib  # ~10 ms with the parse: only for a file not parsed before
+
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise PolicyError(f"{path}: {exc}") from exc
+        _write_parsed(digest, raw)
     limits_table = raw.get("limits", {})
     limits = Limits(
         max_bytes=_int(limits_table, "max_bytes", "limits"),
@@ -156,7 +166,7 @@ def parse_policy(data: bytes, path: str = "<allowlist>") -> Policy:
         _collect_modules(name, table, modules)
     return Policy(
         path=path,
-        digest=hashlib.sha256(data).hexdigest(),
+        digest=digest,
         text=text,
         limits=limits,
         modules=MappingProxyType(modules),
@@ -172,6 +182,61 @@ def parse_policy(data: bytes, path: str = "<allowlist>") -> Policy:
         ),
         denied_calls=_frozen_map(raw.get("denied_calls"), "denied_calls"),
     )
+
+
+# The parsed TOML of an allow-list, as JSON, keyed by the SHA-256 of its bytes: reading the
+# shipped allow-list with tomllib took ~10 ms of every start-up (tomllib's import and a pure
+# Python parse), json.loads of the same tables ~0.3 ms. The cache sits where Python keeps
+# this module's own bytecode (`__pycache__` beside it, or under PYTHONPYCACHEPREFIX), which
+# is trusted as the code is, and is written only when Python writes bytecode. A file whose
+# bytes changed has another digest, so it is parsed again; an entry that does not read back
+# as the tables of its digest is ignored.
+_PARSED_VERSION = 1
+
+
+def _parsed_cache_file(digest: str) -> str:
+    folder, _ = os.path.split(os.path.abspath(__file__))
+    prefix = sys.pycache_prefix
+    cache = (os.path.join(prefix, folder.lstrip(os.sep)) if prefix
+             else os.path.join(folder, "__pycache__"))
+    return os.path.join(cache, f"allowlist-{digest[:40]}.json")
+
+
+def _read_parsed(digest: str) -> dict[str, Any] | None:
+    import json
+
+    try:
+        with open(_parsed_cache_file(digest), "rb") as handle:
+            entry = json.loads(handle.read())
+    except (OSError, ValueError):  # none yet, or not JSON
+        return None
+    if (not isinstance(entry, dict) or entry.get("version") != _PARSED_VERSION
+            or entry.get("digest") != digest or not isinstance(entry.get("tables"), dict)):
+        return None
+    tables: dict[str, Any] = entry["tables"]
+    return tables
+
+
+def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
+    if sys.dont_write_bytecode:
+        return
+    import json
+
+    try:
+        encoded = json.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
+                             allow_nan=False)
+    except (TypeError, ValueError):  # a TOML date or time, or a float JSON cannot hold
+        return
+    target = _parsed_cache_file(digest)
+    temporary = f"{target}.{os.getpid()}.{_thread.get_ident()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(encoded)
+        os.replace(temporary, target)
+    except OSError:  # a read-only install: parse each time, as before
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
 
 
 _MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires"})
@@ -218,22 +283,32 @@ def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> Non
 
 
 def default_allowlist_path() -> Path:
+    from pathlib import Path
+
+    return Path(_default_allowlist_file())
+
+
+def _default_allowlist_file() -> str:
+    # os.path, not pathlib: pathlib (and the urllib.parse and ipaddress it imports) is ~3 ms
+    # of every start-up that loads the gate.
     env = os.environ.get(ALLOWLIST_ENV)
     if env:
-        return Path(env)
-    packaged = Path(__file__).resolve().parent.parent / "allowlist.toml"
-    if packaged.is_file():
+        return env
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    packaged = os.path.join(package, "allowlist.toml")
+    if os.path.isfile(packaged):
         return packaged
-    return Path(__file__).resolve().parent.parent.parent / "allowlist.toml"
+    return os.path.join(os.path.dirname(package), "allowlist.toml")
 
 
 def load_policy(path: str | os.PathLike[str] | None = None) -> Policy:
-    target = Path(path) if path is not None else default_allowlist_path()
+    target = os.fspath(path) if path is not None else _default_allowlist_file()
     try:
-        data = target.read_bytes()
+        with open(target, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise PolicyError(f"cannot read allow-list {target}: {exc.strerror or exc}") from exc
-    return _cached_parse(data, str(target))
+    return _cached_parse(data, target)
 
 
 @cache

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
@@ -39,27 +38,31 @@ INERT_NODES: frozenset[type[ast.AST]] = frozenset(
 )
 
 
-@dataclass(slots=True)
 class Load:
-    name: str
-    node: ast.Name
-    chain: list[ast.Attribute]
-    annotation: bool
+    __slots__ = ("annotation", "chain", "name", "node")
+
+    def __init__(self, name: str, node: ast.Name, chain: list[ast.Attribute],
+                 annotation: bool) -> None:
+        self.name = name
+        self.node = node
+        self.chain = chain
+        self.annotation = annotation
 
 
-@dataclass(slots=True)
 class Scope:
-    kind: str  # "module", "function", "lambda", "comprehension", "class"
-    parent: Scope | None
-    bound: set[str] = field(default_factory=set)
-    loads: list[Load] = field(default_factory=list)
-    has_yield: bool = False
-    # Names this scope binds by an import (the module scope's dict is GateVisitor.imports).
-    imports: dict[str, ImportBinding] = field(default_factory=dict)
+    __slots__ = ("bound", "has_yield", "imports", "kind", "loads", "parent")
+
+    def __init__(self, kind: str, parent: Scope | None) -> None:
+        self.kind = kind  # "module", "function", "lambda", "comprehension", "class"
+        self.parent = parent
+        self.bound: set[str] = set()
+        self.loads: list[Load] = []
+        self.has_yield = False
+        # Names this scope binds by an import (the module scope's dict is GateVisitor.imports).
+        self.imports: dict[str, ImportBinding] = {}
 
 
-@dataclass(frozen=True, slots=True)
-class ImportBinding:
+class ImportBinding(NamedTuple):
     """A name bound by an import (at the top level or in a function body): a module, a
     package prefix, or a member."""
 

@@ -92,7 +92,7 @@ def require_name(report: GateReport, source: str, wanted: str) -> GateReport:
         code="DT504",
         message=f"NAME is {declared!r} but the requested tool is {wanted!r}; set NAME = {wanted!r}",
     )
-    return dataclasses.replace(report, findings=(*report.findings, finding))
+    return report.replace(findings=(*report.findings, finding))
 
 
 def declared_name(source: str) -> tuple[str | None, int, int]:

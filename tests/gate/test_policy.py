@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from dyntools.gate.policy import ALLOWLIST_ENV, PolicyError, load_policy, parse_policy
+from dyntools.gate.policy import (
+    ALLOWLIST_ENV,
+    PolicyError,
+    default_allowlist_path,
+    load_policy,
+    parse_policy,
+)
 
 LIMITS = """\
 [limits]
@@ -234,3 +243,76 @@ def test_the_environment_variable_chooses_the_file(
 def test_the_shipped_allowlist_loads() -> None:
     policy = load_policy(Path(__file__).resolve().parents[2] / "allowlist.toml")
     assert policy.modules and policy.builtins and policy.limits.max_bytes > 0
+
+
+# The parsed-tables cache (policy.py's `_read_parsed`/`_write_parsed`): same Policy, no
+# tomllib on the second start, and nothing trusted that is not the tables of these bytes.
+
+def _cache_on(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    monkeypatch.setattr(sys, "pycache_prefix", str(folder))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+
+
+def _shipped() -> bytes:
+    return default_allowlist_path().read_bytes()
+
+
+def test_a_cached_parse_gives_the_same_policy(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    from dyntools.gate import policy as module
+
+    _cache_on(monkeypatch, tmp_path)
+    first = parse_policy(_shipped(), "shipped")
+    assert list(tmp_path.rglob("allowlist-*.json"))
+    parsed_again = []
+    monkeypatch.setattr(module, "_write_parsed", lambda *a: parsed_again.append(a))
+    assert parse_policy(_shipped(), "shipped") == first
+    assert parsed_again == []  # read from the cache, not parsed
+
+
+@pytest.mark.parametrize("entry", [
+    "not json", "[]", '{"version": 1, "digest": "0", "tables": {}}',
+    '{"version": 2, "digest": "@", "tables": {}}', '{"version": 1, "digest": "@"}',
+])
+def test_a_cache_entry_that_is_not_these_bytes_tables_is_ignored(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, entry: str) -> None:
+    from dyntools.gate import policy as module
+
+    data = _shipped()
+    expected = parse_policy(data, "shipped")
+    _cache_on(monkeypatch, tmp_path)
+    digest = module.sha256_hex(data)
+    target = Path(module._parsed_cache_file(digest))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(entry.replace("@", digest))
+    assert parse_policy(data, "shipped") == expected
+
+
+def test_a_changed_file_is_parsed_again(monkeypatch: pytest.MonkeyPatch,
+                                        tmp_path: Path) -> None:
+    _cache_on(monkeypatch, tmp_path)
+    parse_policy(_shipped(), "shipped")
+    changed = _shipped().replace(b"max_bytes = ", b"max_bytes = 1", 1)
+    assert parse_policy(changed, "changed").limits.max_bytes != parse_policy(
+        _shipped(), "shipped").limits.max_bytes
+    assert len(list(tmp_path.rglob("allowlist-*.json"))) == 2
+
+
+def test_nothing_is_written_when_python_writes_no_bytecode(monkeypatch: pytest.MonkeyPatch,
+                                                           tmp_path: Path) -> None:
+    _cache_on(monkeypatch, tmp_path)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    parse_policy(_shipped(), "shipped")
+    assert not list(tmp_path.rglob("*"))
+
+
+def test_a_second_start_does_not_import_tomllib(tmp_path: Path) -> None:
+    probe = ("import sys\nfrom dyntools.gate.policy import load_policy\nload_policy()\n"
+             "print('tomllib' in sys.modules)")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONDONTWRITEBYTECODE", "DYNTOOLS_ALLOWLIST")}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path)
+    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                           text=True, timeout=60, check=True).stdout.strip()
+            for _ in range(2)]
+    assert runs == ["True", "False"]

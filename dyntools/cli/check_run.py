@@ -1,0 +1,189 @@
+"""`dyntools check`'s work, without click: read the files, run the gate, print the reports.
+
+`dyntools check` is the command a researcher runs once per file, so its start-up is most of
+its cost, and click's import (~10 ms: inspect, uuid, platform, gettext) is a third of it.
+`run()` in `dyntools.cli` sends an ordinary check command line here (`fast_arguments`: files,
+`--json`, `--format text|json|sarif`, `--allowlist PATH`, `--`); everything else (`--help`,
+an unknown option, a bad format, a directory given as the allow-list, no file) goes to the
+click command in check_cmd.py, which does the same work through `check_files` and owns every
+usage message. A usage error found while working (a missing file) is shown by click too, so
+both ways print the same text; a test runs both on the same command lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+
+if TYPE_CHECKING:
+    from dyntools.findings import GateReport
+    from dyntools.gate.policy import Policy
+
+EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+FORMATS = ("text", "json", "sarif")
+
+
+class CheckUsageError(Exception):
+    """A command line the check cannot act on; `message` is click's UsageError text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class CheckArguments(NamedTuple):
+    files: tuple[str, ...]
+    output: str
+    allowlist: str | None
+
+
+def fast_arguments(argv: list[str]) -> CheckArguments | None:
+    """The arguments after `check`, when they are plain enough to need no click; None for
+    anything else (click then parses them, and says what is wrong)."""
+    files: list[str] = []
+    as_json, fmt, allowlist = False, None, None
+    rest = iter(argv)
+    for token in rest:
+        if token == "--":
+            files.extend(rest)
+            break
+        if token == "--json":
+            as_json = True
+            continue
+        name, equals, value = token.partition("=")
+        if name in ("--format", "--allowlist"):
+            if not equals:
+                value = next(rest, "")
+                if not value or value.startswith("-"):
+                    return None  # click says what is missing
+            if name == "--format":
+                if value not in FORMATS:
+                    return None
+                fmt = value
+            else:
+                if not value or os.path.isdir(value):
+                    return None  # click refuses a directory (dir_okay=False)
+                allowlist = value
+            continue
+        if token.startswith("-") and token != "-":
+            return None  # --help, -h, an option check does not have, --json=x
+        files.append(token)
+    if not files:
+        return None
+    output = "json" if as_json and fmt is None else (fmt or "text")
+    return CheckArguments(tuple(files), output, allowlist)
+
+
+def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
+    """Read at most `limit + 1` bytes (one more than allowed shows the file is too large)."""
+    from dyntools.gate import read_bounded
+    from dyntools.terminal import terminal_safe
+
+    if name == "-":
+        stream = stdin or sys.stdin.buffer
+        return stream.read(limit + 1)
+    try:
+        status = os.stat(name)
+        mode = status.st_mode
+    except OSError as exc:
+        raise CheckUsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
+        raise CheckUsageError(f"{terminal_safe(name)}: is a directory; pass tool files")
+    if not stat.S_ISREG(mode):
+        raise CheckUsageError(f"{terminal_safe(name)}: not a regular file")
+    try:
+        with open(name, "rb") as handle:
+            return read_bounded(handle, status.st_size, limit)
+    except OSError as exc:
+        raise CheckUsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
+
+
+def load_check_policy(path: str | None) -> Policy:
+    from dyntools.errors import PolicyLoadError
+    from dyntools.policyload import load_allowlist
+    from dyntools.terminal import terminal_safe
+
+    try:
+        return load_allowlist(path)
+    except PolicyLoadError as exc:
+        raise CheckUsageError(terminal_safe(exc.message)) from exc
+
+
+def check_files(arguments: CheckArguments) -> tuple[str, int]:
+    """The text to print and the exit code (EXIT_ACCEPTED or EXIT_REJECTED); raises
+    CheckUsageError before printing anything."""
+    from dyntools import __version__
+    from dyntools.findings import render_text, to_json, to_sarif
+    from dyntools.gate import check_source
+    from dyntools.terminal import terminal_safe
+
+    policy = load_check_policy(arguments.allowlist)
+    reports: list[GateReport] = []
+    for name in arguments.files:
+        data = read_source(name, policy.limits.max_bytes)
+        reports.append(check_source(data, policy, path="<stdin>" if name == "-" else name))
+    if arguments.output == "json":
+        text = json.dumps(to_json(reports), indent=2)
+    elif arguments.output == "sarif":
+        text = json.dumps(to_sarif(reports, __version__), indent=2)
+    else:
+        text = "\n".join(f"{terminal_safe(report.path)}: accepted" if report.accepted
+                         else render_text(report) for report in reports)
+    return text, EXIT_ACCEPTED if all(r.accepted for r in reports) else EXIT_REJECTED
+
+
+def run_fast(arguments: CheckArguments) -> int:
+    """The check command without click (see the module's docstring); the exit code."""
+    from dyntools import interrupts
+
+    interrupts.install()
+    try:
+        text, code = check_files(arguments)
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`dyntools check *.py | head -1`): exit 1 quietly, as click
+        # does, and let the interpreter's own flush at exit write nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_REJECTED
+    except CheckUsageError as exc:
+        return _show_usage_error(exc.message)
+    except KeyboardInterrupt as exc:
+        code = interrupts.exit_code_for(exc)
+        report_interrupt("check", code)
+    finally:
+        interrupts.finishing()
+    return code
+
+
+def _show_usage_error(message: str) -> int:
+    """Print `message` as click prints a usage error of the check command; the exit code."""
+    import click
+
+    from dyntools.cli.app import main
+
+    with click.Context(main, info_name="dyntools") as parent:
+        command = main.get_command(parent, "check")
+        assert command is not None
+        click.UsageError(message, click.Context(command, info_name="check",
+                                                parent=parent)).show()
+    return EXIT_USAGE
+
+
+def report_interrupt(command: str, code: int) -> None:
+    """One line on stderr and an `interrupted` event, never a traceback."""
+    import contextlib
+
+    name = "SIGINT" if code == 130 else "SIGTERM"
+    with contextlib.suppress(Exception):
+        from dyntools.log import get_logger
+
+        get_logger("cli").info("interrupted", command=command, exit_code=code, signal=name)
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"dyntools: interrupted ({name})\n")
+        sys.stderr.flush()

@@ -1,0 +1,141 @@
+"""`dyntools check` without click (dyntools/cli/check_run.py): every command line prints,
+and exits, exactly as the click command does; the plain ones never import click.
+
+Both ways run as the console script would, in fresh interpreters: `dyntools.cli.run()` (which
+takes the fast path when it can) against `dyntools.cli.app.main()` (click, always).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dyntools.cli.check_run import CheckArguments, fast_arguments
+
+REPO = Path(__file__).resolve().parents[2]
+GOOD = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")
+EVIL = GOOD.replace("    return {", "    eval(params['text'])\n    return {")
+
+PROBE = """
+import json, sys
+sys.argv = ["dyntools", *json.loads(sys.argv[1])]
+via_click = sys.argv[0:0] or {click!r}
+if via_click:
+    from dyntools.cli.app import main as entry
+else:
+    from dyntools.cli import run as entry
+code = 0
+try:
+    entry()
+except SystemExit as exc:
+    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+sys.stdout.flush()
+sys.stderr.write("\\n@@" + json.dumps([code, "click" in sys.modules]))
+"""
+
+
+def _run(argv: list[str], cwd: Path, *, click: bool, stdin: bytes = b"") -> tuple[
+        int, str, str, bool]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    done = subprocess.run([sys.executable, "-c", PROBE.format(click=click), json.dumps(argv)],
+                          input=stdin, capture_output=True, cwd=cwd, env=env, timeout=120,
+                          check=False)
+    stderr, _, tail = done.stderr.decode().rpartition("\n@@")
+    code, click_loaded = json.loads(tail)
+    return code, done.stdout.decode(), stderr, click_loaded
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "good.py").write_text(GOOD, "utf-8")
+    (tmp_path / "evil.py").write_text(EVIL, "utf-8")
+    (tmp_path / "-x.py").write_text(GOOD, "utf-8")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "strict.toml").write_text(
+        (REPO / "allowlist.toml").read_text("utf-8").replace('"re",', "", 1), "utf-8")
+    (tmp_path / "broken.toml").write_text("[limits\n", "utf-8")
+    return tmp_path
+
+
+PLAIN = [
+    ["good.py"], ["evil.py"], ["good.py", "evil.py"], ["--json", "good.py"],
+    ["evil.py", "--json"], ["--format", "sarif", "evil.py"], ["--format=json", "good.py"],
+    ["--json", "--format", "text", "evil.py"], ["--format", "json", "--format", "text",
+                                                "good.py"],
+    ["missing.py"], ["sub"], ["good.py", "missing.py"], ["-"], ["--", "-x.py"],
+    ["--allowlist", "strict.toml", "good.py"], ["--allowlist=strict.toml", "good.py"],
+    ["--allowlist", "nowhere.toml", "good.py"], ["--allowlist", "broken.toml", "good.py"],
+    ["/dev/null"],
+]
+TO_CLICK = [
+    [], ["--help"], ["-h"], ["--bogus", "good.py"], ["--format", "xml", "good.py"],
+    ["--format"], ["--format", "--json", "good.py"], ["--allowlist", "sub", "good.py"],
+    ["--json=1", "good.py"], ["--allowlist"], ["--format="],
+]
+
+
+@pytest.mark.parametrize("argv", PLAIN + TO_CLICK, ids=lambda a: " ".join(a) or "(none)")
+def test_both_ways_print_and_exit_alike(folder: Path, argv: list[str]) -> None:
+    stdin = EVIL.encode() if argv == ["-"] else b""
+    fast = _run(["check", *argv], folder, click=False, stdin=stdin)
+    slow = _run(["check", *argv], folder, click=True, stdin=stdin)
+    assert fast[:3] == slow[:3]
+    assert fast[3] is (argv not in PLAIN or "Error:" in fast[2])  # click only to say why
+
+
+def test_plain_command_lines_parse_as_click_would(folder: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(folder)
+    assert fast_arguments(["a.py", "--format", "sarif", "--json"]) == CheckArguments(
+        ("a.py",), "sarif", None)
+    assert fast_arguments(["--json", "a.py", "b.py"]) == CheckArguments(
+        ("a.py", "b.py"), "json", None)
+    assert fast_arguments(["--", "--json"]) == CheckArguments(("--json",), "text", None)
+    assert all(fast_arguments(argv) is None for argv in TO_CLICK)
+
+
+def _handles_sigterm(pid: int) -> bool:
+    """True once dyntools installed its handlers (Python itself catches only SIGINT)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(next(line.split()[1] for line in status.splitlines()
+                      if line.startswith("SigCgt:")), 16)
+    return bool(caught & (1 << (signal.SIGTERM - 1)))
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_an_interrupted_check_exits_cleanly(sig: int, code: int) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from dyntools.cli import run; import sys; "
+         "sys.argv = ['dyntools', 'check', '-']; run()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not _handles_sigterm(process.pid):  # then it waits on stdin
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        process.send_signal(sig)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == code
+    assert (out, err.decode()) == (b"", f"dyntools: interrupted ({signal.Signals(sig).name})\n")
+
+
+@pytest.mark.parametrize("click", [True, False])
+def test_a_reader_that_goes_away_ends_the_check_quietly(folder: Path, click: bool) -> None:
+    argv = ["dyntools", "check", "--json", *(["good.py", "evil.py"] * 50)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", PROBE.format(click=click), json.dumps(argv[1:])],
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # before the check writes a byte
+    err = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert err.rpartition("\n@@")[0] == "" and json.loads(err.rpartition("\n@@")[2])[0] == 1

@@ -1,0 +1,106 @@
+"""What start-up leaves out: jsonschema-rs loads without email.utils (and what that brings:
+socket, random, urllib), the stand-in it sees answering as the real function does; the
+findings digest without OpenSSL, the same as hashlib's."""
+
+from __future__ import annotations
+
+import datetime
+import email.utils
+import json
+import subprocess
+import sys
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dyntools.jsonschema_safe import _parsedate_to_datetime
+
+PROBE = """
+import json, sys
+from dyntools.jsonschema_safe import compile_validator, validation_error
+validator = compile_validator({"type": "object", "properties": {"when": {
+    "type": "string", "format": "date-time"}}, "required": ["when"]})
+loaded = sorted(m for m in ("email.utils", "socket", "random", "urllib.parse", "calendar")
+                if m in sys.modules)
+stand_in_left = getattr(sys.modules.get("email"), "utils", None) is not None
+import email.utils
+real = email.utils.parsedate_to_datetime.__module__
+print(json.dumps([loaded, stand_in_left, real, validation_error(validator, {}) is not None,
+                  validation_error(validator, {"when": "x"}) is None]))
+"""
+
+
+def test_the_engine_loads_without_email_utils_and_leaves_the_real_one() -> None:
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                          timeout=60, check=True)
+    loaded, stand_in_left, real, refuses_missing, formats_not_asserted = json.loads(done.stdout)
+    assert loaded == []
+    assert stand_in_left is False
+    assert real == "email.utils"
+    assert refuses_missing and formats_not_asserted
+
+
+@given(st.datetimes(min_value=datetime.datetime(1900, 1, 1),
+                    max_value=datetime.datetime(9999, 12, 31)))
+def test_the_stand_in_answers_build_dates_as_email_utils_does(when: datetime.datetime) -> None:
+    text = email.utils.format_datetime(when.replace(microsecond=0,
+                                                    tzinfo=datetime.UTC))
+    assert _parsedate_to_datetime(text) == email.utils.parsedate_to_datetime(text)
+
+
+@given(st.one_of(st.text(max_size=40), st.sampled_from([
+    "Thu, 31 Feb 2026 07:50:16 +0000", "Thu, 12 Nov 2026 07:50:16 +0100",
+    "Thu, 12 Xyz 2026 07:50:16 +0000", "12 Nov 2026 07:50:16 GMT"])))
+def test_any_other_text_goes_to_the_real_function(text: str) -> None:
+    def outcome(function: object) -> object:
+        try:
+            return function(text)  # type: ignore[operator]
+        except Exception as exc:  # both sides must fail alike
+            return type(exc)
+
+    assert outcome(_parsedate_to_datetime) == outcome(email.utils.parsedate_to_datetime)
+
+
+@given(st.binary(max_size=4096))
+def test_findings_sha256_is_hashlibs(data: bytes) -> None:
+    import hashlib
+
+    from dyntools.findings import sha256_hex
+
+    assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+
+
+def test_gate_values_stay_immutable_comparable_and_picklable() -> None:
+    import pickle
+
+    import pytest
+
+    from dyntools.findings import Finding, GateReport
+    from dyntools.gate.capabilities import Capabilities
+
+    finding = Finding(3, 1, "DT401", "eval")
+    report = GateReport("a.py", "00", (finding,), "pd", ("x = 1",), "a", "[]", Capabilities())
+    same = GateReport("a.py", "00", (finding,), "pd")  # source_lines and metadata not compared
+    assert report == same and hash(report) == hash(same)
+    assert report != same.replace(findings=())
+    assert pickle.loads(pickle.dumps(report)) == report
+    assert pickle.loads(pickle.dumps(report)).source_lines == ("x = 1",)
+    assert report.replace(path="b.py").declared_capabilities == Capabilities()
+    for value, field in ((report, "path"), (finding, "line")):
+        with pytest.raises(AttributeError):
+            setattr(value, field, None)
+    with pytest.raises(TypeError):
+        report.replace(colour="red")
+    assert sorted([Finding(2, 5, "DT1", "b"), Finding(2, 1, "DT9", "a")])[0].col == 1
+    assert not Capabilities() and "source_lines" not in repr(report)
+
+
+def test_with_another_thread_alive_the_real_email_utils_serves() -> None:
+    probe = ("import sys, threading\n"
+             "stop = threading.Event()\n"
+             "threading.Thread(target=stop.wait, daemon=True).start()\n"
+             "from dyntools.jsonschema_safe import _engine\n_engine()\n"
+             "print('email.utils' in sys.modules)\nstop.set()\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "True"
