@@ -670,7 +670,7 @@ class Dyntools:
     def pending_version(self, name: str) -> VersionRecord | None:
         """The newest pending version of `name` newer than its current one, or None."""
         current = self.registry.current(name)
-        for record in reversed(self.registry.versions(name)):
+        for record in self.registry.versions(name)[::-1]:
             if current is not None and record.version <= current.version:
                 return None
             if record.status == PENDING:

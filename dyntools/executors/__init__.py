@@ -16,8 +16,7 @@ Ray's address by `ray_address`, else `DYNTOOLS_RAY_ADDRESS`, else Ray's own defa
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from dyntools.errors import UsageError
 from dyntools.sandbox.limits import SandboxLimits
@@ -43,12 +42,12 @@ class Pool(Protocol):
     def close(self, wait: bool = True) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class PoolSettings:
-    """How a version's workers are locked down and sized: the same on every node."""
+class PoolSettings(NamedTuple):
+    """How a version's workers are locked down and sized: the same on every node. (A
+    NamedTuple, not a dataclass: see registry/records.py.)"""
 
     policy: Policy
-    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    limits: SandboxLimits = SandboxLimits()  # immutable: one shared default
     size: int = 2
     max_calls_per_worker: int = 1000
     require_layers: frozenset[str] = frozenset()

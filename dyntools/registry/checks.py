@@ -8,12 +8,11 @@ needs no further reason), then the gate runs on the exact bytes whose hash match
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from dyntools.findings import sha256_hex
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
 from dyntools.registry.manifest import VersionEntry
@@ -31,8 +30,7 @@ MANIFEST_INVALID = "manifest_invalid"
 HARD_LINKED = "hard_linked"
 
 
-@dataclass(frozen=True, slots=True)
-class VersionCheck:
+class VersionCheck(NamedTuple):  # not a dataclass: see records.py
     ok: bool
     reason_code: str | None = None
     reason: str | None = None
@@ -54,7 +52,9 @@ def _read_failure(path: Path, exc: OSError) -> VersionCheck:
 
 
 def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) -> VersionCheck:
-    digest = hashlib.sha256(data).hexdigest()
+    # The interpreter's own SHA-256 (findings.sha256_hex): `import hashlib` would load
+    # OpenSSL into every cold `dyntools call` for this one digest.
+    digest = sha256_hex(data)
     if digest != entry.sha256:
         return VersionCheck(
             False,

@@ -18,8 +18,8 @@ from __future__ import annotations
 import ast
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from dyntools.errors import UsageError
 from dyntools.gate.capabilities import NONE, Capabilities, DeclarationError, parse_capabilities
@@ -32,8 +32,7 @@ APPROVAL_POLICIES = (NEVER, CAPABILITIES, ALWAYS)  # loosest first
 MAX_CONFIG_BYTES = 64 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class RegistryConfig:
+class RegistryConfig(NamedTuple):  # not a dataclass: see records.py
     approval: str = NEVER
 
     def as_dict(self) -> dict[str, object]:

@@ -32,7 +32,6 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -764,14 +763,14 @@ class Registry:
                 raise UsageError(f"{name} v{version} is already retired", tool=name,
                                  version=version)
             if action == "approve":
-                entry = self._decided(name, replace(entry, status=APPROVED, reason=None),
+                entry = self._decided(name, entry._replace(status=APPROVED, reason=None),
                                       decision, signer)
             elif action == "reject":
-                entry = self._decided(name, replace(entry, status=REJECTED, reason=reason),
+                entry = self._decided(name, entry._replace(status=REJECTED, reason=reason),
                                       decision, None)
             else:
-                entry = self._decided(name, replace(entry, status=RETIRED, reason=reason,
-                                                    signature=None), decision, None)
+                entry = self._decided(name, entry._replace(status=RETIRED, reason=reason,
+                                                           signature=None), decision, None)
             manifest = manifest.with_version(entry)
             if action == "approve" and activate:
                 self.forget_cached_check(name, version)
@@ -841,7 +840,7 @@ class Registry:
             if entry is None:
                 raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
                                      version=version)
-            manifest = manifest.with_version(replace(entry, status=QUARANTINED, reason=reason))
+            manifest = manifest.with_version(entry._replace(status=QUARANTINED, reason=reason))
             with interrupts.critical():
                 self._commit(folder, manifest)
             state = self._build(name, use_cache=True, manifest=manifest)

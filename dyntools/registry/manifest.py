@@ -26,10 +26,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -71,8 +70,8 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-@dataclass(frozen=True, slots=True)
-class VersionEntry:
+# NamedTuples, not dataclasses: see records.py.
+class VersionEntry(NamedTuple):
     version: int
     sha256: str
     size: int
@@ -89,8 +88,8 @@ class VersionEntry:
     signature: Mapping[str, Any] | None = None
 
     def with_decision(self, decision: Mapping[str, Any], **changes: Any) -> VersionEntry:
-        return replace(self, decisions=(*self.decisions, MappingProxyType(dict(decision))),
-                       **changes)
+        return self._replace(decisions=(*self.decisions, MappingProxyType(dict(decision))),
+                             **changes)
 
     def as_dict(self) -> dict[str, Any]:
         raw: dict[str, Any] = {
@@ -112,11 +111,13 @@ class VersionEntry:
         return raw
 
 
-@dataclass(frozen=True, slots=True)
-class Manifest:
+_NO_VERSIONS: Mapping[int, VersionEntry] = MappingProxyType({})
+
+
+class Manifest(NamedTuple):
     name: str
     current: int | None = None
-    versions: Mapping[int, VersionEntry] = field(default_factory=lambda: MappingProxyType({}))
+    versions: Mapping[int, VersionEntry] = _NO_VERSIONS  # read-only: one shared empty map
     history: tuple[Mapping[str, Any], ...] = ()
 
     @property
@@ -126,11 +127,11 @@ class Manifest:
     def with_version(self, entry: VersionEntry) -> Manifest:
         versions = dict(self.versions)
         versions[entry.version] = entry
-        return replace(self, versions=MappingProxyType(versions))
+        return self._replace(versions=MappingProxyType(versions))
 
     def with_pointer(self, to: int | None, action: str, **extra: Any) -> Manifest:
         event = {"time": utc_now(), "action": action, "from": self.current, "to": to, **extra}
-        return replace(self, current=to, history=(*self.history, event))
+        return self._replace(current=to, history=(*self.history, event))
 
     def as_dict(self) -> dict[str, Any]:
         return {

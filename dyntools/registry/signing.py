@@ -18,14 +18,11 @@ base64 key is accepted too. The private key file is PKCS#8 PEM, unencrypted, mod
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dyntools.errors import UsageError
 
@@ -48,12 +45,18 @@ def payload(name: str, version: int, sha256: str, verdict: str, approver: str, t
                                ensure_ascii=True).encode("ascii")
 
 
+# base64 (and binascii, struct) are imported where a key or a signature is read or made:
+# this module is loaded by every registry, a cold `dyntools call`'s included, which has
+# neither unless trusted keys are configured.
+
+
 def public_key_text(raw: bytes) -> str:
+    import base64
+
     return base64.b64encode(raw).decode("ascii")
 
 
-@dataclass(frozen=True, slots=True)
-class Signer:
+class Signer(NamedTuple):  # not a dataclass: see records.py
     """A loaded private key and the approver name it signs as."""
 
     private_key: Any  # cryptography's Ed25519PrivateKey
@@ -62,6 +65,8 @@ class Signer:
 
     def sign(self, name: str, version: int, sha256: str, verdict: str, approver: str,
              time: str, policy_digest: str) -> dict[str, Any]:
+        import base64
+
         data = payload(name, version, sha256, verdict, approver, time, policy_digest)
         signature = self.private_key.sign(data)
         return {"algorithm": "ed25519", "key": self.public_key, "approver": approver,
@@ -133,6 +138,9 @@ def parse_public_key(text: str) -> str | None:
         words = words[1:]
     if not words:
         return None
+    import base64
+    import binascii
+
     try:
         raw = base64.b64decode(words[0], validate=True)
     except (binascii.Error, ValueError):
@@ -165,6 +173,9 @@ def check_signature(name: str, version: int, sha256: str, verdict: str, policy_d
                     trusted: frozenset[str]) -> tuple[str, str] | None:
     """None when `signature` is a valid signature of this record by a trusted key; else
     (reason code, reason)."""
+    import base64
+    import binascii
+
     from cryptography.exceptions import InvalidSignature
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 

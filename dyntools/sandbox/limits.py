@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 # Every layer the worker can apply, in the order it applies them. `restricted` is layer 2 of
 # the design (RestrictedPython with runtime guards); the others are OS layers.
@@ -22,10 +22,7 @@ LAYERS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SandboxLimits:
-    """What one call may consume. `cpu_s` defaults to the timeout plus one second."""
-
+class _Fields(NamedTuple):
     timeout_s: float = 5.0
     memory_mb: int = 256
     cpu_s: float | None = None
@@ -37,15 +34,43 @@ class SandboxLimits:
     max_open_files: int = 64
     startup_timeout_s: float = 10.0
 
-    def __post_init__(self) -> None:
-        if self.timeout_s <= 0:
-            raise ValueError(f"timeout_s must be positive, got {self.timeout_s!r}")
-        if self.memory_mb <= 0:
-            raise ValueError(f"memory_mb must be positive, got {self.memory_mb!r}")
-        for name in ("max_output_bytes", "max_result_bytes", "max_params_bytes",
-                     "max_host_answer_bytes", "max_open_files"):
-            if getattr(self, name) <= 0:
+
+class SandboxLimits(_Fields):
+    """What one call may consume. `cpu_s` defaults to the timeout plus one second.
+
+    Immutable and checked when made (a NamedTuple, not a dataclass: a frozen dataclass costs
+    a cold `dyntools call` its creation at import, ~0.5 ms; see registry/records.py)."""
+
+    __slots__ = ()
+
+    def __new__(cls, timeout_s: float = 5.0, memory_mb: int = 256, cpu_s: float | None = None,
+                max_output_bytes: int = 64 * 1024, max_result_bytes: int = 1024 * 1024,
+                max_params_bytes: int = 4 * 1024 * 1024,
+                max_host_answer_bytes: int = 8 * 1024 * 1024, max_open_files: int = 64,
+                startup_timeout_s: float = 10.0) -> SandboxLimits:
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
+        if memory_mb <= 0:
+            raise ValueError(f"memory_mb must be positive, got {memory_mb!r}")
+        for name, value in (("max_output_bytes", max_output_bytes),
+                            ("max_result_bytes", max_result_bytes),
+                            ("max_params_bytes", max_params_bytes),
+                            ("max_host_answer_bytes", max_host_answer_bytes),
+                            ("max_open_files", max_open_files)):
+            if value <= 0:
                 raise ValueError(f"{name} must be positive")
+        return super().__new__(cls, timeout_s, memory_mb, cpu_s, max_output_bytes,
+                               max_result_bytes, max_params_bytes, max_host_answer_bytes,
+                               max_open_files, startup_timeout_s)
+
+    @classmethod
+    def _make(cls, iterable: Any) -> SandboxLimits:  # type: ignore[override]
+        """From a sequence of values, checked as a new one is (NamedTuple's own is not)."""
+        return cls(*iterable)
+
+    def _replace(self, **changes: Any) -> SandboxLimits:
+        """A copy with `changes`, checked as a new one is (NamedTuple's own skips `__new__`)."""
+        return SandboxLimits(**{**self._asdict(), **changes})
 
     @property
     def cpu_seconds(self) -> int:

@@ -18,9 +18,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from dyntools.errors import (
     BadResult,
@@ -75,8 +74,7 @@ _SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
 HostHandler = Callable[[Any, float], dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
-class CallOutcome:
+class CallOutcome(NamedTuple):  # not a dataclass: see registry/records.py
     result: dict[str, Any]
     output: str
 
