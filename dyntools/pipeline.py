@@ -46,10 +46,9 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from dyntools.errors import (
     DyntoolsError,
@@ -111,8 +110,9 @@ AUDIT_FILE = "audit.log"
 AUDIT_EVENT = "pipeline.station"
 
 
-@dataclass(frozen=True, slots=True)
-class StationEvent:
+# The pipeline's values are NamedTuples, not dataclasses (see registry/records.py): a cold
+# `dyntools call` imports this module and would create them for nothing.
+class StationEvent(NamedTuple):
     """One station's start ("running") or end (any other outcome), as logged and displayed."""
 
     tool: str
@@ -142,8 +142,7 @@ class StationEvent:
 StationListener = Callable[[StationEvent], None]
 
 
-@dataclass(frozen=True, slots=True)
-class EnsureResult:
+class EnsureResult(NamedTuple):
     """The tool as callers see it, the registry record behind it, and how it got there."""
 
     tool: Tool

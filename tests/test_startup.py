@@ -30,14 +30,11 @@ NEVER_ON_CALL = (
     # read os.urandom), base64 (only signatures need it), tempfile, thread pools
     "hashlib", "secrets", "random", "hmac", "base64", "tempfile", "concurrent",
 )
-# The dataclasses a cold call still creates (each costs 0.3-0.6 ms at import: the registry's
-# and the sandbox's values are NamedTuples or plain classes). A new one on the call path
+# The dataclasses a cold call still creates (each costs 0.3-0.6 ms at import: the registry's,
+# the pipeline's and the sandbox's values are NamedTuples or plain classes; Tool is handed to
+# the agent frameworks' adapters, which may tell tuples apart). A new one on the call path
 # fails here: make it a NamedTuple, or import it only where it is used.
-DATACLASSES_ON_CALL = frozenset({
-    "dyntools.pipeline.StationEvent", "dyntools.pipeline.EnsureResult", "dyntools.toolmeta.Tool",
-    "dyntools.sandbox.flow.Function", "dyntools.sandbox.flow.CallSite",
-    "dyntools.sandbox.flow.Scope",
-})
+DATACLASSES_ON_CALL = frozenset({"dyntools.toolmeta.Tool"})
 
 
 def _imports_of(argv: list[str], cwd: Path) -> tuple[int, str, list[str]]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass, field
 
 # Builtins whose result CPython builds itself as an exact int, bool or str, whatever they are
 # given (an `__int__` returning an int subclass is copied to an exact int; `str()` and
@@ -72,29 +71,33 @@ def _exception_class(name: str) -> bool:
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
-@dataclass
+# The analysis' records are plain classes, not dataclasses: the host builds this module at
+# every cold `dyntools call`, where making three dataclasses cost ~1 ms. Nothing compares
+# them (they are found by the id of their node), so they need no generated __eq__.
 class Function:
-    params: list[int]
-    returns: int
-    node: ast.AST
+    def __init__(self, params: list[int], returns: int, node: ast.AST) -> None:
+        self.params = params
+        self.returns = returns
+        self.node = node
 
 
-@dataclass
 class CallSite:
-    node: ast.Call
-    kind: str  # "tool", "exact", "builtin", "method", "numeric", "guarded"
-    inputs: list[int]
-    result: int
+    def __init__(self, node: ast.Call, kind: str, inputs: list[int], result: int) -> None:
+        self.node = node
+        self.kind = kind  # "tool", "exact", "builtin", "method", "numeric", "guarded"
+        self.inputs = inputs
+        self.result = result
 
 
-@dataclass
 class Scope:
-    node: ast.AST
-    parent: Scope | None
-    bound: set[str] = field(default_factory=set)
-    globals: set[str] = field(default_factory=set)
-    nonlocals: set[str] = field(default_factory=set)
-    is_function: bool = False
+    def __init__(self, node: ast.AST, parent: Scope | None, *, is_function: bool = False
+                 ) -> None:
+        self.node = node
+        self.parent = parent
+        self.bound: set[str] = set()
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        self.is_function = is_function
 
 
 class Facts:
