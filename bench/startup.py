@@ -216,6 +216,8 @@ def main() -> int:
         print(f"  the same commands from {args.compare} (before):")
         for name, label, against, _ in rows[1:]:
             key = f"{name} (compare)"
+            if key not in best:  # measured once (the interpreter's own rows): no compare run
+                continue
             print(f"  {label:<46} {best[key] * 1000:6.1f}ms {median[key] * 1000:6.1f}ms "
                   f"{cpu[key] * 1000:6.1f}ms   {best[key] / best[against]:5.2f}x "
                   f"({median[key] / median[against]:.2f}x)")
