@@ -18,8 +18,7 @@ import ast
 import contextlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
@@ -172,8 +171,7 @@ def _check(validator: Any, budget_units: int, params: Any, tool: str | None) -> 
 CATALOG, REGISTRY = "catalog", "registry"
 
 
-@dataclass(frozen=True, slots=True)
-class Tool:
+class Tool(NamedTuple):  # not a dataclass: see registry/records.py
     """What a caller sees of any tool, hand-written or generated: the same shape for both.
 
     `origin` ("catalog" or "registry") and `version` are there for operators and logs; the

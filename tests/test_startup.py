@@ -27,36 +27,20 @@ NEVER_ON_CALL = (
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
     # and the standard library's heavier corners the call path has no use for: OpenSSL
     # (hashlib; SHA-256 is the interpreter's own), secrets with random and hmac (temp names
-    # read os.urandom), base64 (only signatures need it), tempfile, thread pools
-    "hashlib", "secrets", "random", "hmac", "base64", "tempfile", "concurrent",
+    # read os.urandom), base64 (only signatures need it), tempfile, thread pools; and
+    # dataclasses: a dataclass costs 0.3-0.6 ms to create at import, and the values a call
+    # makes (registry records, manifests, limits, station events, tools) are NamedTuples or
+    # plain classes. A dataclass on the call path fails here: make it a NamedTuple, or import
+    # its module only where it is used.
+    "hashlib", "secrets", "random", "hmac", "base64", "tempfile", "concurrent", "dataclasses",
 )
-# The dataclasses a cold call still creates (each costs 0.3-0.6 ms at import: the registry's,
-# the pipeline's and the sandbox's values are NamedTuples or plain classes; Tool is handed to
-# the agent frameworks' adapters, which may tell tuples apart). A new one on the call path
-# fails here: make it a NamedTuple, or import it only where it is used.
-DATACLASSES_ON_CALL = frozenset({"dyntools.toolmeta.Tool"})
 
 
 def _imports_of(argv: list[str], cwd: Path) -> tuple[int, str, list[str]]:
     """Run the console script's entry point in a fresh interpreter; its exit code, its stdout
     and every module it imported."""
-    code, out, modules, _ = _run_probe(argv, cwd)
-    return code, out, modules
-
-
-def _run_probe(argv: list[str], cwd: Path) -> tuple[int, str, list[str], list[str]]:
-    """`_imports_of`, plus the dataclasses of dyntools created on the way."""
     probe = (
         "import json, sys\n"
-        # dataclasses (none of NEVER_ON_CALL is among what it imports), its class
-        # processing counted
-        "import dataclasses\n"
-        "made = []\n"
-        "process = dataclasses._process_class\n"
-        "def counted(cls, *args, **kwargs):\n"
-        "    made.append(f'{cls.__module__}.{cls.__qualname__}')\n"
-        "    return process(cls, *args, **kwargs)\n"
-        "dataclasses._process_class = counted\n"
         f"sys.argv = {['dyntools', *argv]!r}\n"
         "from dyntools.cli import run\n"
         "code = 0\n"
@@ -65,13 +49,13 @@ def _run_probe(argv: list[str], cwd: Path) -> tuple[int, str, list[str], list[st
         "except SystemExit as exc:\n"
         "    code = exc.code or 0\n"
         "sys.stdout.flush()\n"
-        "sys.stderr.write('\\n' + json.dumps([code, sorted(sys.modules), made]) + '\\n')\n"
+        "sys.stderr.write('\\n' + json.dumps([code, sorted(sys.modules)]) + '\\n')\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=120, check=True)
-    code, modules, made = json.loads(done.stderr.strip().splitlines()[-1])
-    return code, done.stdout, modules, made
+    code, modules = json.loads(done.stderr.strip().splitlines()[-1])
+    return code, done.stdout, modules
 
 
 def test_version_imports_nothing_and_says_what_click_says(tmp_path: Path) -> None:
@@ -87,12 +71,11 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
     from tests.registry.helpers import tool_source
 
     Registry.open(tmp_path / "reg").add_version("echo_tool", tool_source(answer="1"), {})
-    code, out, modules, made = _run_probe(
+    code, out, modules = _imports_of(
         ["call", "echo_tool", "--params", "{}", "--registry", str(tmp_path / "reg")], tmp_path)
     assert (code, json.loads(out)) == (0, {"answer": "1"})
     assert [m for m in NEVER_ON_CALL if m in modules or any(
         n.startswith(m + ".") for n in modules)] == []
-    assert sorted(m for m in made if m.startswith("dyntools.")) == sorted(DATACLASSES_ON_CALL)
 
 
 def test_the_command_table_is_what_the_modules_register() -> None:
