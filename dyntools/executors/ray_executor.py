@@ -70,6 +70,8 @@ from dyntools.executors.host import (
     Request,
     SandboxHost,
     Shipment,
+    pack,
+    unpack,
 )
 from dyntools.log import get_logger
 
@@ -193,7 +195,7 @@ class _Lane:
         handed_off = False
         try:
             try:
-                ref = self._handle.exchange.remote([call.request], POLL_WAIT_S)
+                ref = self._handle.exchange.remote(pack([call.request]), POLL_WAIT_S)
             except Exception as exc:  # the request could not be serialized
                 self._fail_calls([call], exc)
                 return
@@ -229,7 +231,7 @@ class _Lane:
         try:
             # Not waited for: replies come back through the poller, and an actor that
             # died is noticed there.
-            self._handle.submit.remote([call.request for call in batch])
+            self._handle.submit.remote(pack([call.request for call in batch]))
         except Exception as exc:  # the requests could not be serialized
             self._fail_calls(batch, exc)
         finally:
@@ -298,7 +300,7 @@ class _Lane:
             if self._dag is not None:
                 ref = self._dag.execute(POLL_WAIT_S)
             else:
-                ref = self._handle.poll.remote(POLL_WAIT_S)
+                ref = self._handle.poll.remote(POLL_WAIT_S, True)
         except Exception as exc:
             self._fail(exc)
             return
@@ -312,7 +314,7 @@ class _Lane:
         if give_up is not None:
             budget = min(budget, max(0.0, give_up - time.monotonic()))
         try:
-            replies = ray.get(ref, timeout=budget)
+            replies = unpack(ray.get(ref, timeout=budget))
         except Exception as exc:  # the actor died, or stopped answering
             if give_up is not None and isinstance(exc, ray.exceptions.GetTimeoutError):
                 return False
