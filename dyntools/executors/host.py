@@ -59,6 +59,7 @@ from dyntools.executors import PoolSettings
 
 OK, ERROR, NEED_SOURCE = "ok", "error", "need_source"
 REQUEST = "request"  # an interim reply: (REQUEST, frame), the call waits for `resume`
+POLL_WAIT_S = 0.5  # how long a poll (or an exchange, by default) waits for a finished call
 Key = tuple[str, int, str]  # (tool name, version, sha256 of the gated bytes)
 Reply = tuple[Any, ...]
 # (request id, key, params, timeout, shipment or None, brokered): one call in a `submit`
@@ -257,12 +258,13 @@ class SandboxHost:
             return True
 
     def exchange(self, requests: list[Request] | bytes,
-                 wait_s: float) -> list[tuple[int, Reply]] | bytes:
+                 wait_s: float = POLL_WAIT_S) -> list[tuple[int, Reply]] | bytes:
         """`submit` and `poll` in one task, for a call that finds the driver's lane idle: a
         lone call with a free worker runs in this very thread and its reply comes straight
         back (with any others that are ready). A brokered call runs in a thread of its own and
         this task brings back whatever is ready first, its first request frame included.
-        Requests sent packed (`pack`) are answered packed."""
+        Requests sent packed (`pack`) are answered packed. The driver leaves `wait_s` out:
+        each argument of a Ray task costs its serializer's time on both sides."""
         if type(requests) is bytes:
             return pack(self._exchange(unpack(requests), wait_s))
         assert isinstance(requests, list)

@@ -64,6 +64,7 @@ from dyntools.executors.host import (
     ERROR,
     NEED_SOURCE,
     OK,
+    POLL_WAIT_S,
     REQUEST,
     Key,
     Reply,
@@ -79,7 +80,6 @@ if TYPE_CHECKING:
     from dyntools.registry import VersionRecord
     from dyntools.sandbox.runner import HostHandler
 
-POLL_WAIT_S = 0.5  # how long the poller's task waits on the node for a finished call
 LANE_GET_TIMEOUT_S = 120.0  # a lane's Ray task that takes longer: the actor is presumed lost
 ABORT_WAIT_S = 5.0  # after a refused request: how long to wait for the node's kill to land
 
@@ -195,7 +195,7 @@ class _Lane:
         handed_off = False
         try:
             try:
-                ref = self._handle.exchange.remote(pack([call.request]), POLL_WAIT_S)
+                ref = self._handle.exchange.remote(pack([call.request]))  # waits POLL_WAIT_S
             except Exception as exc:  # the request could not be serialized
                 self._fail_calls([call], exc)
                 return

@@ -267,8 +267,8 @@ class _Wire:
         real, seen = self._handle.exchange, self._seen
 
         class Method:
-            def remote(self, requests: Any, wait_s: float) -> Any:
-                ref = real.remote(requests, wait_s)
+            def remote(self, requests: Any, *rest: Any) -> Any:
+                ref = real.remote(requests, *rest)
                 seen.append((requests, ray.get(ref, timeout=30)))
                 return ref
 
