@@ -14,6 +14,8 @@ keyed by the digest, so bytes for another digest can never be served under this 
 Calls reach the actor in batches (`submit`: one Ray task carries every call the driver has
 queued for this actor) and replies go back in batches (`poll`: every reply that is ready),
 so the cost of a Ray task (milliseconds on a small machine) is paid per batch, not per call.
+A batch of plain data travels as one marshal blob (`pack`), which Ray carries faster than it
+serializes a list of tuples; the node answers a packed batch packed.
 Each call runs in a thread of its own here, so a slow call never holds up the others.
 
 Capability calls (issue 11) are continuations. The operator's policy, the HTTP broker and

@@ -16,7 +16,8 @@ back every reply that is ready, as actor tasks, or with `compiled_graphs=True` o
 compiled graph (a shared-memory channel: faster on idle cores, but its waits spin, which made
 it several times slower on a busy 2-core machine; bench/ray.py measures both). A Ray actor
 task costs milliseconds of CPU on a small machine; batching pays it per batch rather than per
-call (docs/scale.md).
+call (docs/scale.md). Requests and replies cross Ray as one marshal blob when they are plain
+data (`host.pack`): Ray's own serializer costs more than the call's other work here.
 
 Capability tools: the operator's policy, the HTTP broker, every secret and the catalog stay
 here. A call with a `host` (a `dyntools.hostcalls.HostCalls`) is sent `brokered`: each
