@@ -74,19 +74,25 @@ _PLAIN = frozenset({str, int, float, bool, type(None), bytes})
 
 def _plain(value: Any) -> bool:
     """True when `value` holds only exact dicts, lists, tuples, str, int, float, bool, None
-    and bytes: what marshal gives back exactly as it was (it would turn other buffers, a
-    bytearray for one, into bytes, and it refuses subclasses)."""
+    and bytes, each container once: what marshal gives back exactly as it was (it would turn
+    other buffers, a bytearray for one, into bytes, and it refuses subclasses). A container
+    met twice (shared, or a cycle) is left to Ray's pickler, which keeps it as it is."""
     stack = [value]
+    seen: set[int] = set()
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is dict:
-            for key in item:
-                if type(key) not in _PLAIN:
-                    return False
-            stack.extend(item.values())
-        elif kind is list or kind is tuple:
-            stack.extend(item)
+        if kind is dict or kind is list or kind is tuple:
+            if id(item) in seen:
+                return False
+            seen.add(id(item))
+            if kind is dict:
+                for key in item:
+                    if type(key) not in _PLAIN:
+                        return False
+                stack.extend(item.values())
+            else:
+                stack.extend(item)
         elif kind not in _PLAIN:
             return False
     return True

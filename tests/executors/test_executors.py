@@ -211,11 +211,14 @@ def test_plain_requests_and_replies_travel_as_one_marshal_blob(policy: Policy) -
     deep: list[object] = []
     for _ in range(3000):
         deep = [deep]
+    cycle: dict[str, object] = {}
+    cycle["self"] = cycle
     for odd in ([(1, key, {}, None, shipment, False)],
                 [(1, key, {"b": bytearray(b"x")}, None, None, False)],
                 [(1, key, _Dict(a=1), None, None, False)],
                 [(1, (ERROR, "SandboxError", "m", {"level": _Level.LOW}))],
-                [(1, key, {"d": deep}, None, None, False)]):
+                [(1, key, {"d": deep}, None, None, False)],
+                [(1, key, cycle, None, None, False)]):
         assert pack(odd) is odd
         assert unpack(odd) is odd
 
