@@ -9,7 +9,8 @@ side by side, interleaved call by call (the order rotating), never one phase aft
 
 - single calls, one at a time: the local pool, Ray, and two bare Ray actor tasks on an actor
   configured like `SandboxHost` (threaded, the same `max_concurrency`) with a request of the
-  same shape: one that returns at once, and one that sleeps the tool's 1 ms in the actor.
+  same shape, on the same wire (one marshal blob each way): one that returns at once, and
+  one that sleeps the tool's 1 ms in the actor.
   Ray's per-call overhead is its p50 minus the local pool's; the bare tasks show the floor,
   what any design that sends one Ray task per call pays. Measured twice: back to back, in
   alternating blocks of `--block` calls (a lone agent calling one tool after another), and
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import http.server
 import logging
+import marshal
 import os
 import statistics
 import sys
@@ -148,12 +150,16 @@ def under_load(call: Callable[[int], Any], pool: ThreadPoolExecutor,
 
 
 class Echo:
-    """The bare Ray task: a method with SandboxHost.exchange's shape."""
+    """The bare Ray task: a method with SandboxHost.exchange's shape and wire (one marshal
+    blob in, one out: dyntools.executors.host.pack), answering at once or after 1 ms."""
 
-    def exchange(self, requests: list[Any], wait_s: float, sleep_s: float) -> list[Any]:
-        if sleep_s:
-            time.sleep(sleep_s)
-        return [(requests[0][0], ("ok", {"n": requests[0][2]["n"]}))]
+    def exchange(self, blob: bytes) -> bytes:
+        request = marshal.loads(blob)[0]
+        return marshal.dumps([(request[0], ("ok", {"n": request[2]["n"]}))])
+
+    def exchange_1ms(self, blob: bytes) -> bytes:
+        time.sleep(0.001)
+        return self.exchange(blob)
 
 
 def main() -> int:
@@ -186,8 +192,10 @@ def main() -> int:
     request = (0, ("one_ms_tool", 1, "0" * 64), {"n": 0}, None, None, False)
 
     def bare_call(sleep_s: float) -> Callable[[int], Any]:
+        method = bare.exchange_1ms if sleep_s else bare.exchange
+
         def call(n: int) -> Any:
-            return ray.get(bare.exchange.remote([(n, *request[1:])], 0.5, sleep_s))
+            return marshal.loads(ray.get(method.remote(marshal.dumps([(n, *request[1:])]))))
 
         return call
 

@@ -16,7 +16,8 @@ back every reply that is ready, as actor tasks, or with `compiled_graphs=True` o
 compiled graph (a shared-memory channel: faster on idle cores, but its waits spin, which made
 it several times slower on a busy 2-core machine; bench/ray.py measures both). A Ray actor
 task costs milliseconds of CPU on a small machine; batching pays it per batch rather than per
-call (docs/scale.md).
+call (docs/scale.md). Requests and replies cross Ray as one marshal blob when they are plain
+data (`host.pack`): Ray's own serializer costs more than the call's other work here.
 
 Capability tools: the operator's policy, the HTTP broker, every secret and the catalog stay
 here. A call with a `host` (a `dyntools.hostcalls.HostCalls`) is sent `brokered`: each
@@ -64,12 +65,15 @@ from dyntools.executors.host import (
     ERROR,
     NEED_SOURCE,
     OK,
+    POLL_WAIT_S,
     REQUEST,
     Key,
     Reply,
     Request,
     SandboxHost,
     Shipment,
+    pack,
+    unpack,
 )
 from dyntools.log import get_logger
 
@@ -77,7 +81,6 @@ if TYPE_CHECKING:
     from dyntools.registry import VersionRecord
     from dyntools.sandbox.runner import HostHandler
 
-POLL_WAIT_S = 0.5  # how long the poller's task waits on the node for a finished call
 LANE_GET_TIMEOUT_S = 120.0  # a lane's Ray task that takes longer: the actor is presumed lost
 ABORT_WAIT_S = 5.0  # after a refused request: how long to wait for the node's kill to land
 
@@ -193,7 +196,7 @@ class _Lane:
         handed_off = False
         try:
             try:
-                ref = self._handle.exchange.remote([call.request], POLL_WAIT_S)
+                ref = self._handle.exchange.remote(pack([call.request]))  # waits POLL_WAIT_S
             except Exception as exc:  # the request could not be serialized
                 self._fail_calls([call], exc)
                 return
@@ -229,7 +232,7 @@ class _Lane:
         try:
             # Not waited for: replies come back through the poller, and an actor that
             # died is noticed there.
-            self._handle.submit.remote([call.request for call in batch])
+            self._handle.submit.remote(pack([call.request for call in batch]))
         except Exception as exc:  # the requests could not be serialized
             self._fail_calls(batch, exc)
         finally:
@@ -298,7 +301,7 @@ class _Lane:
             if self._dag is not None:
                 ref = self._dag.execute(POLL_WAIT_S)
             else:
-                ref = self._handle.poll.remote(POLL_WAIT_S)
+                ref = self._handle.poll.remote(POLL_WAIT_S, True)
         except Exception as exc:
             self._fail(exc)
             return
@@ -312,7 +315,7 @@ class _Lane:
         if give_up is not None:
             budget = min(budget, max(0.0, give_up - time.monotonic()))
         try:
-            replies = ray.get(ref, timeout=budget)
+            replies = unpack(ray.get(ref, timeout=budget))
         except Exception as exc:  # the actor died, or stopped answering
             if give_up is not None and isinstance(exc, ray.exceptions.GetTimeoutError):
                 return False

@@ -591,19 +591,30 @@ _SCALARS = frozenset({str, int, float, bool, type(None), bytes})
 def check_plain_data(params: dict[str, Any]) -> None:
     """Params must be JSON-shaped data (dict, list, tuple, str, int, float, bool, None,
     bytes): marshal would also carry code objects, and the worker's guards rely on params
-    holding nothing else."""
+    holding nothing else. And a tree, as JSON is: a container met twice (a cycle, which
+    this walk would follow for ever, or one shared by two places, which can multiply the
+    work of every walk after this one) is refused."""
     stack: list[Any] = [params]
+    seen: set[int] = set()
     while stack:
         value = stack.pop()
         kind = type(value)
-        if kind is dict:
-            for key in value:
-                if type(key) not in _SCALARS:
-                    raise UsageError(f"params keys must be strings or numbers, not "
-                                     f"{type(key).__name__}")
-            stack.extend(value.values())
-        elif kind is list or kind is tuple:
-            stack.extend(value)
+        if kind is dict or kind is list or kind is tuple:
+            if not value:  # nothing inside (and the empty tuple is one shared object)
+                continue
+            if id(value) in seen:
+                raise UsageError(f"params must be a tree of JSON data: one {kind.__name__} "
+                                 "appears twice in them (a cycle, or one container shared "
+                                 "by two places)")
+            seen.add(id(value))
+            if kind is dict:
+                for key in value:
+                    if type(key) not in _SCALARS:
+                        raise UsageError(f"params keys must be strings or numbers, not "
+                                         f"{type(key).__name__}")
+                stack.extend(value.values())
+            else:
+                stack.extend(value)
         elif kind not in _SCALARS:
             raise UsageError(f"params may hold only JSON data, not {kind.__name__}")
 

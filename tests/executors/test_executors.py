@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import threading
 import time
@@ -11,7 +12,15 @@ import pytest
 
 from dyntools.errors import UsageError
 from dyntools.executors import LocalExecutor, PoolSettings, build_executor, executor_name
-from dyntools.executors.host import ERROR, NEED_SOURCE, OK, SandboxHost, Shipment
+from dyntools.executors.host import (
+    ERROR,
+    NEED_SOURCE,
+    OK,
+    SandboxHost,
+    Shipment,
+    pack,
+    unpack,
+)
 from dyntools.gate.policy import Policy
 from dyntools.pipeline import Dyntools
 from dyntools.registry import Registry
@@ -175,6 +184,60 @@ def test_a_lone_call_comes_back_in_its_own_exchange(policy: Policy) -> None:
             time.sleep(0.005)
         assert host.exchange([(8, key, {}, None, None, False)], 5.0) == [(8, (OK, {"tag": "v1"}))]
         slow.join(5)
+    finally:
+        host.shutdown()
+
+
+class _Level(enum.IntEnum):
+    LOW = 1
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    pass
+
+
+def test_plain_requests_and_replies_travel_as_one_marshal_blob(policy: Policy) -> None:
+    """What crosses a Ray task is packed when marshal gives it back exactly; anything else
+    (a Shipment, a bytearray marshal would turn into bytes, a subclass, nesting too deep)
+    stays the list it was, for Ray to pickle as before."""
+    key = ("nap_tool", 1, "0" * 64)
+    plain = [(1, key, {"s": "é\ud800", "b": b"\x00", "t": (1, 2.5, None), "l": [True]}, 2.0,
+              None, False)]
+    blob = pack(plain)
+    assert type(blob) is bytes
+    assert unpack(blob) == plain
+    assert type(unpack(blob)[0][2]["t"]) is tuple and type(unpack(blob)[0][1]) is tuple
+    shipment = Shipment(b"x", PoolSettings(policy=policy), "m", "p")
+    deep: list[object] = []
+    for _ in range(3000):
+        deep = [deep]
+    cycle: dict[str, object] = {}
+    cycle["self"] = cycle
+    for odd in ([(1, key, {}, None, shipment, False)],
+                [(1, key, {"b": bytearray(b"x")}, None, None, False)],
+                [(1, key, _Dict(a=1), None, None, False)],
+                [(1, (ERROR, "SandboxError", "m", {"level": _Level.LOW}))],
+                [(1, key, {"d": deep}, None, None, False)],
+                [(1, key, cycle, None, None, False)]):
+        assert pack(odd) is odd
+        assert unpack(odd) is odd
+
+
+def test_a_node_answers_packed_requests_packed(policy: Policy) -> None:
+    host = SandboxHost()
+    source = nap_source("v1")
+    key = _key(source)
+    shipment = Shipment(source, PoolSettings(policy=policy, size=1), "dyntools_nap_v1",
+                        "/driver/registry/nap_tool/v1.py")
+    try:
+        assert host.load(key, shipment)[0] == OK
+        reply = host.exchange(pack([(7, key, {"ms": 1}, None, None, False)]), 5.0)
+        assert type(reply) is bytes and unpack(reply) == [(7, (OK, {"tag": "v1"}))]
+        # The batched path: a packed submit, a packed poll; a list still gets a list.
+        assert host.submit(pack([(8, key, {"ms": 1}, None, None, False)])) == 1
+        polled = host.poll(10.0, True)
+        assert type(polled) is bytes and unpack(polled) == [(8, (OK, {"tag": "v1"}))]
+        assert host.exchange([(9, key, {}, None, None, False)], 5.0) == [(9, (OK, {"tag": "v1"}))]
     finally:
         host.shutdown()
 

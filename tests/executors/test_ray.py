@@ -253,6 +253,61 @@ def test_the_driver_gives_up_on_a_lone_call_whose_node_does_not_answer(
         executor.close()
 
 
+class _Wire:
+    """An actor handle that keeps, for each `exchange` task, its requests argument and
+    what the task brought back (as the lane's `ray.get` sees it)."""
+
+    def __init__(self, handle: Any, seen: list[tuple[Any, Any]]) -> None:
+        self._handle = handle
+        self._seen = seen
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "exchange":
+            return getattr(self._handle, name)
+        real, seen = self._handle.exchange, self._seen
+
+        class Method:
+            def remote(self, requests: Any, *rest: Any) -> Any:
+                ref = real.remote(requests, *rest)
+                seen.append((requests, ray.get(ref, timeout=30)))
+                return ref
+
+        return Method()
+
+
+def test_a_lone_call_travels_as_one_marshal_blob_each_way(
+        registry: Registry, ray_cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its request and its reply cross Ray as bytes (Ray's own serializer costs more than
+    the call's other work on the driver and the node); a call that ships the source goes
+    as a list, for Ray to pickle."""
+    from dyntools.executors.host import unpack
+    from dyntools.executors.ray_executor import RayExecutor
+
+    executor = RayExecutor(ray_cluster)
+    try:
+        with Dyntools(registry, executor=executor) as dt:
+            assert dt.call("nap_tool", {}) == {"tag": "v1"}
+            lane = executor._actors[0].lane
+            assert wait_for(lambda: not (lane._queue or lane._waiting or lane._polling
+                                         or lane._sending))
+            seen: list[tuple[Any, Any]] = []
+            monkeypatch.setattr(lane, "_handle", _Wire(lane._handle, seen))
+            assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}
+            [(requests, replies)] = seen
+            assert type(requests) is bytes and type(replies) is bytes
+            [(rid, key, params, timeout, shipment, brokered)] = unpack(requests)
+            assert key[:2] == ("nap_tool", 1) and params == {"ms": 1}
+            assert (timeout, shipment, brokered) == (None, None, False)
+            assert unpack(replies) == [(rid, ("ok", {"tag": "v1"}))]
+            # A node that lost the version is sent the bytes again: that call is a list.
+            with executor._lock:
+                executor._actors[0].loaded.clear()
+            assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}
+            assert type(seen[1][0]) is list and seen[1][0][0][4] is not None
+    finally:
+        executor.close()
+
+
 def test_a_full_cluster_answers_overloaded(registry: Registry, ray_cluster: str) -> None:
     from dyntools.executors.ray_executor import RayExecutor
 

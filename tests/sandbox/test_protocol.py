@@ -11,6 +11,8 @@ host discards a worker that sends anything but the one reply to the call it is a
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from dyntools.errors import SandboxViolation, ToolRuntimeError, UsageError
@@ -145,3 +147,28 @@ def test_params_are_json_shaped_data_only(params):
 
 def test_json_shaped_params_pass():
     check_plain_data({"a": [1, 2.5, "x", None, True, {"b": (1, 2)}], "c": b"raw", 3: "k"})
+
+
+def _cyclic() -> dict[str, Any]:
+    loop: dict[str, Any] = {"a": 1}
+    loop["self"] = [loop]
+    return loop
+
+
+def _doubling(levels: int) -> list[Any]:
+    node: list[Any] = [1]
+    for _ in range(levels):
+        node = [node, node]  # 2**levels leaves, 2 * levels containers
+    return node
+
+
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("params", [_cyclic(), {"deep": _doubling(80)},
+                                    {"twice": [{"x": 1}] * 2}])
+def test_params_that_are_not_a_tree_are_refused_at_once(params: dict[str, Any]) -> None:
+    with pytest.raises(UsageError, match="appears twice"):
+        check_plain_data(params)
+
+
+def test_empty_containers_may_repeat() -> None:
+    check_plain_data({"a": (), "b": (), "c": [[], []], "d": [{}, {}]})
