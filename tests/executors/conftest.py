@@ -85,12 +85,3 @@ def registry(tmp_path: Path, policy: Policy) -> Registry:
     registry = Registry.open(tmp_path / "reg", policy)
     registry.add_version("nap_tool", nap_source("v1"), {})
     return registry
-
-
-@pytest.fixture(autouse=True)
-def _fresh_logging() -> Iterator[None]:
-    """CLI commands configure structlog for their own stderr; do not leak that to other tests."""
-    yield
-    import structlog
-
-    structlog.reset_defaults()
