@@ -48,28 +48,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-# This file is named ray.py: its folder must not shadow the real `ray` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
-# Ray binds to the machine's outward address unless told the cluster is local only.
-os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+from ray_common import TOOL, remote_echo  # first: it takes this folder off sys.path
 
-from dyntools.capabilities import policy_from_mapping  # noqa: E402
-from dyntools.log import configure_logging  # noqa: E402
-from dyntools.pipeline import Dyntools  # noqa: E402
-from dyntools.registry import Registry  # noqa: E402
-
-TOOL = b'''"""Waits about a millisecond, then echoes n."""
-import time
-
-NAME = "one_ms_tool"
-DESCRIPTION = "Waits about a millisecond, then echoes n."
-PARAMS = {"type": "object", "properties": {"n": {"type": "integer"}}}
-
-
-def run(params):
-    time.sleep(0.001)
-    return {"n": params.get("n", 0)}
-'''
+from dyntools.capabilities import policy_from_mapping
+from dyntools.log import configure_logging
+from dyntools.pipeline import Dyntools
+from dyntools.registry import Registry
 
 FETCH = '''"""Fetches one page through the host."""
 import host
@@ -149,18 +133,6 @@ def under_load(call: Callable[[int], Any], pool: ThreadPoolExecutor,
             "p99": pct(latencies, 0.99)}
 
 
-class Echo:
-    """The bare Ray task: a method with SandboxHost.exchange's shape and wire (one marshal
-    blob in, one out: dyntools.executors.host.pack), answering at once or after 1 ms."""
-
-    def exchange(self, blob: bytes) -> bytes:
-        request = marshal.loads(blob)[0]
-        return marshal.dumps([(request[0], ("ok", {"n": request[2]["n"]}))])
-
-    def exchange_1ms(self, blob: bytes) -> bytes:
-        time.sleep(0.001)
-        return self.exchange(blob)
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -188,7 +160,7 @@ def main() -> int:
     port = server.server_address[1]
     policy = policy_from_mapping({"http": {"allow": [f"127.0.0.1:{port}"],
                                            "allow_private": ["127.0.0.1/32"]}})
-    bare = ray.remote(Echo).options(num_cpus=0, max_concurrency=max_queue + 8).remote()
+    bare = remote_echo(ray).options(num_cpus=0, max_concurrency=max_queue + 8).remote()
     request = (0, ("one_ms_tool", 1, "0" * 64), {"n": 0}, None, None, False)
 
     def bare_call(sleep_s: float) -> Callable[[int], Any]:

@@ -25,27 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# This folder holds bench/ray.py: it must not shadow the real `ray` package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
-os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+from ray_common import TOOL, remote_echo  # first: it takes this folder off sys.path
 
-from dyntools.executors.host import POLL_WAIT_S, unpack  # noqa: E402
-from dyntools.log import configure_logging  # noqa: E402
-from dyntools.pipeline import Dyntools  # noqa: E402
-from dyntools.registry import Registry  # noqa: E402
-
-TOOL = b'''"""Waits about a millisecond, then echoes n."""
-import time
-
-NAME = "one_ms_tool"
-DESCRIPTION = "Waits about a millisecond, then echoes n."
-PARAMS = {"type": "object", "properties": {"n": {"type": "integer"}}}
-
-
-def run(params):
-    time.sleep(0.001)
-    return {"n": params.get("n", 0)}
-'''
+from dyntools.executors.host import POLL_WAIT_S, unpack
+from dyntools.log import configure_logging
+from dyntools.pipeline import Dyntools
+from dyntools.registry import Registry
 
 
 class ListWire:
@@ -66,15 +51,6 @@ class ListWire:
         return Method()
 
 
-class Echo:
-    def exchange(self, blob: bytes) -> bytes:
-        request = marshal.loads(blob)[0]
-        return marshal.dumps([(request[0], ("ok", {"n": request[2]["n"]}))])
-
-    def exchange_1ms(self, blob: bytes) -> bytes:
-        time.sleep(0.001)
-        return self.exchange(blob)
-
 
 def load() -> str:
     return f"load {os.getloadavg()[0]:.2f}"
@@ -94,7 +70,7 @@ def main() -> int:
              logging_level=logging.ERROR, log_to_driver=False)
     print(f"Ray {ray.__version__}, {os.cpu_count()} cores; {load()}")
     executor = RayExecutor()
-    bare = ray.remote(Echo).options(num_cpus=0, max_concurrency=264).remote()
+    bare = remote_echo(ray).options(num_cpus=0, max_concurrency=264).remote()
     request = (0, ("one_ms_tool", 1, "0" * 64), {"n": 0}, None, None, False)
     with tempfile.TemporaryDirectory() as tmp:
         registry = Registry.open(Path(tmp) / "reg")

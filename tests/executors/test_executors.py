@@ -171,10 +171,8 @@ def test_a_lone_call_comes_back_in_its_own_exchange(policy: Policy) -> None:
     host = SandboxHost()
     source = nap_source("v1")
     key = _key(source)
-    shipment = Shipment(source, PoolSettings(policy=policy, size=1), "dyntools_nap_v1",
-                        "/driver/registry/nap_tool/v1.py")
     try:
-        assert host.load(key, shipment)[0] == OK
+        assert host.load(key, _shipment(source, policy))[0] == OK
         assert host.exchange([(7, key, {"ms": 1}, None, None, False)], 5.0) == [(7, (OK, {"tag": "v1"}))]
         # Its worker busy, the next lone call goes through the queue and still comes back.
         slow = threading.Thread(target=host.call, args=(key, {"ms": 800}, None))
@@ -227,10 +225,8 @@ def test_a_node_answers_packed_requests_packed(policy: Policy) -> None:
     host = SandboxHost()
     source = nap_source("v1")
     key = _key(source)
-    shipment = Shipment(source, PoolSettings(policy=policy, size=1), "dyntools_nap_v1",
-                        "/driver/registry/nap_tool/v1.py")
     try:
-        assert host.load(key, shipment)[0] == OK
+        assert host.load(key, _shipment(source, policy))[0] == OK
         reply = host.exchange(pack([(7, key, {"ms": 1}, None, None, False)]), 5.0)
         assert type(reply) is bytes and unpack(reply) == [(7, (OK, {"tag": "v1"}))]
         # The batched path: a packed submit, a packed poll; a list still gets a list.

@@ -222,6 +222,15 @@ class _HungExchange:
         return Method()
 
 
+def _idle_lane(executor: Any) -> Any:
+    """The first actor's lane once nothing else is on it (the version's preload and the
+    first call's poll may still be out), so the next call travels in one exchange task."""
+    lane = executor._actors[0].lane
+    assert wait_for(lambda: not (lane._queue or lane._waiting or lane._polling
+                                 or lane._sending))
+    return lane
+
+
 def test_the_driver_gives_up_on_a_lone_call_whose_node_does_not_answer(
         registry: Registry, ray_cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A lone call travels in one `exchange` task: the caller stops waiting for it at the
@@ -232,11 +241,7 @@ def test_the_driver_gives_up_on_a_lone_call_whose_node_does_not_answer(
     try:
         with Dyntools(registry, executor=executor) as dt:
             assert dt.call("nap_tool", {}) == {"tag": "v1"}
-            lane = executor._actors[0].lane
-            # A lone call: nothing else on the lane (the version's preload and the first
-            # call's poll may still be out), so the next call travels in one exchange task.
-            assert wait_for(lambda: not (lane._queue or lane._waiting or lane._polling
-                                         or lane._sending))
+            lane = _idle_lane(executor)
             real = lane._handle
             hung_s = 6.0
             monkeypatch.setattr(lane, "_handle", _HungExchange(real, hung_s))
@@ -287,9 +292,7 @@ def test_a_lone_call_travels_as_one_marshal_blob_each_way(
     try:
         with Dyntools(registry, executor=executor) as dt:
             assert dt.call("nap_tool", {}) == {"tag": "v1"}
-            lane = executor._actors[0].lane
-            assert wait_for(lambda: not (lane._queue or lane._waiting or lane._polling
-                                         or lane._sending))
+            lane = _idle_lane(executor)
             seen: list[tuple[Any, Any]] = []
             monkeypatch.setattr(lane, "_handle", _Wire(lane._handle, seen))
             assert dt.call("nap_tool", {"ms": 1}) == {"tag": "v1"}
