@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dyntools.cli.check_run import CheckArguments, fast_arguments
 
@@ -139,3 +141,29 @@ def test_a_reader_that_goes_away_ends_the_check_quietly(folder: Path, click: boo
     err = process.stderr.read().decode()
     process.wait(timeout=60)
     assert err.rpartition("\n@@")[0] == "" and json.loads(err.rpartition("\n@@")[2])[0] == 1
+
+
+TOKENS = ["--json", "--format", "json", "sarif", "text", "xml", "--allowlist", "strict.toml",
+          "sub", "--", "-", "good.py", "evil.py", "-x.py", "--bogus", "-h", "--format=json",
+          "--allowlist=strict.toml", "--json=1", "--format=", "--allowlist="]
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(TOKENS), max_size=7))
+def test_a_command_line_the_fast_path_takes_means_the_same_to_click(
+        folder: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
+    import click
+
+    from dyntools.cli.app import main
+
+    monkeypatch.chdir(folder)
+    fast = fast_arguments(argv)
+    if fast is None:
+        return  # click's own, both ways
+    command = main.get_command(click.Context(main), "check")
+    assert command is not None
+    context = command.make_context("check", list(argv))  # click raising here fails the test
+    values = context.params
+    output = "json" if values["as_json"] and values["fmt"] is None else (values["fmt"] or "text")
+    assert fast == CheckArguments(tuple(values["files"]), output, values["allowlist"])
