@@ -249,20 +249,16 @@ class Finding(NamedTuple):
         }
 
 
+# GateReport's fields in the order its constructor takes them.
+_REPORT_FIELDS = ("path", "sha256", "findings", "policy_digest", "source_lines",
+                  "declared_name", "metadata_json", "declared_capabilities")
+
+
 class GateReport:
     """The gate's verdict on one source: accepted when there are no findings. Immutable;
     two reports are equal when their path, digest, findings and policy digest are."""
 
-    __slots__ = (
-        "declared_capabilities",
-        "declared_name",
-        "findings",
-        "metadata_json",
-        "path",
-        "policy_digest",
-        "sha256",
-        "source_lines",
-    )
+    __slots__ = _REPORT_FIELDS
     path: str
     sha256: str
     findings: tuple[Finding, ...]
@@ -358,11 +354,6 @@ class GateReport:
             "policy_digest": self.policy_digest,
             "findings": [f.as_dict() for f in self.findings],
         }
-
-
-# GateReport's fields in the order its constructor takes them.
-_REPORT_FIELDS = ("path", "sha256", "findings", "policy_digest", "source_lines",
-                  "declared_name", "metadata_json", "declared_capabilities")
 
 
 def _builtin_sha256() -> Any:

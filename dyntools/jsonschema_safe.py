@@ -23,6 +23,7 @@ refused before its PARAMS and `dyntools --version` never load it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -79,20 +80,14 @@ def _parsedate_to_datetime(data: str) -> Any:
     import datetime
 
     match = re.fullmatch(_RFC2822_DATE, data) if isinstance(data, str) else None
-    if match is None or match[2] not in _MONTHS:
-        from email.utils import parsedate_to_datetime
+    if match is not None and match[2] in _MONTHS:
+        with contextlib.suppress(ValueError):  # not a real date: the real function says why
+            return datetime.datetime(int(match[3]), _MONTHS.index(match[2]) + 1,
+                                     int(match[1]), int(match[4]), int(match[5]),
+                                     int(match[6]), tzinfo=datetime.UTC)
+    from email.utils import parsedate_to_datetime
 
-        return parsedate_to_datetime(data)
-    day, month, year, hour, minute, second = (
-        int(match[1]), _MONTHS.index(match[2]) + 1, int(match[3]),
-        int(match[4]), int(match[5]), int(match[6]))
-    try:
-        return datetime.datetime(year, month, day, hour, minute, second,
-                                 tzinfo=datetime.UTC)
-    except ValueError:  # not a real date: the real function says why
-        from email.utils import parsedate_to_datetime
-
-        return parsedate_to_datetime(data)
+    return parsedate_to_datetime(data)
 
 
 def _import_jsonschema_rs() -> Any:

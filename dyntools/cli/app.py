@@ -98,18 +98,9 @@ class _Group(click.Group):
 
 
 def _report_interrupt(ctx: click.Context, code: int) -> None:
-    import contextlib
-    import sys
+    from dyntools import interrupts
 
-    with contextlib.suppress(Exception):
-        from dyntools.log import get_logger
-
-        command = ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0]
-        get_logger("cli").info("interrupted", command=command, exit_code=code,
-                               signal="SIGINT" if code == 130 else "SIGTERM")
-    with contextlib.suppress(Exception):
-        sys.stderr.write(f"dyntools: interrupted ({'SIGINT' if code == 130 else 'SIGTERM'})\n")
-        sys.stderr.flush()
+    interrupts.report(ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0], code)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

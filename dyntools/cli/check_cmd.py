@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
@@ -21,21 +23,26 @@ if TYPE_CHECKING:
     from dyntools.gate.policy import Policy
 
 
-def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
-    """check_run.read_source for a click command: a file it cannot read is a UsageError."""
+@contextlib.contextmanager
+def _usage_errors() -> Iterator[None]:
+    """check_run's CheckUsageError as click's UsageError (same message)."""
     try:
-        return _read_source(name, limit, stdin)
+        yield
     except CheckUsageError as exc:
         raise click.UsageError(exc.message) from exc
+
+
+def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
+    """check_run.read_source for a click command: a file it cannot read is a UsageError."""
+    with _usage_errors():
+        return _read_source(name, limit, stdin)
 
 
 def policy_option(path: str | None) -> Policy:
     """The allow-list of an --allowlist option (None: the default); a UsageError saying
     what is wrong with it."""
-    try:
+    with _usage_errors():
         return load_check_policy(path)
-    except CheckUsageError as exc:
-        raise click.UsageError(exc.message) from exc
 
 
 @main.command()
@@ -57,9 +64,7 @@ def policy_option(path: str | None) -> Policy:
 def check(files: tuple[str, ...], as_json: bool, fmt: str | None, allowlist: str | None) -> None:
     """Run the static gate on tool FILES ('-' reads standard input)."""
     output = "json" if as_json and fmt is None else (fmt or "text")
-    try:
+    with _usage_errors():
         text, code = check_files(CheckArguments(files, output, allowlist))
-    except CheckUsageError as exc:
-        raise click.UsageError(exc.message) from exc
     click.echo(text)
     sys.exit(code)

@@ -18,6 +18,13 @@ import stat
 import sys
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
+from dyntools import __version__, interrupts
+from dyntools.errors import PolicyLoadError
+from dyntools.findings import render_text, to_json, to_sarif
+from dyntools.gate import check_source, read_bounded
+from dyntools.policyload import load_allowlist
+from dyntools.terminal import terminal_safe
+
 if TYPE_CHECKING:
     from dyntools.findings import GateReport
     from dyntools.gate.policy import Policy
@@ -79,9 +86,6 @@ def fast_arguments(argv: list[str]) -> CheckArguments | None:
 
 def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
     """Read at most `limit + 1` bytes (one more than allowed shows the file is too large)."""
-    from dyntools.gate import read_bounded
-    from dyntools.terminal import terminal_safe
-
     if name == "-":
         stream = stdin or sys.stdin.buffer
         return stream.read(limit + 1)
@@ -102,10 +106,6 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
 
 
 def load_check_policy(path: str | None) -> Policy:
-    from dyntools.errors import PolicyLoadError
-    from dyntools.policyload import load_allowlist
-    from dyntools.terminal import terminal_safe
-
     try:
         return load_allowlist(path)
     except PolicyLoadError as exc:
@@ -115,11 +115,6 @@ def load_check_policy(path: str | None) -> Policy:
 def check_files(arguments: CheckArguments) -> tuple[str, int]:
     """The text to print and the exit code (EXIT_ACCEPTED or EXIT_REJECTED); raises
     CheckUsageError before printing anything."""
-    from dyntools import __version__
-    from dyntools.findings import render_text, to_json, to_sarif
-    from dyntools.gate import check_source
-    from dyntools.terminal import terminal_safe
-
     policy = load_check_policy(arguments.allowlist)
     reports: list[GateReport] = []
     for name in arguments.files:
@@ -137,8 +132,6 @@ def check_files(arguments: CheckArguments) -> tuple[str, int]:
 
 def run_fast(arguments: CheckArguments) -> int:
     """The check command without click (see the module's docstring); the exit code."""
-    from dyntools import interrupts
-
     interrupts.install()
     try:
         text, code = check_files(arguments)
@@ -155,7 +148,7 @@ def run_fast(arguments: CheckArguments) -> int:
         return _show_usage_error(exc.message)
     except KeyboardInterrupt as exc:
         code = interrupts.exit_code_for(exc)
-        report_interrupt("check", code)
+        interrupts.report("check", code)
     finally:
         interrupts.finishing()
     return code
@@ -173,17 +166,3 @@ def _show_usage_error(message: str) -> int:
         click.UsageError(message, click.Context(command, info_name="check",
                                                 parent=parent)).show()
     return EXIT_USAGE
-
-
-def report_interrupt(command: str, code: int) -> None:
-    """One line on stderr and an `interrupted` event, never a traceback."""
-    import contextlib
-
-    name = "SIGINT" if code == 130 else "SIGTERM"
-    with contextlib.suppress(Exception):
-        from dyntools.log import get_logger
-
-        get_logger("cli").info("interrupted", command=command, exit_code=code, signal=name)
-    with contextlib.suppress(Exception):
-        sys.stderr.write(f"dyntools: interrupted ({name})\n")
-        sys.stderr.flush()
