@@ -22,6 +22,11 @@ LAYERS: tuple[str, ...] = (
 )
 
 
+# The longest any of the limits in seconds may be (a day): an infinite or NaN timeout would
+# never end a call, and the CPU limit is an integer count of seconds for setrlimit.
+MAX_SECONDS = 86_400.0
+
+
 class _Fields(NamedTuple):
     timeout_s: float = 5.0
     memory_mb: int = 256
@@ -48,8 +53,12 @@ class SandboxLimits(_Fields):
                 max_params_bytes: int = 4 * 1024 * 1024,
                 max_host_answer_bytes: int = 8 * 1024 * 1024, max_open_files: int = 64,
                 startup_timeout_s: float = 10.0) -> SandboxLimits:
-        if timeout_s <= 0:
-            raise ValueError(f"timeout_s must be positive, got {timeout_s!r}")
+        for name, seconds in (("timeout_s", timeout_s), ("cpu_s", cpu_s),
+                              ("startup_timeout_s", startup_timeout_s)):
+            # `not 0 < x <= MAX` also refuses NaN (every comparison with it is false)
+            if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+                raise ValueError(f"{name} must be a number of seconds above 0 and at most "
+                                 f"{MAX_SECONDS:g}, got {seconds!r}")
         if memory_mb <= 0:
             raise ValueError(f"memory_mb must be positive, got {memory_mb!r}")
         for name, value in (("max_output_bytes", max_output_bytes),
