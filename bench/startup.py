@@ -3,7 +3,8 @@
     baseline  python -I -S -c pass (the same interpreter)
     site      python -c pass (site, and the environment's .pth files)
     floor     the gate's floor: site, ast/json/re/typing and jsonschema-rs, loaded as the
-              gate loads them; no dyntools code of its own (a check cannot start faster)
+              gate loads them, and the console script's exit (no teardown); no dyntools
+              code of its own (a check cannot start faster)
     version   dyntools --version                                target within 4x the baseline
     check     dyntools check FILE (one tool file)               target within 4x
     call-1    dyntools call NAME on a registry of 1 version     target within 10x
@@ -66,10 +67,10 @@ def run(params):
 '''
 
 
-# The CLI entry point of whichever checkout is first on the path (`run` here; older
-# checkouts have only the click group `main`).
+# The console script's entry point of whichever checkout is first on the path (`script`
+# here; older checkouts have `run`, or only the click group `main`).
 ENTRY = ("import sys; import dyntools.cli as cli; sys.argv[0] = 'dyntools'; "
-         "sys.exit((getattr(cli, 'run', None) or cli.main)())")
+         "sys.exit((getattr(cli, 'script', None) or getattr(cli, 'run', None) or cli.main)())")
 
 
 def tool_source(name: str, variant: int) -> bytes:
@@ -128,9 +129,10 @@ def import_breakdown(argv: list[str], env: dict[str, str], cwd: Path, top: int) 
 
 # What a process that runs the gate loads before any of dyntools' own code: the interpreter
 # with site, the standard library modules the gate is built on, and jsonschema-rs as the
-# gate loads it (dyntools.jsonschema_safe, a leaf, is its loader). `check` cannot be faster.
-GATE_FLOOR = ("import ast, json, re, typing\n"
-              "from dyntools.jsonschema_safe import _engine\n_engine()")
+# gate loads it (dyntools.jsonschema_safe, a leaf, is its loader); it ends as the console
+# script does (`os._exit`, without the interpreter's teardown). `check` cannot be faster.
+GATE_FLOOR = ("import ast, json, os, re, typing\n"
+              "from dyntools.jsonschema_safe import _engine\n_engine()\nos._exit(0)")
 
 
 def main() -> int:

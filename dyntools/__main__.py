@@ -1,6 +1,6 @@
 """`python -m dyntools` is the `dyntools` command."""
 
-from dyntools.cli import run
+from dyntools.cli import script
 
 if __name__ == "__main__":
-    run()
+    script()

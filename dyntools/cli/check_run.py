@@ -145,24 +145,12 @@ def run_fast(arguments: CheckArguments) -> int:
         os.close(devnull)
         return EXIT_REJECTED
     except CheckUsageError as exc:
-        return _show_usage_error(exc.message)
+        from dyntools.cli.values import show_usage_error
+
+        return show_usage_error("check", exc.message)
     except KeyboardInterrupt as exc:
         code = interrupts.exit_code_for(exc)
         interrupts.report("check", code)
     finally:
         interrupts.finishing()
     return code
-
-
-def _show_usage_error(message: str) -> int:
-    """Print `message` as click prints a usage error of the check command; the exit code."""
-    import click
-
-    from dyntools.cli.app import main
-
-    with click.Context(main, info_name="dyntools") as parent:
-        command = main.get_command(parent, "check")
-        assert command is not None
-        click.UsageError(message, click.Context(command, info_name="check",
-                                                parent=parent)).show()
-    return EXIT_USAGE

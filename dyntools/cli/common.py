@@ -1,9 +1,10 @@
 """What `dyntools ensure` and `dyntools call` share: their exit codes, their common options,
 how they fail and how they open the registry.
 
-A module of its own so that `dyntools call` (call_cmd.py) loads none of what only `ensure`
-needs (the generators' names and models, the station display, the catalog): a cold call's
-start-up is its cost (bench/startup.py, tests/test_startup.py).
+A module of its own, without click, so that `dyntools call` (call_run.py) loads none of what
+only `ensure` needs (the generators' names and models, the station display, the catalog),
+and its fast path no click: a cold call's start-up is its cost (bench/startup.py,
+tests/test_startup.py). The options they share are in options.py (`common_options`).
 
 Exit codes (the same numbers as `exec` for the sandbox reasons):
     0 ok                      8 sandbox_violation
@@ -26,17 +27,11 @@ import json
 import sys
 from typing import Any
 
-import click
-
-from dyntools.cli.options import (
-    EXECUTOR_HELP,
-    RAY_ADDRESS_HELP,
-    audit_log_option,
-    capabilities_click,
+from dyntools.cli.values import (
+    echo,
     echo_error,
     registry_root,
     setup_logging,
-    trusted_keys_click,
     trusted_keys_option,
 )
 from dyntools.errors import (
@@ -114,42 +109,13 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
     with its code."""
     code = exit_code_for(error)
     if as_json:
-        click.echo(json.dumps({"ok": False, "error": error.as_dict(),
+        echo(json.dumps({"ok": False, "error": error.as_dict(),
                                "stations": [e.as_dict() for e in stations]}, indent=2))
     else:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
         echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
                            f"{terminal_safe(f['message'])}" for f in findings))
     sys.exit(code)
-
-
-_common = [
-    click.option("--registry", "registry_path", type=str, default=None,
-                 help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
-    click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
-                 help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
-                      "allowlist.toml)."),
-    click.option("--timeout", type=float, default=None,
-                 help="Wall-clock limit per sandboxed call, in seconds."),
-    click.option("--require-layers", default=None,
-                 help="Comma list of sandbox layers that must be active, or 'all'."),
-    click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-                 default="warning", show_default=True,
-                 help="Log level on stderr (the registry's audit.log always gets info)."),
-    click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
-    click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
-                 help=EXECUTOR_HELP),
-    click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
-    trusted_keys_click,
-    audit_log_option,
-    capabilities_click,
-]
-
-
-def common_options(command: Any) -> Any:
-    for option in reversed(_common):
-        command = option(command)
-    return command
 
 
 def open_registry(registry_path: str | None, policy: Any, trusted_keys: str | None,

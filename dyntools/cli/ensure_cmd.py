@@ -23,13 +23,13 @@ from dyntools.cli.common import (
     EXIT_OK,
     EXIT_OTHER,
     EXIT_PENDING,
-    common_options,
     exit_code_for,
     fail,
     open_registry,
 )
 from dyntools.cli.options import (
     capability_policy_option,
+    common_options,
     echo_model_notice,
     json_option,
     sandbox_limits,
