@@ -22,11 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dyntools.gate.capabilities import Capabilities
     from dyntools.gate.metadata import ToolMetadata
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 
 class Family(StrEnum):

@@ -28,7 +28,12 @@ import json
 import math
 import re
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 SchemaPath = tuple[str | int, ...]
 INVALID, COST, NOT_OBJECT = "invalid", "cost", "not-object"

@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dyntools.errors import (
     DyntoolsError,
@@ -94,6 +94,11 @@ if TYPE_CHECKING:
     from dyntools.generators.base import Generator, ToolSpec
     from dyntools.generators.loop import GatedSource
     from dyntools.verify import Example, HostFor, VerificationReport
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 # Generation (dyntools.generators) and verification (dyntools.verify) are imported by the
 # methods that use them: `dyntools call` runs neither, and its start-up is its cost.

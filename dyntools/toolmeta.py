@@ -18,7 +18,7 @@ import ast
 import contextlib
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
@@ -26,6 +26,11 @@ from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metadata import ToolMetadata
 from dyntools.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
 from dyntools.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 __all__ = ["CATALOG", "EMPTY_PARAMS", "MAX_PARAMS_DEPTH", "REGISTRY", "Tool", "ToolMetadata",
            "check_params", "nesting_depth_exceeds", "params_check", "params_validator",

@@ -17,7 +17,7 @@ import json
 import os
 import stat
 import sys
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools import interrupts
 from dyntools.cli.values import (
@@ -29,6 +29,11 @@ from dyntools.cli.values import (
     limits_value,
     policy_value,
 )
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 EXIT_INTERRUPTED_READER = 1  # click's exit code when the reader of stdout went away
 

@@ -16,7 +16,7 @@ import json
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO
 
 from dyntools import __version__, interrupts
 from dyntools.errors import PolicyLoadError
@@ -28,6 +28,11 @@ from dyntools.terminal import terminal_safe
 if TYPE_CHECKING:
     from dyntools.findings import GateReport
     from dyntools.gate.policy import Policy
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "sarif")

@@ -16,7 +16,7 @@ Ray's address by `ray_address`, else `DYNTOOLS_RAY_ADDRESS`, else Ray's own defa
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dyntools.errors import UsageError
 from dyntools.sandbox.limits import SandboxLimits
@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from dyntools.gate.policy import Policy
     from dyntools.registry import VersionRecord
     from dyntools.sandbox.runner import HostHandler
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 EXECUTORS = ("local", "ray")
 ENV_EXECUTOR = "DYNTOOLS_EXECUTOR"

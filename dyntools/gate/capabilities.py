@@ -23,9 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.toolname import tool_name_problem
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 HTTP, SECRETS, TOOLS = "http", "secrets", "tools"
 KINDS = (HTTP, SECRETS, TOOLS)

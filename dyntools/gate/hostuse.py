@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities
 from dyntools.gate.policy import Policy
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 Report = Callable[[ast.AST, str, str], None]
 

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from dyntools.findings import Finding
 from dyntools.hidden_text import hidden_character_class
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 # PEP 263: a comment on line 1 or 2 matching this declares the source encoding.
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)

@@ -9,9 +9,14 @@ from a file's source for callers that hold only the bytes.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.gate.capabilities import NONE, Capabilities
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 
 class ToolMetadata(NamedTuple):

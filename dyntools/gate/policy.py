@@ -17,12 +17,17 @@ import sys
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.findings import sha256_hex
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 ALLOWLIST_ENV = "DYNTOOLS_ALLOWLIST"
 

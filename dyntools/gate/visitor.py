@@ -17,12 +17,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
 from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
 INERT_NODES: frozenset[type[ast.AST]] = frozenset(

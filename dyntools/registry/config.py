@@ -19,11 +19,16 @@ import ast
 import json
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
 from dyntools.errors import UsageError
 from dyntools.gate.capabilities import NONE, Capabilities, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 CONFIG_NAME = "config.json"
 CONFIG_FORMAT = 1

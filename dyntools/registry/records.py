@@ -8,11 +8,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import UsageError
 from dyntools.registry.manifest import APPROVED
 from dyntools.toolname import tool_name_problem
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 REGISTRY_ENV = "DYNTOOLS_REGISTRY"
 DEFAULT_REGISTRY_DIR = "generated_tools"

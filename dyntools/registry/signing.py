@@ -22,9 +22,14 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import UsageError
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 SIGNING_KEY_ENV = "DYNTOOLS_SIGNING_KEY"
 TRUSTED_KEYS_ENV = "DYNTOOLS_TRUSTED_KEYS"

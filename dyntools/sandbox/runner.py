@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import (
     BadResult,
@@ -37,6 +37,11 @@ from dyntools.errors import (
 from dyntools.sandbox import protocol
 from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
+    from dyntools.tuples import NamedTuple
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 BOOTSTRAP = (
