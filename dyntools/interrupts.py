@@ -15,9 +15,9 @@ Without `install()` (a library caller), `critical()` changes nothing.
 from __future__ import annotations
 
 import _signal
+import _thread
 import contextlib
 import os
-import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -42,6 +42,7 @@ class Interrupted(KeyboardInterrupt):
 
 class _State:
     installed = False
+    main_ident: int | None = None  # the thread install() ran in: Python's main thread
     depth = 0
     held: int | None = None
     raised: int | None = None
@@ -78,6 +79,8 @@ CLEANUP_LIMIT_S = 15.0
 
 
 def _exit_within(seconds: float, signum: int) -> None:
+    import threading  # only once a signal came: a check or a call starts without it
+
     timer = threading.Timer(seconds, os._exit, args=(128 + signum,))
     timer.daemon = True
     timer.start()
@@ -85,11 +88,13 @@ def _exit_within(seconds: float, signum: int) -> None:
 
 def install() -> None:
     """Route SIGINT and SIGTERM to `Interrupted` (main thread only; a no-op elsewhere)."""
-    if threading.current_thread() is not threading.main_thread():
+    try:
+        for signum in EXIT_CODES:
+            _signal.signal(signum, _handler)
+    except ValueError:  # not Python's main thread: only that one may set handlers
         return
-    for signum in EXIT_CODES:
-        _signal.signal(signum, _handler)
     _state.installed = True
+    _state.main_ident = _thread.get_ident()
 
 
 def finishing() -> None:
@@ -127,7 +132,7 @@ def exit_code_for(exc: KeyboardInterrupt) -> int:
 @contextlib.contextmanager
 def critical() -> Iterator[None]:
     """Hold SIGINT/SIGTERM until the block ends (main thread, when installed)."""
-    if not _state.installed or threading.current_thread() is not threading.main_thread():
+    if not _state.installed or _thread.get_ident() != _state.main_ident:
         yield
         return
     _state.depth += 1

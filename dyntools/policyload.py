@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from dyntools.errors import PolicyLoadError
-
 if TYPE_CHECKING:
     from dyntools.gate.policy import Policy
 
@@ -28,5 +26,9 @@ def load_allowlist(path: str | os.PathLike[str] | None = None) -> Policy:
     try:
         return load_policy(path)
     except PolicyError as exc:
+        # dyntools.errors (its ~40 classes) only now: a `dyntools check` of an allow-list
+        # that loads never needs it
+        from dyntools.errors import PolicyLoadError
+
         where = str(path) if path is not None else str(default_allowlist_path())
         raise PolicyLoadError(str(exc), path=where) from exc

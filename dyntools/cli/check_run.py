@@ -19,7 +19,6 @@ import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 from dyntools import __version__, interrupts
-from dyntools.errors import PolicyLoadError
 from dyntools.findings import render_text, to_json, to_sarif
 from dyntools.gate import check_source, read_bounded
 from dyntools.policyload import load_allowlist
@@ -113,7 +112,11 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
 def load_check_policy(path: str | None) -> Policy:
     try:
         return load_allowlist(path)
-    except PolicyLoadError as exc:
+    except Exception as exc:  # only a failure imports dyntools.errors (policyload.py)
+        from dyntools.errors import PolicyLoadError
+
+        if not isinstance(exc, PolicyLoadError):
+            raise
         raise CheckUsageError(terminal_safe(exc.message)) from exc
 
 

@@ -39,9 +39,10 @@ MAX_HOST_CHARS = 253
 MAX_SECRET_CHARS = 64
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
-_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
-_SECRET = re.compile(r"[A-Z][A-Z0-9_]*")
-_PORT = re.compile(r"[0-9]{1,5}")
+# Compiled when a file first declares CAPABILITIES (re keeps them): not at every import.
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_SECRET = r"[A-Z][A-Z0-9_]*"
+_PORT = r"[0-9]{1,5}"
 
 Path = tuple[str | int, ...]
 
@@ -149,7 +150,7 @@ def parse_host(entry: object, *, wildcard: bool = False, path: Path = ()) -> Hos
                                          "IPv4 address (a.b.c.d, decimal, no leading zeros)")
         return HostRule(host, port)
     for label in labels:
-        if not _LABEL.fullmatch(label):
+        if not re.fullmatch(_LABEL, label):
             raise DeclarationError(path, f"host {shown}: label {label[:63]!r} is not a DNS "
                                          "label (letters, digits and inner hyphens, at most "
                                          "63)")
@@ -178,7 +179,7 @@ def _split_port(text: str, shown: str, path: Path) -> tuple[str, int | None]:
 
 
 def _port(text: str, shown: str, path: Path) -> int:
-    if not _PORT.fullmatch(text) or not 0 < int(text) < 65536:
+    if not re.fullmatch(_PORT, text) or not 0 < int(text) < 65536:
         raise DeclarationError(path, f"host {shown}: the port must be a number from 1 to 65535")
     return int(text)
 
@@ -187,7 +188,7 @@ def secret_name_problem(name: object) -> str | None:
     """Why `name` is not a secret's name (UPPER_SNAKE, at most 64 characters), or None."""
     if not isinstance(name, str):
         return f"a secret name must be a string, got {type(name).__name__}"
-    if not name.isascii() or not _SECRET.fullmatch(name) or len(name) > MAX_SECRET_CHARS:
+    if not name.isascii() or not re.fullmatch(_SECRET, name) or len(name) > MAX_SECRET_CHARS:
         return (f"secret name {name[:40]!r} must be UPPER_SNAKE_CASE: an uppercase ASCII "
                 f"letter, then uppercase letters, digits and underscores, at most "
                 f"{MAX_SECRET_CHARS}")

@@ -8,7 +8,6 @@ is one regular expression over the whole text, so the cost is linear and small.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import TYPE_CHECKING
 
 from dyntools.findings import Finding
@@ -24,12 +23,14 @@ _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTI
 
 # Trojan Source (CVE-2021-42574), invisible and private-use characters: one definition for
 # the source, the metadata strings and the terminal (dyntools.hidden_text).
-_NON_ASCII_RE = re.compile("[^\x00-\x7f]")
+# The patterns of scans that only some files need are compiled when first used (re keeps them):
+# compiling them all at import was ~1 ms of every `dyntools check`.
+_NON_ASCII = "[^\x00-\x7f]"
 
 # C0 and C1 controls except NUL (DT002 has its own code), tab, newline, carriage return and
 # form feed (PEP 8 allows ^L); and the Unicode line and paragraph separators, which editors
 # show as line breaks where Python sees none.
-_CONTROL_RE = re.compile("[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = "[\x01-\x08\x0b\x0e-\x1f\x7f-\x9f\u2028\u2029]"
 
 
 class Decoded(NamedTuple):
@@ -94,7 +95,7 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
     if not text.isascii():
         findings.extend(_scan_unicode(text))
     if _ANY_CONTROL.search(text):  # one scan for the usual file, which has none of them
-        findings.extend(_scan(text, _CONTROL_RE, "DT006", "control character"))
+        findings.extend(_scan(text, re.compile(_CONTROL), "DT006", "control character"))
         findings.extend(_layout_tricks(text))
     return Decoded(None if findings else text, findings)
 
@@ -105,16 +106,16 @@ _ANY_CONTROL = re.compile("[\x01-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _MAX_PER_KIND = 20
 # A carriage return that does not start a CRLF: Python breaks the line there, cat/grep/diff
 # do not, so a statement can hide behind a comment.
-_LONE_CR = re.compile("\r(?!\n)")
+_LONE_CR = "\r(?!\n)"
 # A form feed with code after it on the same line: Python resets the indentation count at a
 # form feed, so a statement that looks nested runs at another level. PEP 8's page break (a
 # form feed alone on its line) stays allowed.
-_FORM_FEED_BEFORE_CODE = re.compile("\x0c[ \t\x0c]*[^ \t\x0c\r\n]")
+_FORM_FEED_BEFORE_CODE = "\x0c[ \t\x0c]*[^ \t\x0c\r\n]"
 
 
 def _layout_tricks(text: str) -> list[Finding]:
-    findings = _scan(text, _LONE_CR, "DT006", "carriage return without a newline")
-    for match in _FORM_FEED_BEFORE_CODE.finditer(text):
+    findings = _scan(text, re.compile(_LONE_CR), "DT006", "carriage return without a newline")
+    for match in re.finditer(_FORM_FEED_BEFORE_CODE, text):
         if len(findings) >= _MAX_PER_KIND:
             break
         line, col = _position(text, match.start())
@@ -132,12 +133,12 @@ def _scan_unicode(text: str) -> list[Finding]:
     # Each distinct character once: most files hold a few kinds of accented letters many
     # times, and only a hidden one needs the positions below.
     if not any(hidden_character_class(ch) in _SOURCE_KINDS
-               for ch in set(_NON_ASCII_RE.findall(text))):
+               for ch in set(re.findall(_NON_ASCII, text))):
         return []
     bidi: list[Finding] = []
     invisible: list[Finding] = []
     private: list[Finding] = []
-    for match in _NON_ASCII_RE.finditer(text):
+    for match in re.finditer(_NON_ASCII, text):
         ch = match.group()
         kind = hidden_character_class(ch)
         if kind == "bidi":
@@ -153,12 +154,16 @@ def _scan_unicode(text: str) -> list[Finding]:
             if len(target) == _MAX_PER_KIND:
                 target.append(Finding(line, col, code, f"more {what}s not listed"))
             else:
+                import unicodedata  # names for findings only
+
                 name = unicodedata.name(ch, "unnamed")
                 target.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
     return bidi + invisible + private
 
 
 def _scan(text: str, pattern: re.Pattern[str], code: str, what: str) -> list[Finding]:
+    import unicodedata  # names for findings only
+
     findings: list[Finding] = []
     for match in pattern.finditer(text):
         if len(findings) == _MAX_PER_KIND:

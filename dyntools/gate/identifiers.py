@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import re
 import sys
-import unicodedata
 
 from dyntools.findings import Finding
 
@@ -30,12 +29,12 @@ _TRIPLE_DOUBLE = r'''"""[^"\\]*+(?:(?:\\.|"(?!""))[^"\\]*+)*+"""'''
 # may nest their own quotes. An identifier that ends in f before a string (`if"a"in x`) only
 # stops the skip, which is the safe direction.
 _NOT_FSTRING = (r"(?<![fF])(?<![fF][rR])(?<![rR][fF])" if sys.version_info >= (3, 12) else "")
-_SKIP = re.compile(
+# Compiled when a file first needs it (a file with non-ASCII text): ~0.3 ms otherwise.
+_SKIP = (
     r"(?:[\x00-\x21\x24-\x26\x28-\x7f]++"  # ASCII other than the quotes and '#'
     r"|\#[^\n]*+"
     rf"|{_NOT_FSTRING}(?:{_TRIPLE_SINGLE}|{_TRIPLE_DOUBLE}|{_SINGLE}|{_DOUBLE})"
-    r")*+",
-    re.DOTALL,
+    r")*+"
 )
 
 
@@ -44,7 +43,7 @@ def may_hold_non_ascii_identifier(text: str) -> bool:
     inside a string literal or a comment."""
     if text.isascii():
         return False
-    match = _SKIP.match(text)
+    match = re.compile(_SKIP, re.DOTALL).match(text)
     return match is None or match.end() != len(text)
 
 
@@ -92,4 +91,6 @@ def tokenized_non_ascii_identifiers(text: str) -> list[Finding]:
 
 
 def _nfkc(name: str) -> str:
+    import unicodedata  # for findings only
+
     return unicodedata.normalize("NFKC", name)
