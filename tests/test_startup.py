@@ -81,6 +81,25 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
         n.startswith(m + ".") for n in modules)] == []
 
 
+# What `dyntools check` of an accepted ASCII file never loads: click (check_run.py reads the
+# command line), the error tree (only an allow-list that fails to load needs it), threading
+# (only a signal does), tokenize (only a file with non-ASCII text outside its strings), and
+# the heavier corners the call never loads either (email.utils: dyntools.jsonschema_safe).
+NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize",
+                  "pathlib", "tomllib", "email.utils", "hashlib", "dataclasses", "inspect",
+                  "structlog", "dyntools.registry", "dyntools.sandbox")
+
+
+def test_check_imports_only_what_a_check_uses(tmp_path: Path) -> None:
+    source = (Path(__file__).parents[1] / "dyntools" / "generators" / "templates" /
+              "slugify_text.py")
+    code, out, modules = _imports_of(["check", str(source)], tmp_path)
+    assert (code, out.endswith(": accepted\n")) == (0, True)
+    assert "jsonschema_rs" in modules  # the check ran the PARAMS rules
+    assert [m for m in NEVER_ON_CHECK if m in modules or any(
+        n.startswith(m + ".") for n in modules)] == []
+
+
 def test_the_command_table_is_what_the_modules_register() -> None:
     load_commands()
     assert sorted(main.commands) == sorted(COMMANDS)

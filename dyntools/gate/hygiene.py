@@ -8,6 +8,7 @@ is one regular expression over the whole text, so the cost is linear and small.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from dyntools.findings import Finding
@@ -154,16 +155,12 @@ def _scan_unicode(text: str) -> list[Finding]:
             if len(target) == _MAX_PER_KIND:
                 target.append(Finding(line, col, code, f"more {what}s not listed"))
             else:
-                import unicodedata  # names for findings only
-
                 name = unicodedata.name(ch, "unnamed")
                 target.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
     return bidi + invisible + private
 
 
 def _scan(text: str, pattern: re.Pattern[str], code: str, what: str) -> list[Finding]:
-    import unicodedata  # names for findings only
-
     findings: list[Finding] = []
     for match in pattern.finditer(text):
         if len(findings) == _MAX_PER_KIND:

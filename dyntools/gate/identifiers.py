@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import re
 import sys
+import unicodedata
 
 from dyntools.findings import Finding
 
@@ -91,6 +92,4 @@ def tokenized_non_ascii_identifiers(text: str) -> list[Finding]:
 
 
 def _nfkc(name: str) -> str:
-    import unicodedata  # for findings only
-
     return unicodedata.normalize("NFKC", name)
