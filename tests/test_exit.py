@@ -72,3 +72,19 @@ def test_the_console_script_and_python_m_use_it() -> None:
                    "from dyntools.cli import script\nscript()\n")
     assert (done.returncode, done.stdout.startswith("dyntools, version "), done.stderr) == (
         0, True, "")
+
+
+def test_a_reader_gone_before_the_version_is_exit_1_without_a_traceback() -> None:
+    for unbuffered in ("", "1"):  # the write fails at once, or the flush does
+        read, write = os.pipe()
+        os.close(read)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        if unbuffered:
+            env["PYTHONUNBUFFERED"] = unbuffered
+        try:
+            done = subprocess.run([sys.executable, "-m", "dyntools", "--version"], stdout=write,
+                                  stderr=subprocess.PIPE, text=True, env=env, timeout=60,
+                                  check=False)
+        finally:
+            os.close(write)
+        assert (done.returncode, done.stderr) == (1, ""), unbuffered

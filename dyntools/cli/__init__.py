@@ -24,8 +24,11 @@ if TYPE_CHECKING:
 def run() -> None:
     """The `dyntools` command."""
     if sys.argv[1:] == ["--version"]:
-        sys.stdout.write(f"dyntools, version {__version__}\n")  # click's version_option text
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(f"dyntools, version {__version__}\n")  # click's version text
+            sys.stdout.flush()
+        except BrokenPipeError:
+            sys.exit(reader_gone())
         return
     if sys.argv[1:2] == ["check"]:  # a plain check command line needs no click (check_run.py)
         from dyntools.cli.check_run import fast_arguments, run_fast
@@ -48,6 +51,23 @@ def run() -> None:
         sys.stderr.write("dyntools: interrupted\n")
         sys.exit(interrupts.exit_code_for(exc))
     main()
+
+
+# click's exit code when the reader of stdout went away (`dyntools check *.py | head -1`)
+EXIT_READER_GONE = 1
+
+
+def reader_gone() -> int:
+    """After a BrokenPipeError on stdout: point stdout at /dev/null, so the flush at exit
+    writes nowhere and prints nothing, and give click's exit code for it (no traceback)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
+    return EXIT_READER_GONE
 
 
 def script() -> NoReturn:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import sys
 from typing import TYPE_CHECKING, Any
 
 from dyntools import interrupts
@@ -34,9 +33,6 @@ if TYPE_CHECKING:
     from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
-
-EXIT_INTERRUPTED_READER = 1  # click's exit code when the reader of stdout went away
-
 
 class CallArguments(NamedTuple):
     """The call command's parameters, named as its click options name them."""
@@ -174,10 +170,9 @@ def run_fast(arguments: CallArguments) -> int:
     except BrokenPipeError:
         # The reader went away (`dyntools call ... | true`): exit 1 quietly, as click does,
         # and let the flush at exit write nowhere.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return EXIT_INTERRUPTED_READER
+        from dyntools.cli import reader_gone
+
+        return reader_gone()
     except KeyboardInterrupt as exc:
         code = interrupts.exit_code_for(exc)
         interrupts.report("call", code)

@@ -148,10 +148,9 @@ def run_fast(arguments: CheckArguments) -> int:
     except BrokenPipeError:
         # The reader went away (`dyntools check *.py | head -1`): exit 1 quietly, as click
         # does, and let the interpreter's own flush at exit write nowhere.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return EXIT_REJECTED
+        from dyntools.cli import reader_gone
+
+        return reader_gone()
     except CheckUsageError as exc:
         from dyntools.cli.values import show_usage_error
 
