@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import os
 import stat
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from dyntools import interrupts
+from dyntools.cli.plain_args import read_plain
 from dyntools.cli.values import (
     OptionValueError,
     capability_policy_value,
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
+
 
 class CallArguments(NamedTuple):
     """The call command's parameters, named as its click options name them."""
@@ -87,32 +90,17 @@ def _takes(option: str, value: str) -> bool:
 def fast_arguments(argv: list[str]) -> CallArguments | None:
     """The arguments after `call`, when they are plain enough to need no click; None for
     anything else (click then parses them, and says what is wrong)."""
-    values: dict[str, Any] = {}
-    names: list[str] = []
-    rest = iter(argv)
-    for token in rest:
-        if token == "--":
-            names.extend(rest)
-            break
-        if token == "--json":
-            values["as_json"] = True
-            continue
-        option, equals, value = token.partition("=")
-        if option in VALUE_OPTIONS:
-            if not equals:
-                following = next(rest, None)
-                if following is None or following.startswith("-"):
-                    return None  # click says what is missing (or takes "-x" as the value)
-                value = following
-            if not _takes(option, value):
-                return None
-            values[VALUE_OPTIONS[option]] = float(value) if option == "--timeout" else value
-            continue
-        if token.startswith("-") and token != "-":
-            return None  # --help, -h, an option call does not have, --json=x
-        names.append(token)
-    if len(names) != 1 or "params_text" not in values:
+    parsed = read_plain(argv, flags=frozenset({"--json"}),
+                        takes={option: partial(_takes, option) for option in VALUE_OPTIONS})
+    if parsed is None:
         return None
+    names, given = parsed
+    if len(names) != 1 or "--params" not in given:
+        return None
+    values: dict[str, Any] = {"as_json": True} if given.pop("--json", False) else {}
+    for option, value in given.items():
+        assert isinstance(value, str)
+        values[VALUE_OPTIONS[option]] = float(value) if option == "--timeout" else value
     return CallArguments(names[0], "")._replace(**values)
 
 

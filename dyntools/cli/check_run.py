@@ -19,6 +19,7 @@ import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 from dyntools import __version__, interrupts
+from dyntools.cli.plain_args import read_plain
 from dyntools.findings import render_text, to_json, to_sarif
 from dyntools.gate import check_source, read_bounded
 from dyntools.policyload import load_allowlist
@@ -54,37 +55,18 @@ class CheckArguments(NamedTuple):
 def fast_arguments(argv: list[str]) -> CheckArguments | None:
     """The arguments after `check`, when they are plain enough to need no click; None for
     anything else (click then parses them, and says what is wrong)."""
-    files: list[str] = []
-    as_json, fmt, allowlist = False, None, None
-    rest = iter(argv)
-    for token in rest:
-        if token == "--":
-            files.extend(rest)
-            break
-        if token == "--json":
-            as_json = True
-            continue
-        name, equals, value = token.partition("=")
-        if name in ("--format", "--allowlist"):
-            if not equals:
-                value = next(rest, "")
-                if not value or value.startswith("-"):
-                    return None  # click says what is missing
-            if name == "--format":
-                if value not in FORMATS:
-                    return None
-                fmt = value
-            else:
-                if not value or os.path.isdir(value):
-                    return None  # click refuses a directory (dir_okay=False)
-                allowlist = value
-            continue
-        if token.startswith("-") and token != "-":
-            return None  # --help, -h, an option check does not have, --json=x
-        files.append(token)
-    if not files:
+    parsed = read_plain(argv, flags=frozenset({"--json"}), takes={
+        "--format": FORMATS.__contains__,
+        # click refuses a folder (dir_okay=False); an empty value it names as missing
+        "--allowlist": lambda value: bool(value) and not os.path.isdir(value),
+    })
+    if parsed is None or not parsed[0]:
         return None
-    output = "json" if as_json and fmt is None else (fmt or "text")
+    files, values = parsed
+    fmt, allowlist = values.get("--format"), values.get("--allowlist")
+    assert fmt is None or isinstance(fmt, str)
+    assert allowlist is None or isinstance(allowlist, str)
+    output = "json" if values.get("--json") and fmt is None else (fmt or "text")
     return CheckArguments(tuple(files), output, allowlist)
 
 

@@ -7,12 +7,9 @@ takes the fast path when it can) against `dyntools.cli.app.main()` (click, alway
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,39 +17,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dyntools.cli.check_run import CheckArguments, fast_arguments
+from tests.cli_probe import (
+    click_params,
+    interrupt,
+    interrupted_line,
+    probe_argv,
+    run_entry,
+    split_probe_stderr,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")
 EVIL = GOOD.replace("    return {", "    eval(params['text'])\n    return {")
-
-PROBE = """
-import json, sys
-sys.argv = ["dyntools", *json.loads(sys.argv[1])]
-via_click = sys.argv[0:0] or {click!r}
-if via_click:
-    from dyntools.cli.app import main as entry
-else:
-    from dyntools.cli import run as entry
-code = 0
-try:
-    entry()
-except SystemExit as exc:
-    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-sys.stdout.flush()
-sys.stderr.write("\\n@@" + json.dumps([code, "click" in sys.modules]))
-"""
-
-
-def _run(argv: list[str], cwd: Path, *, click: bool, stdin: bytes = b"") -> tuple[
-        int, str, str, bool]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    done = subprocess.run([sys.executable, "-c", PROBE.format(click=click), json.dumps(argv)],
-                          input=stdin, capture_output=True, cwd=cwd, env=env, timeout=120,
-                          check=False)
-    stderr, _, tail = done.stderr.decode().rpartition("\n@@")
-    code, click_loaded = json.loads(tail)
-    return code, done.stdout.decode(), stderr, click_loaded
-
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
@@ -86,8 +62,8 @@ TO_CLICK = [
 @pytest.mark.parametrize("argv", PLAIN + TO_CLICK, ids=lambda a: " ".join(a) or "(none)")
 def test_both_ways_print_and_exit_alike(folder: Path, argv: list[str]) -> None:
     stdin = EVIL.encode() if argv == ["-"] else b""
-    fast = _run(["check", *argv], folder, click=False, stdin=stdin)
-    slow = _run(["check", *argv], folder, click=True, stdin=stdin)
+    fast = run_entry(["check", *argv], folder, click=False, stdin=stdin)
+    slow = run_entry(["check", *argv], folder, click=True, stdin=stdin)
     assert fast[:3] == slow[:3]
     assert fast[3] is (argv not in PLAIN or "Error:" in fast[2])  # click only to say why
 
@@ -103,44 +79,27 @@ def test_plain_command_lines_parse_as_click_would(folder: Path,
     assert all(fast_arguments(argv) is None for argv in TO_CLICK)
 
 
-def _handles_sigterm(pid: int) -> bool:
-    """True once dyntools installed its handlers (Python itself catches only SIGINT)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(next(line.split()[1] for line in status.splitlines()
-                      if line.startswith("SigCgt:")), 16)
-    return bool(caught & (1 << (signal.SIGTERM - 1)))
-
-
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_an_interrupted_check_exits_cleanly(sig: int, code: int) -> None:
     process = subprocess.Popen(
         [sys.executable, "-c", "from dyntools.cli import run; import sys; "
          "sys.argv = ['dyntools', 'check', '-']; run()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while not _handles_sigterm(process.pid):  # then it waits on stdin
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        process.send_signal(sig)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == code
-    assert (out, err.decode()) == (b"", f"dyntools: interrupted ({signal.Signals(sig).name})\n")
+    out, err = interrupt(process, sig)  # once its handlers are in, it waits on stdin
+    assert (process.returncode, out, err) == (code, b"", interrupted_line(sig))
 
 
 @pytest.mark.parametrize("click", [True, False])
 def test_a_reader_that_goes_away_ends_the_check_quietly(folder: Path, click: bool) -> None:
     argv = ["dyntools", "check", "--json", *(["good.py", "evil.py"] * 50)]
     process = subprocess.Popen(
-        [sys.executable, "-c", PROBE.format(click=click), json.dumps(argv[1:])],
-        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        probe_argv(argv[1:], click=click), cwd=folder, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # before the check writes a byte
-    err = process.stderr.read().decode()
+    err, code, _ = split_probe_stderr(process.stderr.read().decode())
     process.wait(timeout=60)
-    assert err.rpartition("\n@@")[0] == "" and json.loads(err.rpartition("\n@@")[2])[0] == 1
+    assert (err, code) == ("", 1)
 
 
 TOKENS = ["--json", "--format", "json", "sarif", "text", "xml", "--allowlist", "strict.toml",
@@ -153,17 +112,10 @@ TOKENS = ["--json", "--format", "json", "sarif", "text", "xml", "--allowlist", "
 @given(st.lists(st.sampled_from(TOKENS), max_size=7))
 def test_a_command_line_the_fast_path_takes_means_the_same_to_click(
         folder: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
-    import click
-
-    from dyntools.cli.app import main
-
     monkeypatch.chdir(folder)
     fast = fast_arguments(argv)
     if fast is None:
         return  # click's own, both ways
-    command = main.get_command(click.Context(main), "check")
-    assert command is not None
-    context = command.make_context("check", list(argv))  # click raising here fails the test
-    values = context.params
+    values = click_params("check", argv)  # click raising here fails the test
     output = "json" if values["as_json"] and values["fmt"] is None else (values["fmt"] or "text")
     assert fast == CheckArguments(tuple(values["files"]), output, values["allowlist"])

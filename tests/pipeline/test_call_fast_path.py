@@ -8,11 +8,9 @@ takes the fast path when it can) against `dyntools.cli.app.main()` (click, alway
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,16 @@ from hypothesis import strategies as st
 
 from dyntools.cli.call_run import CallArguments, fast_arguments
 from dyntools.registry import Registry
+from tests.cli_probe import (
+    click_params,
+    env_without_dyntools,
+    handles_sigterm,
+    interrupt,
+    interrupted_line,
+    probe_argv,
+    run_entry,
+    split_probe_stderr,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_bytes()
@@ -37,35 +45,6 @@ def run(params):
         n += 1
     return {"n": n}
 '''
-
-PROBE = """
-import json, sys
-sys.argv = ["dyntools", *json.loads(sys.argv[1])]
-if {click!r}:
-    from dyntools.cli.app import main as entry
-else:
-    from dyntools.cli import run as entry
-code = 0
-try:
-    entry()
-except SystemExit as exc:
-    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-sys.stdout.flush()
-sys.stderr.write("\\n@@" + json.dumps([code, "click" in sys.modules]))
-"""
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-
-
-def _run(argv: list[str], cwd: Path, *, click: bool) -> tuple[int, str, str, bool]:
-    done = subprocess.run([sys.executable, "-c", PROBE.format(click=click), json.dumps(argv)],
-                          capture_output=True, cwd=cwd, env=_env(), timeout=120, check=False)
-    stderr, _, tail = done.stderr.decode().rpartition("\n@@")
-    code, click_loaded = json.loads(tail)
-    return code, done.stdout.decode(), stderr, click_loaded
-
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -118,8 +97,8 @@ TO_CLICK = [
 
 @pytest.mark.parametrize("argv", PLAIN + TO_CLICK, ids=lambda a: " ".join(a) or "(none)")
 def test_both_ways_print_and_exit_alike(folder: Path, argv: list[str]) -> None:
-    fast = _run(["call", *argv], folder, click=False)
-    slow = _run(["call", *argv], folder, click=True)
+    fast = run_entry(["call", *argv], folder, click=False)
+    slow = run_entry(["call", *argv], folder, click=True)
     assert fast[:3] == slow[:3]
     assert fast[3] is (argv not in PLAIN or "Error:" in fast[2])  # click only to say why
 
@@ -138,21 +117,13 @@ def test_the_console_script_calls_and_loses_no_audit_event(folder: Path) -> None
     audit = folder / "console.jsonl"
     done = subprocess.run([sys.executable, "-m", "dyntools", "call", *TOOL, "--params", HELLO,
                            "--audit-log", str(audit)],
-                          capture_output=True, text=True, cwd=folder, env=_env(), timeout=120,
-                          check=False)
+                          capture_output=True, text=True, cwd=folder,
+                          env=env_without_dyntools(), timeout=120, check=False)
     assert (done.returncode, json.loads(done.stdout), done.stderr) == (
         0, {"slug": "hello-world"}, "")
     events = [json.loads(line) for line in audit.read_text().splitlines()]
     assert any(e.get("tool") == "slugify_text" and e.get("component") == "runtime"
                for e in events)
-
-
-def _handles_sigterm(pid: int) -> bool:
-    """True once dyntools installed its handlers (Python itself catches only SIGINT)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(next(line.split()[1] for line in status.splitlines()
-                      if line.startswith("SigCgt:")), 16)
-    return bool(caught & (1 << (signal.SIGTERM - 1)))
 
 
 def _has_child(pid: int) -> bool:
@@ -164,33 +135,24 @@ def _has_child(pid: int) -> bool:
 def test_an_interrupted_call_exits_cleanly(folder: Path, sig: int, code: int) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "dyntools", "call", "spin", "--registry", "reg", "--params",
-         "{}", "--timeout", "60"], cwd=folder, env=_env(), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while not (_handles_sigterm(process.pid) and _has_child(process.pid)):
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        time.sleep(0.5)  # the worker is counting by now
-        process.send_signal(sig)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == code
-    assert (out, err.decode()) == (b"", f"dyntools: interrupted ({signal.Signals(sig).name})\n")
+         "{}", "--timeout", "60"], cwd=folder, env=env_without_dyntools(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = interrupt(process, sig, settle_s=0.5,  # the worker is counting by then
+                         ready=lambda pid: handles_sigterm(pid) and _has_child(pid))
+    assert (process.returncode, out, err) == (code, b"", interrupted_line(sig))
 
 
 @pytest.mark.parametrize("click", [True, False])
 def test_a_reader_that_goes_away_ends_the_call_quietly(folder: Path, click: bool) -> None:
     argv = ["call", *TOOL, "--params", json.dumps({"text": "word " * 20_000}), "--json"]
     process = subprocess.Popen(
-        [sys.executable, "-c", PROBE.format(click=click), json.dumps(argv)],
-        cwd=folder, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        probe_argv(argv, click=click), cwd=folder, env=env_without_dyntools(),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert process.stdout is not None and process.stderr is not None
     process.stdout.close()  # before the call writes a byte
-    err = process.stderr.read().decode()
+    err, code, _ = split_probe_stderr(process.stderr.read().decode())
     process.wait(timeout=60)
-    assert err.rpartition("\n@@")[0] == "" and json.loads(err.rpartition("\n@@")[2])[0] == 1
+    assert (err, code) == ("", 1)
 
 
 TOKENS = ["slugify_text", "other", "--params", "{}", '{"text": "a"}', "--registry", "reg",
@@ -206,15 +168,8 @@ TOKENS = ["slugify_text", "other", "--params", "{}", '{"text": "a"}', "--registr
 @given(st.lists(st.sampled_from(TOKENS), max_size=9))
 def test_a_command_line_the_fast_path_takes_means_the_same_to_click(
         folder: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
-    import click
-
-    from dyntools.cli.app import main
-
     monkeypatch.chdir(folder)
     fast = fast_arguments(argv)
     if fast is None:
         return  # click's own, both ways
-    command = main.get_command(click.Context(main), "call")
-    assert command is not None
-    context = command.make_context("call", list(argv))  # click raising here fails the test
-    assert fast == CallArguments(**context.params)
+    assert fast == CallArguments(**click_params("call", argv))  # click raising fails it
