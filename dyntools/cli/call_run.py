@@ -3,12 +3,13 @@
 A cold `dyntools call` is mostly start-up (bench/startup.py), and click's import (~12-15 ms:
 inspect, uuid, platform, gettext, datetime) was a tenth of it. `run()` in `dyntools.cli` sends
 an ordinary call command line here (`fast_arguments`: NAME, --params and the options the call
-command has, each with a value click would take as it is); anything else (--help, an
-unknown or repeated flag with a value, a value click would refuse, no NAME, no --params)
-goes to the click command in call_cmd.py. Both ways run `call_tool`, and a usage error found
-while working (invalid --params JSON, an allow-list that does not parse) is printed by click's
-own code either way; a test runs both on the same command lines, and a property test holds
-every command line taken here to what click's parser makes of it.
+command has, each with a value click would take as it is: cli/plain_args.py); anything
+else (--help, an option it does not have, a flag given a value, a value click would refuse,
+no NAME, no --params) goes to the click command in call_cmd.py. Both ways run `call_tool`,
+and a usage error found while working (invalid --params JSON, an allow-list that does not
+parse) is printed by click's own code either way; a test runs both on the same command
+lines, and a property test holds every command line taken here to what click's parser makes
+of it.
 """
 
 from __future__ import annotations

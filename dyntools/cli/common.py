@@ -1,5 +1,5 @@
-"""What `dyntools ensure` and `dyntools call` share: their exit codes, their common options,
-how they fail and how they open the registry.
+"""What `dyntools ensure` and `dyntools call` share: their exit codes, how they fail and how
+they open the registry.
 
 A module of its own, without click, so that `dyntools call` (call_run.py) loads none of what
 only `ensure` needs (the generators' names and models, the station display, the catalog),
@@ -110,7 +110,7 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
     code = exit_code_for(error)
     if as_json:
         echo(json.dumps({"ok": False, "error": error.as_dict(),
-                               "stations": [e.as_dict() for e in stations]}, indent=2))
+                         "stations": [e.as_dict() for e in stations]}, indent=2))
     else:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
         echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
