@@ -18,6 +18,7 @@ import _signal
 import _thread
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from types import FrameType
 
@@ -48,13 +49,35 @@ class _State:
     raised: int | None = None
     finishing = False  # the command has returned: the process is only exiting now
     late: int | None = None
+    ending = False  # the bounded exit after a signal is counting (_exit_within)
 
 
 _state = _State()
 
 
+def _swallows(frame: FrameType | None) -> bool:
+    """Whether an exception raised in `frame` would be printed as "Exception ignored" and
+    dropped: it runs in a finaliser, or in the weakref callback the import system runs when a
+    module lock goes away (after every import; a signal lands there now and then)."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or (
+                code.co_name == "cb" and code.co_filename.startswith("<frozen importlib")):
+            return True
+        frame = frame.f_back
+    return False
+
+
+# How soon a signal that arrived where it could not be raised is sent again.
+REDELIVER_AFTER_S = 0.005
+
+
+def _send_again(signum: int) -> None:
+    time.sleep(REDELIVER_AFTER_S)
+    os.kill(os.getpid(), signum)
+
+
 def _handler(signum: int, frame: FrameType | None) -> None:
-    del frame
     if _state.finishing:
         # The command is done and its exit code chosen; raising now would interrupt the
         # interpreter's own shutdown (atexit joins, the audit flush) with a traceback. The
@@ -68,6 +91,14 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     if _state.depth > 0:
         _state.held = signum if _state.held is None else _state.held
         return
+    if _swallows(frame):
+        # Raised here, the interrupt would be lost (and printed as a traceback): the signal
+        # is sent again a moment later, from another thread (sent from here, it would be
+        # handled at once, here again), until it lands where it can be raised; all within
+        # the same bounded time as any clean-up.
+        _exit_within(CLEANUP_LIMIT_S, signum)
+        _thread.start_new_thread(_send_again, (signum,))
+        return
     _state.raised = signum
     _exit_within(CLEANUP_LIMIT_S, signum)
     raise Interrupted(signum)
@@ -79,11 +110,18 @@ CLEANUP_LIMIT_S = 15.0
 
 
 def _exit_within(seconds: float, signum: int) -> None:
-    import threading  # only once a signal came: a check or a call starts without it
+    if _state.ending:
+        return  # one bound per process: the first signal's
+    _state.ending = True
+    # A bare thread (never joined at exit, like a daemon): importing `threading` here, inside
+    # a signal handler, could meet a half-imported module, and at the top it would cost
+    # every start-up its import.
+    _thread.start_new_thread(_end_after, (seconds, 128 + signum))
 
-    timer = threading.Timer(seconds, os._exit, args=(128 + signum,))
-    timer.daemon = True
-    timer.start()
+
+def _end_after(seconds: float, code: int) -> None:
+    time.sleep(seconds)
+    os._exit(code)
 
 
 def install() -> None:

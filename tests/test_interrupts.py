@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 PROBE = r'''
 import os, signal, sys, threading
 from dyntools import interrupts
@@ -44,3 +46,57 @@ def test_a_check_starts_without_threading() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=30, check=True)
     assert done.stdout == "False\n"
+
+
+SWALLOWED = r'''
+import os, signal, sys, time
+from dyntools import interrupts
+
+class Finalised:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIG)  # handled inside this __del__ (the loop's check)
+        n = 0
+        for _ in range(1000):
+            n += 1
+
+interrupts.install()
+try:
+    item = Finalised()
+    del item
+    time.sleep(20)  # the signal, sent again, ends this
+    print("not reached", flush=True)
+except interrupts.Interrupted as exc:
+    print("raised", exc.exit_code, flush=True)
+os._exit(0)
+'''
+
+
+@pytest.mark.parametrize("sig, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_inside_a_finaliser_is_raised_once_it_returns(sig: str, code: int) -> None:
+    # An exception raised in __del__ (or in the import system's module-lock callback) is
+    # printed as "Exception ignored" and lost: the handler sends the signal again instead.
+    done = subprocess.run([sys.executable, "-c", SWALLOWED.replace("signal.SIG)",
+                                                                   f"signal.{sig})")],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"raised {code}\n", "")
+
+
+def test_the_import_systems_lock_callback_is_a_place_that_swallows() -> None:
+    from types import SimpleNamespace
+
+    from dyntools.interrupts import _swallows
+
+    def frame(name: str, filename: str) -> object:
+        return SimpleNamespace(f_code=SimpleNamespace(co_name=name, co_filename=filename),
+                               f_back=SimpleNamespace(f_code=SimpleNamespace(
+                                   co_name="<module>", co_filename="main.py"), f_back=None))
+
+    assert _swallows(frame("cb", "<frozen importlib._bootstrap>"))  # type: ignore[arg-type]
+    assert _swallows(frame("__del__", "tool.py"))  # type: ignore[arg-type]
+    assert not _swallows(frame("cb", "mine.py"))  # type: ignore[arg-type]
+    assert not _swallows(frame("_find_and_load", "<frozen importlib._bootstrap>"))  # type: ignore[arg-type]
+    assert not _swallows(None)
+    called_by_a_finaliser = SimpleNamespace(f_code=SimpleNamespace(co_name="helper",
+                                                                   co_filename="tool.py"),
+                                            f_back=frame("__del__", "tool.py"))
+    assert _swallows(called_by_a_finaliser)  # type: ignore[arg-type]
