@@ -146,21 +146,6 @@ def raised_signal() -> int | None:
     return _state.raised
 
 
-def report(command: str, code: int) -> None:
-    """What the CLI says of an interrupted command (exit `code`): one line on stderr and an
-    `interrupted` event, never a traceback."""
-    name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
-    with contextlib.suppress(Exception):
-        from dyntools.log import get_logger
-
-        get_logger("cli").info("interrupted", command=command, exit_code=code, signal=name)
-    with contextlib.suppress(Exception):
-        import sys
-
-        sys.stderr.write(f"dyntools: interrupted ({name})\n")
-        sys.stderr.flush()
-
-
 def exit_code_for(exc: KeyboardInterrupt) -> int:
     if isinstance(exc, Interrupted):
         return exc.exit_code

@@ -128,7 +128,14 @@ def _import_jsonschema_rs() -> Any:
 def _engine() -> tuple[Any, Any]:
     """jsonschema_rs and its linear-time regex options, loaded on first use."""
     if not _ENGINE:
-        jsonschema_rs = _import_jsonschema_rs()
+        from dyntools.interrupts import critical
+
+        # jsonschema-rs's native init imports decimal and panics on any error there, a
+        # KeyboardInterrupt included (a PanicException and a Rust backtrace, not an exit 130):
+        # a signal is held while it loads (~5 ms) and raised after (nothing without the CLI's
+        # handlers).
+        with critical():
+            jsonschema_rs = _import_jsonschema_rs()
 
         # PARAMS patterns run in the host on every call's params. fancy-regex (jsonschema-rs's
         # default) backtracks up to a million steps per string: '^(a|a?)+\\1$' under anyOf

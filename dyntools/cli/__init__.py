@@ -53,6 +53,23 @@ def run() -> None:
     main()
 
 
+def report_interrupt(command: str, code: int) -> None:
+    """What the CLI says of an interrupted command (exit `code`): one line on stderr and an
+    `interrupted` event, never a traceback."""
+    import contextlib
+
+    from dyntools.interrupts import SIGNAL_NAMES
+
+    name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
+    with contextlib.suppress(Exception):
+        from dyntools.log import get_logger
+
+        get_logger("cli").info("interrupted", command=command, exit_code=code, signal=name)
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"dyntools: interrupted ({name})\n")
+        sys.stderr.flush()
+
+
 # click's exit code when the reader of stdout went away (`dyntools check *.py | head -1`)
 EXIT_READER_GONE = 1
 

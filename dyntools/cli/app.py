@@ -98,9 +98,10 @@ class _Group(click.Group):
 
 
 def _report_interrupt(ctx: click.Context, code: int) -> None:
-    from dyntools import interrupts
 
-    interrupts.report(ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0], code)
+    from dyntools.cli import report_interrupt
+
+    report_interrupt(ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0], code)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

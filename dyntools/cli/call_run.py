@@ -164,7 +164,9 @@ def run_fast(arguments: CallArguments) -> int:
         return reader_gone()
     except KeyboardInterrupt as exc:
         code = interrupts.exit_code_for(exc)
-        interrupts.report("call", code)
+        from dyntools.cli import report_interrupt
+
+        report_interrupt("call", code)
         return code
     finally:
         interrupts.finishing()

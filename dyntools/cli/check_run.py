@@ -139,7 +139,9 @@ def run_fast(arguments: CheckArguments) -> int:
         return show_usage_error("check", exc.message)
     except KeyboardInterrupt as exc:
         code = interrupts.exit_code_for(exc)
-        interrupts.report("check", code)
+        from dyntools.cli import report_interrupt
+
+        report_interrupt("check", code)
     finally:
         interrupts.finishing()
     return code
