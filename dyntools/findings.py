@@ -25,11 +25,10 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from dyntools.gate.capabilities import Capabilities
     from dyntools.gate.metadata import ToolMetadata
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 

@@ -90,13 +90,12 @@ from dyntools.toolmeta import (
 )
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from dyntools.capabilities import CapabilityPolicy
     from dyntools.generators.base import Generator, ToolSpec
     from dyntools.generators.loop import GatedSource
     from dyntools.verify import Example, HostFor, VerificationReport
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 

@@ -20,17 +20,15 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from dyntools import __version__, interrupts
 from dyntools.cli.plain_args import read_plain
+from dyntools.cli.values import OptionValueError, policy_value
 from dyntools.findings import render_text, to_json, to_sarif
 from dyntools.gate import check_source, read_bounded
-from dyntools.policyload import load_allowlist
 from dyntools.terminal import terminal_safe
 
 if TYPE_CHECKING:
-    from dyntools.findings import GateReport
-    from dyntools.gate.policy import Policy
-
-if TYPE_CHECKING:
     from typing import NamedTuple
+
+    from dyntools.findings import GateReport
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 
@@ -38,12 +36,9 @@ EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "sarif")
 
 
-class CheckUsageError(Exception):
-    """A command line the check cannot act on; `message` is click's UsageError text."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class CheckUsageError(OptionValueError):
+    """A command line the check cannot act on (a file it cannot read); `message` is click's
+    UsageError text. An allow-list that does not load is values.py's OptionValueError."""
 
 
 class CheckArguments(NamedTuple):
@@ -91,21 +86,10 @@ def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
         raise CheckUsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
 
 
-def load_check_policy(path: str | None) -> Policy:
-    try:
-        return load_allowlist(path)
-    except Exception as exc:  # only a failure imports dyntools.errors (policyload.py)
-        from dyntools.errors import PolicyLoadError
-
-        if not isinstance(exc, PolicyLoadError):
-            raise
-        raise CheckUsageError(terminal_safe(exc.message)) from exc
-
-
 def check_files(arguments: CheckArguments) -> tuple[str, int]:
     """The text to print and the exit code (EXIT_ACCEPTED or EXIT_REJECTED); raises
-    CheckUsageError before printing anything."""
-    policy = load_check_policy(arguments.allowlist)
+    OptionValueError (CheckUsageError for a file) before printing anything."""
+    policy = policy_value(arguments.allowlist)
     reports: list[GateReport] = []
     for name in arguments.files:
         data = read_source(name, policy.limits.max_bytes)
@@ -133,7 +117,7 @@ def run_fast(arguments: CheckArguments) -> int:
         from dyntools.cli import reader_gone
 
         return reader_gone()
-    except CheckUsageError as exc:
+    except OptionValueError as exc:
         from dyntools.cli.values import show_usage_error
 
         return show_usage_error("check", exc.message)

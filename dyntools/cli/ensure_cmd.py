@@ -150,7 +150,7 @@ def ensure(name: str, description: str, schema_text: str | None,
     --reuse-similar. With --params, call the tool afterwards and print the result.
     """
     from dyntools.catalog import Catalog
-    from dyntools.cli.check_cmd import policy_option
+    from dyntools.cli.options import policy_option
     from dyntools.generators import ToolSpec, build_generator
     from dyntools.pipeline import Dyntools
 

@@ -96,10 +96,10 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
 
     from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
     from dyntools.catalog import Catalog
-    from dyntools.cli.check_cmd import policy_option
     from dyntools.cli.options import (
         capability_policy_option,
         echo_model_notice,
+        policy_option,
         registry_root,
         sandbox_limits,
         setup_logging,

@@ -16,13 +16,14 @@ from typing import Any
 import click
 
 from dyntools.cli.app import main
-from dyntools.cli.check_cmd import policy_option, read_source
+from dyntools.cli.check_cmd import read_source
 from dyntools.cli.options import (
     capabilities_click,
     capability_policy_option,
     echo_error,
     executor_options,
     json_option,
+    policy_option,
 )
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError

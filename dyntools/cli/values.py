@@ -53,14 +53,16 @@ def json_value(text: str | None, option: str, *, kind: type = dict) -> Any:
 
 def policy_value(path: str | None) -> Policy:
     """`--allowlist FILE`, else DYNTOOLS_ALLOWLIST, else the shipped allow-list; one that
-    cannot be read or parsed is an OptionValueError. (check_run.py has its own: `dyntools
-    call` does not load the check command.)"""
-    from dyntools.errors import PolicyLoadError
+    cannot be read or parsed is an OptionValueError (for `call` and `check` alike)."""
     from dyntools.policyload import load_allowlist
 
     try:
         return load_allowlist(path)
-    except PolicyLoadError as exc:
+    except Exception as exc:  # only a failure imports dyntools.errors (policyload.py)
+        from dyntools.errors import PolicyLoadError
+
+        if not isinstance(exc, PolicyLoadError):
+            raise
         raise OptionValueError(terminal_safe(exc.message)) from exc
 
 

@@ -22,12 +22,11 @@ from dyntools.errors import UsageError
 from dyntools.sandbox.limits import SandboxLimits
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from dyntools.gate.policy import Policy
     from dyntools.registry import VersionRecord
     from dyntools.sandbox.runner import HostHandler
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 

@@ -23,8 +23,6 @@ from dyntools.findings import sha256_hex
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-if TYPE_CHECKING:
     from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
