@@ -27,11 +27,12 @@ import contextlib
 import json
 import math
 import re
+import types
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import Any, NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 
@@ -73,9 +74,9 @@ _ENGINE: list[Any] = []
 # jsonschema-rs's module init imports email.utils for one call, parsedate_to_datetime on its
 # own build date (for `jsonschema_rs.__build__`), and email.utils brings socket, random,
 # urllib.parse, ipaddress, calendar and the email package: about a third of its load time,
-# for a date nothing here reads. While it loads, `_BuildDateUtils` stands in for email.utils
-# (see `_import_jsonschema_rs`), answering that one shape of date itself and handing any
-# other text to the real function.
+# for a date nothing here reads. While it loads, a module with `_parsedate_to_datetime`
+# stands in for email.utils (see `_import_jsonschema_rs`), answering that one shape of date
+# itself and handing any other text to the real function.
 _RFC2822_DATE = r"[A-Z][a-z]{2}, (\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d) \+0000"
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -95,32 +96,54 @@ def _parsedate_to_datetime(data: str) -> Any:
     return parsedate_to_datetime(data)
 
 
+class _TypingStandIn(types.ModuleType):
+    """typing as jsonschema_rs/__init__.py sees it while it loads: it reads TYPE_CHECKING
+    (False) and nothing else, and loading typing is ~4 ms of a check that never uses it. Any
+    other name loads the real typing, which then serves everyone."""
+
+    TYPE_CHECKING = False
+
+    def __getattr__(self, name: str) -> Any:
+        import sys
+
+        if name.startswith("__"):  # the import system's probes (__path__): a plain module
+            raise AttributeError(name)
+        if sys.modules.get("typing") is self:
+            del sys.modules["typing"]
+        return getattr(__import__("typing"), name)
+
+
+def _stand_ins() -> dict[str, types.ModuleType]:
+    email_utils = types.ModuleType("email.utils", "stands in while jsonschema_rs loads")
+    email_utils.parsedate_to_datetime = _parsedate_to_datetime  # type: ignore[attr-defined]
+    return {"email.utils": email_utils,
+            "typing": _TypingStandIn("typing", "stands in while jsonschema_rs loads")}
+
+
 def _import_jsonschema_rs() -> Any:
-    """`import jsonschema_rs`, with `_parsedate_to_datetime` standing in for email.utils
-    while its native module initialises. The stand-in is in sys.modules only for that
-    import, and only when no other thread is running that could import email.utils
-    meanwhile (and get it); otherwise, or when email.utils is loaded already, the real one
-    serves."""
+    """`import jsonschema_rs`, with stand-ins for email.utils (`_parsedate_to_datetime`)
+    and typing (`_TypingStandIn`) while it initialises. Each is in sys.modules only for that
+    import, only when the real module is not loaded yet, and only when no other thread is
+    running that could import the module meanwhile (and get the stand-in); otherwise the
+    real one serves."""
     import _thread
     import sys
 
-    if ("jsonschema_rs" in sys.modules or "email.utils" in sys.modules
-            or _thread._count() != 0):  # threads started by Python other than this one
+    if "jsonschema_rs" in sys.modules or _thread._count() != 0:  # threads Python started
         import jsonschema_rs
 
         return jsonschema_rs
-    import types
-
-    stand_in = types.ModuleType("email.utils", "stands in while jsonschema_rs loads")
-    stand_in.parsedate_to_datetime = _parsedate_to_datetime  # type: ignore[attr-defined]
-    sys.modules["email.utils"] = stand_in
+    installed = {name: module for name, module in _stand_ins().items()
+                 if name not in sys.modules}
+    sys.modules.update(installed)
     try:
         import jsonschema_rs
     finally:
-        if sys.modules.get("email.utils") is stand_in:
-            del sys.modules["email.utils"]
+        for name, module in installed.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
         email = sys.modules.get("email")
-        if email is not None and getattr(email, "utils", None) is stand_in:
+        if email is not None and getattr(email, "utils", None) is installed.get("email.utils"):
             del email.utils  # the import system set it as the package's attribute
     return jsonschema_rs
 
@@ -516,7 +539,8 @@ def _slow_enum_entries(node: Any) -> int:
                if isinstance(entry, float | list | dict))
 
 
-Members = tuple[tuple[list[Any], list[Any]], tuple[list[Any], list[Any]]]
+if TYPE_CHECKING:  # the subschemas a node applies: (objects: one, all), (arrays: one, all)
+    Members = tuple[tuple[list[Any], list[Any]], tuple[list[Any], list[Any]]]
 
 
 # What validating params costs the host, per params value, in nanoseconds: an upper-bound

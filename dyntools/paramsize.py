@@ -9,8 +9,9 @@ also a cap in units.
 
 from __future__ import annotations
 
-from typing import Any
-
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import Any
 # How deep params may nest. The host and the worker encode and decode params with Python's
 # json module, which recurses: 50,000 nested arrays raised RecursionError (a traceback in the
 # CLI, exit 1). No sane tool takes params nested deeper than this.

@@ -23,7 +23,10 @@ machinery). tests/test_tuples.py holds the two to the same classes.
 from __future__ import annotations
 
 import collections
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["NamedTuple"]
 

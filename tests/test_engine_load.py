@@ -1,6 +1,6 @@
 """What start-up leaves out: jsonschema-rs loads without email.utils (and what that brings:
-socket, random, urllib), the stand-in it sees answering as the real function does; the
-findings digest without OpenSSL, the same as hashlib's."""
+socket, random, urllib) and without typing, the stand-ins it sees answering as the real
+modules do; the findings digest without OpenSSL, the same as hashlib's."""
 
 from __future__ import annotations
 
@@ -20,12 +20,15 @@ import json, sys
 from dyntools.jsonschema_safe import compile_validator, validation_error
 validator = compile_validator({"type": "object", "properties": {"when": {
     "type": "string", "format": "date-time"}}, "required": ["when"]})
-loaded = sorted(m for m in ("email.utils", "socket", "random", "urllib.parse", "calendar")
-                if m in sys.modules)
+loaded = sorted(m for m in ("email.utils", "socket", "random", "urllib.parse", "calendar",
+                            "typing") if m in sys.modules)
 stand_in_left = getattr(sys.modules.get("email"), "utils", None) is not None
 import email.utils
 real = email.utils.parsedate_to_datetime.__module__
-print(json.dumps([loaded, stand_in_left, real, validation_error(validator, {}) is not None,
+import typing
+real_typing = typing.__file__.endswith("typing.py") and typing.Sequence.__module__
+print(json.dumps([loaded, stand_in_left, [real, real_typing],
+                  validation_error(validator, {}) is not None,
                   validation_error(validator, {"when": "x"}) is None]))
 """
 
@@ -36,7 +39,7 @@ def test_the_engine_loads_without_email_utils_and_leaves_the_real_one() -> None:
     loaded, stand_in_left, real, refuses_missing, formats_not_asserted = json.loads(done.stdout)
     assert loaded == []
     assert stand_in_left is False
-    assert real == "email.utils"
+    assert real == ["email.utils", "typing"]
     assert refuses_missing and formats_not_asserted
 
 
@@ -107,12 +110,39 @@ def test_gate_values_stay_immutable_comparable_and_picklable() -> None:
     assert not Capabilities() and "source_lines" not in repr(report)
 
 
-def test_with_another_thread_alive_the_real_email_utils_serves() -> None:
+def test_with_another_thread_alive_the_real_modules_serve() -> None:
     probe = ("import sys, threading\n"
              "stop = threading.Event()\n"
              "threading.Thread(target=stop.wait, daemon=True).start()\n"
+             "assert 'typing' not in sys.modules\n"
              "from dyntools.jsonschema_safe import _engine\n_engine()\n"
-             "print('email.utils' in sys.modules)\nstop.set()\n")
+             "print('email.utils' in sys.modules, 'typing' in sys.modules)\nstop.set()\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "True True"
+
+
+def test_a_loaded_typing_is_left_alone() -> None:
+    probe = ("import sys, typing\n"
+             "from dyntools.jsonschema_safe import _engine\n_engine()\n"
+             "print(sys.modules['typing'] is typing)\n")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "True"
+
+
+def test_the_typing_stand_in_hands_any_other_name_to_the_real_typing() -> None:
+    # In a fresh interpreter: the stand-in is what `import typing` finds until a name other
+    # than TYPE_CHECKING is asked of it; from then on the real module serves everyone.
+    probe = ("import sys\n"
+             "from dyntools.jsonschema_safe import _TypingStandIn\n"
+             "stand_in = _TypingStandIn('typing')\nsys.modules['typing'] = stand_in\n"
+             "from typing import TYPE_CHECKING\n"
+             "first = [TYPE_CHECKING, sys.modules['typing'] is stand_in]\n"
+             "from typing import Sequence\n"
+             "import typing\n"
+             "print([*first, typing is not stand_in, Sequence is typing.Sequence,\n"
+             "       stand_in.Any is typing.Any, hasattr(stand_in, '__path__')])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "[False, True, True, True, True, False]"

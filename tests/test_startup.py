@@ -85,7 +85,7 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
 # command line), the error tree (only an allow-list that fails to load needs it), threading
 # (only a signal does), tokenize (only a file with non-ASCII text outside its strings), and
 # the heavier corners the call never loads either (email.utils: dyntools.jsonschema_safe).
-NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize",
+NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize", "typing",
                   "pathlib", "tomllib", "email.utils", "hashlib", "dataclasses", "inspect",
                   "structlog", "dyntools.registry", "dyntools.sandbox")
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
 from dyntools.terminal import terminal_safe
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from dyntools.errors import DyntoolsError
     from dyntools.gate.policy import Policy

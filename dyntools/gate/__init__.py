@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import os
 import warnings
-from typing import BinaryIO
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.capabilities import NONE
@@ -20,6 +19,10 @@ from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.identifiers import non_ascii_identifiers
 from dyntools.gate.policy import Policy, PolicyError, load_policy
 from dyntools.gate.visitor import GateVisitor
+
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 __all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy", "read_bounded"]
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from dyntools.toolname import tool_name_problem
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import Any, NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 

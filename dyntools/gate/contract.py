@@ -18,7 +18,6 @@ import ast
 import json
 import re
 from collections.abc import Callable
-from typing import Any
 
 from dyntools.gate.capabilities import (
     Capabilities,
@@ -45,6 +44,10 @@ from dyntools.jsonschema_safe import (
 )
 from dyntools.paramsize import TooDeep, params_units
 from dyntools.toolname import tool_name_problem
+
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Re-exported for callers that read the cost model and the caller-schema rule from here.
 __all__ = ["MAX_NS_PER_VALUE", "NS_WALK_PER_UNIT", "VALIDATION_BUDGET_NS", "Contract",

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities
 from dyntools.gate.policy import Policy
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import TYPE_CHECKING
 
 from dyntools.findings import Finding
 from dyntools.hidden_text import hidden_character_class
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)

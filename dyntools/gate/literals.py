@@ -12,8 +12,10 @@ time (its node and depth limits see the same numbers a walk would).
 from __future__ import annotations
 
 import ast
-from typing import Any
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import Any
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _NUMBERS = frozenset({int, float})
 MAX_LITERAL_DEPTH = 50

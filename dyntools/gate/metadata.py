@@ -9,12 +9,12 @@ from a file's source for callers that hold only the bytes.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
 
 from dyntools.gate.capabilities import NONE, Capabilities
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import Any, NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 

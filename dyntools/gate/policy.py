@@ -17,13 +17,13 @@ import sys
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from dyntools.findings import sha256_hex
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import NamedTuple
+    from typing import Any, NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 

@@ -17,15 +17,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
 from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    from typing import Any, NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
 
