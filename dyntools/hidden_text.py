@@ -19,8 +19,6 @@ Tab and newline are ordinary text everywhere; each caller decides about the rest
 
 from __future__ import annotations
 
-import unicodedata
-
 BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 INVISIBLE_EXTRA = frozenset(
     "\u115f\u1160\u3164\uffa0\u034f\u180b\u180c\u180d\u180e\u2800"
@@ -45,6 +43,8 @@ def hidden_character_class(ch: str) -> str | None:
         return None
     if ch in BIDI:
         return "bidi"
+    import unicodedata  # loaded by the first non-ASCII character: ASCII text never needs it
+
     category = unicodedata.category(ch)
     if category == "Cf" or ch in INVISIBLE_EXTRA:
         return "invisible"

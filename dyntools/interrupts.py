@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import _signal
 import _thread
-import contextlib
 import os
 import time
-from collections.abc import Iterator
 from types import FrameType
 
 # `_signal`, the C module under `signal`: importing `signal` builds its enums of every signal
@@ -152,16 +150,20 @@ def exit_code_for(exc: KeyboardInterrupt) -> int:
     return 128 + SIGINT
 
 
-@contextlib.contextmanager
-def critical() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM until the block ends (main thread, when installed)."""
-    if not _state.installed or _thread.get_ident() != _state.main_ident:
-        yield
-        return
-    _state.depth += 1
-    try:
-        yield
-    finally:
+class critical:  # lower case: a function to its callers (`with critical():`)
+    """Hold SIGINT/SIGTERM until the block ends (main thread, when installed). A class, not
+    contextlib.contextmanager: a check never imports contextlib (docs/gate.md)."""
+
+    __slots__ = ("holding",)
+
+    def __enter__(self) -> None:
+        self.holding = _state.installed and _thread.get_ident() == _state.main_ident
+        if self.holding:
+            _state.depth += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        if not self.holding:
+            return
         _state.depth -= 1
         if _state.depth == 0 and _state.held is not None and _state.raised is None:
             signum, _state.held = _state.held, None

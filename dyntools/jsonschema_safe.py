@@ -23,7 +23,6 @@ refused before its PARAMS and `dyntools --version` never load it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import re
@@ -87,10 +86,12 @@ def _parsedate_to_datetime(data: str) -> Any:
 
     match = re.fullmatch(_RFC2822_DATE, data) if isinstance(data, str) else None
     if match is not None and match[2] in _MONTHS:
-        with contextlib.suppress(ValueError):  # not a real date: the real function says why
+        try:
             return datetime.datetime(int(match[3]), _MONTHS.index(match[2]) + 1,
                                      int(match[1]), int(match[4]), int(match[5]),
                                      int(match[6]), tzinfo=datetime.UTC)
+        except ValueError:  # not a real date: the real function says why
+            pass
     from email.utils import parsedate_to_datetime
 
     return parsedate_to_datetime(data)

@@ -83,10 +83,12 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
 
 # What `dyntools check` of an accepted ASCII file never loads: click (check_run.py reads the
 # command line), the error tree (only an allow-list that fails to load needs it), threading
-# (only a signal does), tokenize (only a file with non-ASCII text outside its strings), and
-# the heavier corners the call never loads either (email.utils: dyntools.jsonschema_safe).
-NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize", "typing",
-                  "pathlib", "tomllib", "email.utils", "hashlib", "dataclasses", "inspect",
+# (only a signal does), tokenize (only a file with non-ASCII text outside its strings),
+# typing (the gate's TYPE_CHECKING is its own; jsonschema-rs sees a stand-in), ast, warnings
+# and contextlib (dyntools.gate.syntax), and the heavier corners the call never loads either
+# (email.utils: dyntools.jsonschema_safe).
+NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize", "typing", "ast",
+                  "warnings", "contextlib", "unicodedata", "pathlib", "tomllib", "email.utils", "hashlib", "dataclasses", "inspect",
                   "structlog", "dyntools.registry", "dyntools.sandbox")
 
 

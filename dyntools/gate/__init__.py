@@ -7,9 +7,7 @@ fails is itself a finding (DT902), so a bug in the gate refuses a file rather th
 
 from __future__ import annotations
 
-import ast
 import os
-import warnings
 
 from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.capabilities import NONE
@@ -18,6 +16,7 @@ from dyntools.gate.hostuse import check_host_use
 from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.identifiers import non_ascii_identifiers
 from dyntools.gate.policy import Policy, PolicyError, load_policy
+from dyntools.gate.syntax import parse
 from dyntools.gate.visitor import GateVisitor
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
@@ -123,9 +122,7 @@ def _check(
     # split at form feeds and other separators and shift every later line.
     lines = text.replace("\r\n", "\n").split("\n")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings (invalid escapes) are not findings
-            tree = ast.parse(text, type_comments=False)
+        tree = parse(text)
     except SyntaxError as exc:
         return [_syntax_finding(exc)], lines, None
     except (RecursionError, MemoryError):

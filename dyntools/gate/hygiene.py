@@ -8,7 +8,6 @@ is one regular expression over the whole text, so the cost is linear and small.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from dyntools.findings import Finding
 from dyntools.hidden_text import hidden_character_class
@@ -155,6 +154,8 @@ def _scan_unicode(text: str) -> list[Finding]:
             if len(target) == _MAX_PER_KIND:
                 target.append(Finding(line, col, code, f"more {what}s not listed"))
             else:
+                import unicodedata  # only a finding names its character
+
                 name = unicodedata.name(ch, "unnamed")
                 target.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
     return bidi + invisible + private
@@ -170,6 +171,8 @@ def _scan(text: str, pattern: re.Pattern[str], code: str, what: str) -> list[Fin
             break
         ch = match.group()
         line, col = _position(text, match.start())
+        import unicodedata
+
         name = unicodedata.name(ch, f"U+{ord(ch):04X}")
         findings.append(Finding(line, col, code, f"{what} U+{ord(ch):04X} {name}"))
     return findings

@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import re
 import sys
-import unicodedata
 
 from dyntools.findings import Finding
 
@@ -92,4 +91,6 @@ def tokenized_non_ascii_identifiers(text: str) -> list[Finding]:
 
 
 def _nfkc(name: str) -> str:
+    import unicodedata  # only a file with a non-ASCII identifier gets here
+
     return unicodedata.normalize("NFKC", name)

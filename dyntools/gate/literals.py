@@ -11,7 +11,7 @@ time (its node and depth limits see the same numbers a walk would).
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:

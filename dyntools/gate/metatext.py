@@ -10,9 +10,8 @@ evaluated, with the source's own classes, and refused at the literal that holds 
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 import re
-import unicodedata
 from collections.abc import Callable
 
 from dyntools.hidden_text import hidden_character_class
@@ -77,6 +76,8 @@ def _check_string(node: ast.AST, text: str, where: str, report: Report) -> None:
         if kind is None or kind in seen:
             continue
         seen.add(kind)
+        import unicodedata  # only a finding names its character
+
         name = unicodedata.name(ch, "")
         report(node, CODES[kind],
                f"{where} holds {_WHAT[kind]}, U+{ord(ch):04X}{' ' + name if name else ''}, "

@@ -11,7 +11,6 @@ editable install).
 from __future__ import annotations
 
 import _thread
-import contextlib
 import os
 import sys
 from collections.abc import Mapping
@@ -238,8 +237,10 @@ def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
             handle.write(encoded)
         os.replace(temporary, target)
     except OSError:  # a read-only install: parse each time, as before
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 (contextlib.suppress: a check never imports contextlib)
             os.remove(temporary)
+        except OSError:
+            pass
 
 
 _MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires"})

@@ -14,7 +14,7 @@ recursion limit, and stops at `max_nodes`.
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
@@ -22,6 +22,7 @@ from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
 from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
+from dyntools.gate.syntax import iter_child_nodes, walk
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ class GateVisitor:
                 visit(child)
 
     def generic(self, node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in iter_child_nodes(node):
             self.visit(child)
 
     # ----------------------------------------------------------------- scopes
@@ -658,7 +659,7 @@ class GateVisitor:
             self.visit_all(case.body)
 
     def pattern(self, node: ast.pattern) -> None:
-        for child in ast.walk(node):
+        for child in walk(node):
             self.nodes += 1
             name = getattr(child, "name", None) or getattr(child, "rest", None)
             if isinstance(name, str):
