@@ -7,10 +7,11 @@ name is refused (with a message quoting it) before any file is touched.
 from __future__ import annotations
 
 import keyword
-import re
 
 MAX_TOOL_NAME = 64
-_TOOL_NAME = re.compile(r"[a-z][a-z0-9_]*")
+# [a-z][a-z0-9_]*, read with str methods: the pattern's compile was ~0.2 ms of every start-up.
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_SNAKE = _LOWER + "0123456789_"
 
 
 def tool_name_problem(name: object) -> str | None:
@@ -21,7 +22,7 @@ def tool_name_problem(name: object) -> str | None:
         return "a tool name may not be empty"
     if len(name) > MAX_TOOL_NAME:
         return f"tool name {name[:20]!r}... is {len(name)} characters; the limit is {MAX_TOOL_NAME}"
-    if not name.isascii() or not _TOOL_NAME.fullmatch(name):
+    if not name.isascii() or name[0] not in _LOWER or name.strip(_SNAKE):
         return (
             f"tool name {name!r} must be snake_case: a lowercase ASCII letter, then lowercase "
             "letters, digits and underscores (no dots, slashes, dashes or spaces)"

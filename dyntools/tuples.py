@@ -23,19 +23,128 @@ machinery). tests/test_tuples.py holds the two to the same classes.
 from __future__ import annotations
 
 import collections
+import keyword
+import sys
+import types
+from _collections import _tuplegetter
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["NamedTuple"]
+__all__ = ["NamedTuple", "namedtuple"]
 
 # As typing's: what a body may not set, and what it sets that the class keeps its own of.
 _PROHIBITED = frozenset({"__new__", "__init__", "__slots__", "__getnewargs__", "_fields",
                          "_field_defaults", "_make", "_replace", "_asdict", "_source"})
 _SPECIAL = frozenset({"__module__", "__name__", "__annotations__"})
-# Called with names known only at run time (the type checker reads typing's class instead).
-_namedtuple: Any = collections.namedtuple
+# `collections.namedtuple` compiles each class's __new__ from source (an eval, ~50 us of the
+# ~90 us a class costs). These are the same functions for 0 to 16 fields, compiled once with
+# this module's bytecode: `namedtuple` renames a template's parameters to the class's fields
+# (error messages and keywords read those names) and gives it the class's defaults.
+_tuple_new = tuple.__new__
+_NEW = (
+    lambda _cls: _tuple_new(_cls, ()),
+    lambda _cls, _0: _tuple_new(_cls, (_0,)),
+    lambda _cls, _0, _1: _tuple_new(_cls, (_0, _1)),
+    lambda _cls, _0, _1, _2: _tuple_new(_cls, (_0, _1, _2)),
+    lambda _cls, _0, _1, _2, _3: _tuple_new(_cls, (_0, _1, _2, _3)),
+    lambda _cls, _0, _1, _2, _3, _4: _tuple_new(_cls, (_0, _1, _2, _3, _4)),
+    lambda _cls, _0, _1, _2, _3, _4, _5: _tuple_new(_cls, (_0, _1, _2, _3, _4, _5)),
+    lambda _cls, _0, _1, _2, _3, _4, _5, _6: _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6)),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14))),
+    (lambda _cls, _0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15:
+     _tuple_new(_cls, (_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15))),
+)
+
+
+def namedtuple(typename: str, fields: list[str], defaults: list[Any], module: str) -> Any:
+    """`collections.namedtuple(typename, fields, defaults=defaults, module=module)`: the same
+    class (tests/test_tuples.py holds them to it), without compiling its __new__."""
+    names = [typename, *fields]
+    if (len(fields) >= len(_NEW) or len(set(fields)) != len(fields) or len(defaults) > len(fields)
+            or any(not name.isidentifier() or keyword.iskeyword(name) for name in names)
+            or any(name.startswith("_") for name in fields)):  # its refusals and messages
+        return collections.namedtuple(typename, fields, defaults=defaults, module=module)
+    field_names = tuple(map(sys.intern, fields))
+    count = len(field_names)
+    arg_list = ", ".join(field_names) + ("," if count == 1 else "")
+    repr_fmt = "(" + ", ".join(f"{name}=%r" for name in field_names) + ")"
+    code = _NEW[count].__code__.replace(co_varnames=("_cls", *field_names), co_name="__new__",
+                                        co_qualname="__new__")
+    new: Any = types.FunctionType(code, {"_tuple_new": _tuple_new, "__builtins__": {},
+                                         "__name__": f"namedtuple_{typename}"}, "__new__")
+    new.__doc__ = f"Create new instance of {typename}({arg_list})"
+    new.__defaults__ = tuple(defaults)
+    field_defaults = dict(zip(field_names[count - len(defaults):], defaults, strict=True))
+
+    def _make(cls: Any, iterable: Any) -> Any:
+        result = _tuple_new(cls, iterable)
+        if len(result) != count:
+            raise TypeError(f"Expected {count} arguments, got {len(result)}")
+        return result
+
+    _make.__doc__ = f"Make a new {typename} object from a sequence or iterable"
+
+    def _replace(self: Any, /, **kwds: Any) -> Any:
+        result = self._make(map(kwds.pop, field_names, self))
+        if kwds:
+            raise ValueError(f"Got unexpected field names: {list(kwds)!r}")
+        return result
+
+    _replace.__doc__ = (f"Return a new {typename} object replacing specified fields with new "
+                        "values")
+
+    def __repr__(self: Any) -> str:
+        "Return a nicely formatted representation string"
+        return str(self.__class__.__name__ + repr_fmt % self)
+
+    def _asdict(self: Any) -> dict[str, Any]:
+        "Return a new dict which maps field names to their values."
+        return dict(zip(self._fields, self, strict=False))
+
+    def __getnewargs__(self: Any) -> tuple[Any, ...]:
+        "Return self as a plain tuple.  Used by copy and pickle."
+        return tuple(self)
+
+    for method in (new, _make, _replace, __repr__, _asdict, __getnewargs__):
+        method.__qualname__ = f"{typename}.{method.__name__}"
+        method.__annotations__ = {}  # unannotated, as collections' are
+    namespace: dict[str, Any] = {
+        "__doc__": f"{typename}({arg_list})",
+        "__slots__": (),
+        "_fields": field_names,
+        "_field_defaults": field_defaults,
+        "__new__": new,
+        "_make": classmethod(_make),
+        "_replace": _replace,
+        "__repr__": __repr__,
+        "_asdict": _asdict,
+        "__getnewargs__": __getnewargs__,
+        "__match_args__": field_names,
+    }
+    if sys.version_info >= (3, 13):  # copy.replace
+        namespace["__replace__"] = _replace
+    for index, name in enumerate(field_names):
+        namespace[name] = _tuplegetter(index, sys.intern(f"Alias for field number {index}"))
+    made = type(typename, (tuple,), namespace)
+    made.__module__ = module
+    return made
 
 
 class _NamedTupleMeta(type):
@@ -52,9 +161,8 @@ class _NamedTupleMeta(type):
                 raise TypeError(f"Non-default namedtuple field {field} cannot follow "
                                 f"default field{'s' if len(with_default) > 1 else ''} "
                                 f"{', '.join(with_default)}")
-        made = _namedtuple(typename, list(annotations),
-                           defaults=[namespace[f] for f in with_default],
-                           module=namespace["__module__"])
+        made = namedtuple(typename, list(annotations),
+                          [namespace[f] for f in with_default], namespace["__module__"])
         made.__annotations__ = dict(annotations)
         for key, value in namespace.items():
             if key in _PROHIBITED:

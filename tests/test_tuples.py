@@ -130,3 +130,109 @@ def test_dyntools_values_pickle_and_compare_as_before() -> None:
     assert type(pickle.loads(pickle.dumps(limits))) is SandboxLimits
     policy = load_policy()
     assert pickle.loads(pickle.dumps(policy.limits)) == policy.limits
+
+
+# dyntools.tuples.namedtuple against collections.namedtuple, field list by field list.
+SHAPES = [
+    ("Empty", [], []),
+    ("One", ["x"], []),
+    ("OneDefault", ["x"], [None]),
+    ("Point", ["x", "y"], []),
+    ("Rule", ["code", "title", "tags", "weight"], ["untitled", (), None]),
+    ("Wide", [f"f{i}" for i in range(16)], list(range(5))),  # past the templates
+    ("Widest", [f"f{i}" for i in range(17)], []),
+]
+
+
+def _method_facts(made: Any) -> dict[str, Any]:
+    import inspect
+
+    facts: dict[str, Any] = {}
+    for name in ("__new__", "_make", "_replace", "__repr__", "_asdict", "__getnewargs__"):
+        method = getattr(made, name)
+        function = getattr(method, "__func__", method)
+        facts[name] = (function.__name__, function.__qualname__, function.__doc__,
+                       function.__module__ if name == "__new__" else None,
+                       getattr(function, "__defaults__", None),
+                       str(inspect.signature(method)))
+    return facts
+
+
+def _outcome(call: Any, made: Any) -> Any:
+    try:
+        value = call(made)
+    except (TypeError, ValueError) as exc:
+        return type(exc), str(exc)
+    return type(value).__mro__[1:], tuple(value) if isinstance(value, tuple) else value
+
+
+@pytest.mark.parametrize(("typename", "fields", "defaults"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_namedtuple_makes_collections_class(typename: str, fields: list[str],
+                                            defaults: list[Any]) -> None:
+    import collections
+
+    theirs: Any = collections.namedtuple(typename, fields, defaults=defaults,
+                                         module="tests.made")
+    ours: Any = dyntools.tuples.namedtuple(typename, fields, defaults, "tests.made")
+    for attribute in ("__name__", "__qualname__", "__module__", "__doc__", "_fields",
+                      "_field_defaults", "__match_args__", "__slots__", "__bases__"):
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
+    assert sorted(vars(ours)) == sorted(vars(theirs))
+    assert _method_facts(ours) == _method_facts(theirs)
+    for name in fields:
+        assert vars(ours)[name].__doc__ == vars(theirs)[name].__doc__
+    values = list(range(len(fields)))
+    keywords = dict(zip(fields, values, strict=True))
+    calls = [
+        lambda made: made(*values), lambda made: made(**keywords), lambda made: made(),
+        lambda made: made(*values, 99), lambda made: made(*values[:1], **keywords),
+        lambda made: made(*values, nope=1), lambda made: made._make(values),
+        lambda made: made._make([*values, 1]), lambda made: made(*values)._replace(nope=2),
+        lambda made: made(*values)._replace(**dict(list(keywords.items())[:1])),
+        lambda made: made(*values)._asdict(), lambda made: repr(made(*values)),
+        lambda made: made(*values).__getnewargs__(),
+        lambda made: made(*values[:len(fields) - len(defaults)]),
+    ]
+    for call in calls:
+        assert _outcome(call, ours) == _outcome(call, theirs)
+
+
+@pytest.mark.parametrize(("typename", "fields"), [
+    ("Bad", ["_x"]), ("Bad", ["class"]), ("Bad", ["a", "a"]), ("Bad", ["1a"]),
+    ("class", ["a"]), ("Bad-name", ["a"]),
+])
+def test_namedtuple_refuses_what_collections_refuses(typename: str, fields: list[str]) -> None:
+    import collections
+
+    with pytest.raises(ValueError) as theirs:
+        collections.namedtuple(typename, fields)
+    with pytest.raises(ValueError) as ours:
+        dyntools.tuples.namedtuple(typename, fields, [], "tests.made")
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_more_defaults_than_fields_is_refused_as_collections_refuses_it() -> None:
+    import collections
+
+    with pytest.raises(TypeError) as theirs:
+        collections.namedtuple("Bad", ["a"], defaults=[1, 2])
+    with pytest.raises(TypeError) as ours:
+        dyntools.tuples.namedtuple("Bad", ["a"], [1, 2], "tests.made")
+    assert str(ours.value) == str(theirs.value)
+
+
+Pickled = dyntools.tuples.namedtuple("Pickled", ["a", "b"], [2], __name__)
+
+
+def test_a_namedtuple_pickles_and_copies() -> None:
+    import copy
+
+    value = Pickled(1)
+    assert pickle.loads(pickle.dumps(value)) == value == (1, 2)
+    assert type(pickle.loads(pickle.dumps(value))) is Pickled
+    assert copy.copy(value) == value and copy.deepcopy(value) == value
+    match value:
+        case Pickled(a, b):
+            assert (a, b) == (1, 2)
+        case _:
+            raise AssertionError("no match")
