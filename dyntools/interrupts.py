@@ -119,6 +119,14 @@ def _exit_within(seconds: float, signum: int) -> None:
 
 def _end_after(seconds: float, code: int) -> None:
     time.sleep(seconds)
+    # The clean-up is stuck: say so (the line the CLI would have printed, and why it ends
+    # here), straight to the file descriptor, since sys.stderr may be held by the main thread.
+    name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
+    try:  # noqa: SIM105 (contextlib.suppress: a check never imports contextlib)
+        os.write(2, f"dyntools: interrupted ({name}); the clean-up did not finish within "
+                    f"{seconds:g} s\n".encode())
+    except OSError:
+        pass
     os._exit(code)
 
 
