@@ -33,10 +33,16 @@ print(json.dumps([loaded, stand_in_left, [real, real_typing],
 """
 
 
-def test_the_engine_loads_without_email_utils_and_leaves_the_real_one() -> None:
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+def _fresh(probe: str) -> str:
+    """What `probe` prints, run in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, check=True)
-    loaded, stand_in_left, real, refuses_missing, formats_not_asserted = json.loads(done.stdout)
+    return done.stdout.strip()
+
+
+def test_the_engine_loads_without_email_utils_and_leaves_the_real_one() -> None:
+    loaded, stand_in_left, real, refuses_missing, formats_not_asserted = json.loads(
+        _fresh(PROBE))
     assert loaded == []
     assert stand_in_left is False
     assert real == ["email.utils", "typing"]
@@ -117,18 +123,14 @@ def test_with_another_thread_alive_the_real_modules_serve() -> None:
              "assert 'typing' not in sys.modules\n"
              "from dyntools.jsonschema_safe import _engine\n_engine()\n"
              "print('email.utils' in sys.modules, 'typing' in sys.modules)\nstop.set()\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=True)
-    assert done.stdout.strip() == "True True"
+    assert _fresh(probe) == "True True"
 
 
 def test_a_loaded_typing_is_left_alone() -> None:
     probe = ("import sys, typing\n"
              "from dyntools.jsonschema_safe import _engine\n_engine()\n"
              "print(sys.modules['typing'] is typing)\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=True)
-    assert done.stdout.strip() == "True"
+    assert _fresh(probe) == "True"
 
 
 def test_the_typing_stand_in_hands_any_other_name_to_the_real_typing() -> None:
@@ -143,6 +145,4 @@ def test_the_typing_stand_in_hands_any_other_name_to_the_real_typing() -> None:
              "import typing\n"
              "print([*first, typing is not stand_in, Sequence is typing.Sequence,\n"
              "       stand_in.Any is typing.Any, hasattr(stand_in, '__path__')])\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=True)
-    assert done.stdout.strip() == "[False, True, True, True, True, False]"
+    assert _fresh(probe) == "[False, True, True, True, True, False]"

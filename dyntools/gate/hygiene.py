@@ -52,6 +52,25 @@ def _byte_position(data: bytes, index: int) -> tuple[int, int]:
     return line, col
 
 
+def head_end(data: bytes) -> int:
+    """Where the first two lines of `data` end (PEP 263's reach)."""
+    end = -1
+    for _ in range(2):
+        end = data.find(b"\n", end + 1)
+        if end == -1:
+            return len(data)
+    return end
+
+
+def coding_cookie(data: bytes) -> re.Match[bytes] | None:
+    """The coding declaration in the first two lines, if any. Only a head that spells
+    "coding" can hold one, and only then is the pattern compiled (re keeps it)."""
+    end = head_end(data)
+    if b"coding" not in data[:end]:
+        return None
+    return re.compile(_CODING_COOKIE, re.MULTILINE).search(data, 0, end)
+
+
 def check_bytes(data: bytes, max_bytes: int) -> Decoded:
     """Validate raw bytes; return the decoded text, or None when parsing must not go on."""
     if len(data) > max_bytes:
@@ -74,15 +93,7 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
             Finding(line, col, "DT001", f"invalid UTF-8 at byte {exc.start}: {exc.reason}")
         )
         return Decoded(None, findings)
-    head_end = -1
-    for _ in range(2):
-        head_end = data.find(b"\n", head_end + 1)
-        if head_end == -1:
-            head_end = len(data)
-            break
-    # Only a head that spells "coding" can match (and compiles the pattern: re keeps it).
-    cookie = (re.compile(_CODING_COOKIE, re.MULTILINE).search(data, 0, head_end)
-              if b"coding" in data[:head_end] else None)
+    cookie = coding_cookie(data)
     if cookie:
         line, col = _byte_position(data, cookie.start())
         findings.append(
