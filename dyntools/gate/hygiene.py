@@ -116,17 +116,25 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
 # Every character the control and layout scans look for: C0 but tab and newline (CR and FF
 # included), DEL, C1, U+2028/U+2029.
 _ANY_CONTROL = "[\x01-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]"
-# The ASCII bytes that are none of them (NUL has its own rule, DT002).
-_NOT_CONTROL_ASCII = bytes([0, 9, 10, *range(0x20, 0x7F)])
+# Every byte but the ASCII ones _ANY_CONTROL names (NUL has its own rule, DT002); in UTF-8,
+# bytes below 0x80 are never part of a longer sequence, so what deleting these leaves of a
+# file are its ASCII controls.
+_NOT_ASCII_CONTROL = bytes([0, 9, 10, *range(0x20, 0x7F), *range(0x80, 0x100)])
+_C1_UTF8 = rb"\xc2[\x80-\x9f]"  # U+0080-U+009F; 0xC2 only ever leads a sequence
 
 
 def _has_control(data: bytes, text: str) -> bool:
-    """Whether `text` (the decoding of `data`) holds any of _ANY_CONTROL's characters. An
-    ASCII file is its bytes: deleting the others leaves nothing when it has none, without
-    the pattern, whose compile (U+2028 takes it past Latin-1) was ~0.5 ms of every check."""
+    """Whether `text` (the UTF-8 decoding of `data`) holds any of _ANY_CONTROL's characters,
+    read from the bytes without that pattern, whose compile (U+2028 takes it past Latin-1)
+    was ~0.5 ms of every check: the ASCII controls, U+2028/U+2029 by their three bytes and
+    the C1 controls by their two (a small pattern, compiled only for a file with a 0xC2)."""
+    if data.translate(None, _NOT_ASCII_CONTROL):
+        return True
     if text.isascii():
-        return bool(data.translate(None, _NOT_CONTROL_ASCII))
-    return re.search(_ANY_CONTROL, text) is not None
+        return False
+    if b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
+        return True
+    return b"\xc2" in data and re.search(_C1_UTF8, data) is not None
 _MAX_PER_KIND = 20
 # A carriage return that does not start a CRLF: Python breaks the line there, cat/grep/diff
 # do not, so a statement can hide behind a comment.
