@@ -20,6 +20,10 @@ import os
 import time
 from types import FrameType
 
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import Any
+
 # `_signal`, the C module under `signal`: importing `signal` builds its enums of every signal
 # and handler (~3 ms of each start-up), and only these two numbers are needed here.
 SIGINT, SIGTERM = int(_signal.SIGINT), int(_signal.SIGTERM)
@@ -48,6 +52,7 @@ class _State:
     finishing = False  # the command has returned: the process is only exiting now
     late: int | None = None
     ending = False  # the bounded exit after a signal is counting (_exit_within)
+    previous_hook: Any = None  # sys.unraisablehook before install()
 
 
 _state = _State()
@@ -130,8 +135,23 @@ def _end_after(seconds: float, code: int) -> None:
     os._exit(code)
 
 
+def _lost(unraisable: Any) -> None:
+    """sys.unraisablehook: an `Interrupted` raised where Python cannot raise it (a weakref
+    callback, a finaliser `_swallows` does not know, a generator closed by the collector) is
+    printed as "Exception ignored" and dropped. It is taken back and its signal sent again,
+    as the handler does for the places it knows; anything else goes to the previous hook."""
+    exc = unraisable.exc_value
+    if isinstance(exc, Interrupted) and _state.raised == exc.signum and not _state.finishing:
+        _state.raised = None
+        _thread.start_new_thread(_send_again, (exc.signum,))
+        return
+    _state.previous_hook(unraisable)
+
+
 def install() -> None:
     """Route SIGINT and SIGTERM to `Interrupted` (main thread only; a no-op elsewhere)."""
+    import sys
+
     try:
         for signum in EXIT_CODES:
             _signal.signal(signum, _handler)
@@ -139,6 +159,9 @@ def install() -> None:
         return
     _state.installed = True
     _state.main_ident = _thread.get_ident()
+    if sys.unraisablehook is not _lost:
+        _state.previous_hook = sys.unraisablehook
+        sys.unraisablehook = _lost
 
 
 def finishing() -> None:

@@ -81,6 +81,54 @@ def test_a_signal_inside_a_finaliser_is_raised_once_it_returns(sig: str, code: i
     assert (done.returncode, done.stdout, done.stderr) == (0, f"raised {code}\n", "")
 
 
+CALLBACK_SWALLOWED = r'''
+import os, signal, sys, time, weakref
+from dyntools import interrupts
+
+class Item:
+    pass
+
+def gone(_ref):  # a weakref callback: no frame says so, only the unraisable hook can tell
+    os.kill(os.getpid(), signal.SIG)
+    n = 0
+    for _ in range(1000):
+        n += 1
+
+interrupts.install()
+try:
+    item = Item()
+    ref = weakref.ref(item, gone)
+    del item
+    time.sleep(20)  # the signal, sent again, ends this
+    print("not reached", flush=True)
+except interrupts.Interrupted as exc:
+    print("raised", exc.exit_code, flush=True)
+os._exit(0)
+'''
+
+
+@pytest.mark.parametrize("sig, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_lost_in_a_weakref_callback_is_raised_again(sig: str, code: int) -> None:
+    # Raised in a weakref callback (weakref.finalize's, tempfile's clean-ups), Interrupted is
+    # printed as "Exception ignored" and dropped: sys.unraisablehook takes it back and the
+    # signal is sent again (seen once in the random-interrupt test: a finalize callback).
+    done = subprocess.run([sys.executable, "-c", CALLBACK_SWALLOWED.replace(
+        "signal.SIG)", f"signal.{sig})")], capture_output=True, text=True, timeout=30,
+        check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"raised {code}\n", "")
+
+
+def test_other_unraisable_exceptions_still_reach_the_previous_hook() -> None:
+    code = ("import sys\nfrom dyntools import interrupts\n"
+            "seen = []\nsys.unraisablehook = lambda u: seen.append(type(u.exc_value).__name__)\n"
+            "interrupts.install()\ninterrupts.install()\n"
+            "class Bad:\n    def __del__(self):\n        raise ValueError('x')\n"
+            "Bad()\nprint(seen)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=30, check=True)
+    assert (done.stdout, done.stderr) == ("['ValueError']\n", "")
+
+
 def test_the_import_systems_lock_callback_is_a_place_that_swallows() -> None:
     from types import SimpleNamespace
 
