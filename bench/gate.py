@@ -222,6 +222,12 @@ def measure_rounds(tree: Path, directory: Path, rounds: int, strict: bool) -> di
     return result
 
 
+# The console script's entry point (`script`; older trees have `run`, or only the click group).
+CONSOLE_SCRIPT = ("import sys; import dyntools.cli as cli; sys.argv[0] = 'dyntools'; "
+                  "sys.exit((getattr(cli, 'script', None) or getattr(cli, 'run', None) "
+                  "or cli.main)())")
+
+
 def startup(tree: Path, one_file: Path, rounds: int, cache: Path) -> dict[str, float]:
     """Start-up, interleaved. This machine kind sets PYTHONDONTWRITEBYTECODE, so dyntools'
     own modules are compiled from source by every process; the "(bytecode cached)" lines
@@ -234,8 +240,10 @@ def startup(tree: Path, one_file: Path, rounds: int, cache: Path) -> dict[str, f
     commands = {
         "python -I -S -c pass": [py, "-I", "-S", "-c", "pass"],
         "python -c pass": [py, "-c", "pass"],
-        "dyntools check ONE_FILE": [py, "-m", "dyntools", "check", str(one_file)],
-        "dyntools --version": [py, "-m", "dyntools", "--version"],
+        # what the `dyntools` console script runs, from this tree (PYTHONPATH)
+        "dyntools check ONE_FILE": [py, "-c", CONSOLE_SCRIPT, "check", str(one_file)],
+        "python -m dyntools check ONE_FILE": [py, "-m", "dyntools", "check", str(one_file)],
+        "dyntools --version": [py, "-c", CONSOLE_SCRIPT, "--version"],
         "import dyntools.gate": [py, "-c", "import dyntools.gate"],
         "gate one file (no CLI)": [py, "-c", "import sys\nfrom dyntools.gate import check_file\n"
                                    "sys.exit(not check_file(sys.argv[1]).accepted)",
