@@ -415,10 +415,13 @@ def render_text(report: GateReport) -> str:
 
 
 def to_json(reports: Sequence[GateReport]) -> dict[str, Any]:
-    return {
-        "accepted": all(r.accepted for r in reports),
-        "files": [r.as_dict() for r in reports],
-    }
+    return json_document([r.as_dict() for r in reports], all(r.accepted for r in reports))
+
+
+def json_document(files: list[dict[str, Any]], accepted: bool) -> dict[str, Any]:
+    """`to_json`'s document from reports already turned into `as_dict()` (a caller that
+    gates many files keeps one small dict per file, not each report's source lines)."""
+    return {"accepted": accepted, "files": files}
 
 
 def _utf16_col(line_text: str | None, col: int) -> int:
