@@ -496,39 +496,41 @@ def _tree_bounds(schema: Any) -> tuple[int, int] | None:
     applies another to the same value: what _fan_out_problem and value_cost_ns compute for
     it (tests/gate/test_fast_paths.py holds them equal), in one recursive pass. None when it
     nests too deep to recurse (the iterative walks then decide)."""
-    fan_cap = MAX_SUBSCHEMAS_PER_VALUE + 1
-    cost_cap = MAX_NS_PER_VALUE * 1000
     unique = [False]
-
-    def bounds(node: Any) -> tuple[int, int]:
-        """The worst (fan-out, cost) of the subschemas applied to any one value under it."""
-        if not isinstance(node, dict):  # a boolean schema
-            return 1, 0
-        if not unique[0] and node.get("uniqueItems") is True:
-            unique[0] = True
-        fan_here = min(fan_cap, 1 + _slow_enum_entries(node))
-        cost_here = min(cost_cap, _own_cost(node, 0))
-        found = _applied_subschemas(schema, node)
-        if found is _LEAF:
-            return fan_here, cost_here
-        fan_worst, cost_worst = fan_here, cost_here
-        for pick_one, all_of in found[1]:
-            fan_one = cost_one = fan_all = cost_all = 0
-            for child in pick_one:
-                fan, cost = bounds(child)
-                fan_one, cost_one = max(fan_one, fan), max(cost_one, cost)
-            for child in all_of:
-                fan, cost = bounds(child)
-                fan_all, cost_all = fan_all + fan, cost_all + cost
-            fan_worst = max(fan_worst, min(fan_cap, fan_one + fan_all))
-            cost_worst = max(cost_worst, min(cost_cap, cost_one + cost_all))
-        return fan_worst, cost_worst
-
     try:
-        fan, cost = bounds(schema)
+        fan, cost = _bounds(schema, schema, unique)
     except RecursionError:
         return None
-    return fan, min(cost_cap, cost + (NS_UNIQUE_ITEMS if unique[0] else 0))
+    return fan, min(_COST_CAP, cost + (NS_UNIQUE_ITEMS if unique[0] else 0))
+
+
+# A function of the module, not a closure: a closure that calls itself is a reference cycle
+# (function -> cell -> function) left for the collector after every schema.
+def _bounds(schema: Any, node: Any, unique: list[bool]) -> tuple[int, int]:
+    """The worst (fan-out, cost) of the subschemas applied to any one value under `node`
+    (`unique[0]` becomes True when some subschema says uniqueItems)."""
+    if not isinstance(node, dict):  # a boolean schema
+        return 1, 0
+    if not unique[0] and node.get("uniqueItems") is True:
+        unique[0] = True
+    fan_cap, cost_cap = _FAN_CAP, _COST_CAP
+    fan_here = min(fan_cap, 1 + _slow_enum_entries(node))
+    cost_here = min(cost_cap, _own_cost(node, 0))
+    found = _applied_subschemas(schema, node)
+    if found is _LEAF:
+        return fan_here, cost_here
+    fan_worst, cost_worst = fan_here, cost_here
+    for pick_one, all_of in found[1]:
+        fan_one = cost_one = fan_all = cost_all = 0
+        for child in pick_one:
+            fan, cost = _bounds(schema, child, unique)
+            fan_one, cost_one = max(fan_one, fan), max(cost_one, cost)
+        for child in all_of:
+            fan, cost = _bounds(schema, child, unique)
+            fan_all, cost_all = fan_all + fan, cost_all + cost
+        fan_worst = max(fan_worst, min(fan_cap, fan_one + fan_all))
+        cost_worst = max(cost_worst, min(cost_cap, cost_one + cost_all))
+    return fan_worst, cost_worst
 
 
 def _slow_enum_entries(node: Any) -> int:
@@ -577,6 +579,9 @@ def validation_budget_units(per_value_ns: int) -> int:
     return VALIDATION_BUDGET_NS // (max(0, per_value_ns) + NS_WALK_PER_UNIT)
 # Refused at the gate: a schema for which one value may cost more than this.
 MAX_NS_PER_VALUE = 100_000
+# _bounds' caps: one past the fan-out limit, and far above any cost the gate accepts.
+_FAN_CAP = MAX_SUBSCHEMAS_PER_VALUE + 1
+_COST_CAP = MAX_NS_PER_VALUE * 1000
 # Refused at the gate: multipleOf with a magnitude outside this range (5e-324 cost 30 us
 # per number and 7-8 s of stalled host for one 3.6 MB call).
 MIN_MULTIPLE_OF = 1e-9
