@@ -13,7 +13,7 @@ import pytest
 from dyntools import __version__
 from dyntools.cli.check_run import EXIT_ACCEPTED, EXIT_REJECTED, CheckArguments, check_files
 from dyntools.findings import render_text, to_json, to_sarif
-from dyntools.gate import check_file
+from dyntools.gate import check_file, check_source
 from dyntools.terminal import terminal_safe
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,3 +76,32 @@ def test_memory_does_not_grow_with_the_files_checked(tmp_path: Path, output: str
 
     one, many = peak(1), peak(120)
     assert many - one < 120 * len(big) // 4, (one, many)
+
+
+def test_the_collector_runs_rarely_while_checking_and_as_before_after(
+        files: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from dyntools.cli import check_run
+
+    seen: list[tuple[int, ...]] = []
+    real = check_source
+
+    def watched(*args: object, **kwargs: object) -> object:
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_run, "check_source", watched)
+    original = gc.get_threshold()
+    before = (701, 11, 12)  # not what an earlier check could have left
+    gc.set_threshold(*before)
+    try:
+        check_files(CheckArguments(tuple(files), "text", None))
+        assert seen == [check_run.CHECK_GC_THRESHOLD] * len(files)
+        assert gc.get_threshold() == before
+        with pytest.raises(check_run.CheckUsageError):  # a missing file, after two checked
+            check_files(CheckArguments((files[0], files[1], str(tmp_path / "gone.py")),
+                                       "text", None))
+        assert gc.get_threshold() == before
+    finally:
+        gc.set_threshold(*original)
