@@ -14,7 +14,9 @@ once, as a long-running host or `dyntools check` sees it.
   p90 of the per-file ratios.
 - `dyntools check`: one process over the whole corpus, against the in-process parse sum (the
   strict figure: start-up, reading and printing included) and against one process that reads
-  and parses the same files (`python -c ...`, start-up included on both sides).
+  and parses the same files (`python -c ...`, start-up included on both sides). Every tree's
+  check and the parse process run in the same rounds, in rotating order, and each ratio is
+  taken within its round: on a shared machine, load moves between minutes, not within one.
 - start-up: `dyntools check ONE_FILE` and `dyntools --version` against `python -I -S -c pass`,
   and what importing the gate and jsonschema_rs costs, interleaved.
 
@@ -189,37 +191,51 @@ PARSE_PROCESS = ("import ast, sys\n"
                  "        ast.parse(handle.read())\n")
 
 
-def measure_rounds(tree: Path, directory: Path, rounds: int, strict: bool) -> dict[str, Any]:
-    """Per round, in rotating order: the in-process child, `dyntools check` over the corpus
-    and a process that parses the same files; each ratio is taken within its round (the
-    machine is shared: load changes between rounds, not within one), then the median."""
-    files = [str(p) for p in sorted(directory.glob("*.py"))]
-    env = _env(tree)
-    cli = [sys.executable, "-m", "dyntools", "check", *files]
-    parse = [sys.executable, "-c", PARSE_PROCESS, *files]
-    per_round: list[dict[str, Any]] = []
-    for round_ in range(rounds):
-        found: dict[str, Any] = {}
-        steps = ["in-process", "cli", "parse"]
-        shift = round_ % len(steps)
-        for step in steps[shift:] + steps[:shift]:
-            if step == "in-process":
-                found.update(run_child(tree, directory, "in-process"))
-                continue
-            seconds, code = timed(cli if step == "cli" else parse, env, tree)
-            if step == "cli" and code != 0 and strict:
-                raise SystemExit(f"dyntools check refused part of the corpus (exit {code})")
-            found[f"{step}_process_s"] = seconds
-        per_round.append(found)
+def measure_rounds(tree: Path, directory: Path, rounds: int) -> dict[str, Any]:
+    """The in-process child, `rounds` times (each ratio is taken within its process: the
+    machine is shared, and load changes between rounds, not within one), then the median."""
+    per_round = [run_child(tree, directory, "in-process") for _ in range(rounds)]
     result = dict(per_round[-1])
     for key in ("ratio", "gc_ratio", "median_ratio", "p90_ratio", "ascii_ratio", "non_ascii_ratio",
-                "parse_s", "gate_s", "cli_process_s", "parse_process_s"):
+                "parse_s", "gate_s"):
         result[key] = statistics.median(r[key] for r in per_round)
-    result["cli_strict"] = statistics.median(r["cli_process_s"] / r["parse_s"] for r in per_round)
-    result["cli_fair"] = statistics.median(r["cli_process_s"] / r["parse_process_s"]
-                                           for r in per_round)
     result["rounds"] = rounds
     return result
+
+
+def measure_cli(trees: dict[str, Path], directory: Path, rounds: int, parse_sums: dict[str, float]
+                ) -> dict[str, dict[str, float]]:
+    """`dyntools check` over the corpus, one process per tree, and one process that reads
+    and parses the same files, all in the same rounds in rotating order (a tree's figure is
+    taken beside the parse process of its own round, and every tree sees the same moments
+    of the machine), then the median of the per-round ratios. `parse_sums`: each tree's
+    in-process ast.parse sum, for the strict figure."""
+    files = [str(p) for p in sorted(directory.glob("*.py"))]
+    parse = [sys.executable, "-c", PARSE_PROCESS, *files]
+    steps: list[tuple[str, list[str], dict[str, str]]] = [("parse", parse, _env(REPO))]
+    steps += [(label, [sys.executable, "-m", "dyntools", "check", *files], _env(tree))
+              for label, tree in trees.items()]
+    seconds: dict[str, list[float]] = {name: [] for name, _, _ in steps}
+    for round_ in range(rounds):
+        shift = round_ % len(steps)
+        for name, command, env in steps[shift:] + steps[:shift]:
+            took, code = timed(command, env, REPO)
+            # exit 1 is a refusal: this tree must accept the corpus, a baseline may not
+            allowed = (0,) if name == "parse" or trees[name] == REPO else (0, 1)
+            if code not in allowed:
+                raise SystemExit(f"{name}: the process over the corpus exited {code}")
+            seconds[name].append(took)
+    results = {}
+    for label in trees:
+        results[label] = {
+            "cli_process_s": statistics.median(seconds[label]),
+            "parse_process_s": statistics.median(seconds["parse"]),
+            "cli_fair": statistics.median(
+                c / p for c, p in zip(seconds[label], seconds["parse"], strict=True)),
+            "cli_strict": statistics.median(seconds[label]) / parse_sums[label],
+            "cli_rounds": rounds,
+        }
+    return results
 
 
 # The console script's entry point (`script`; older trees have `run`, or only the click group).
@@ -266,9 +282,7 @@ def startup(tree: Path, one_file: Path, rounds: int, cache: Path) -> dict[str, f
 
 def measure_tree(tree: Path, directory: Path, one_file: Path, args: argparse.Namespace
                  ) -> dict[str, Any]:
-    # A baseline may refuse what it does not know yet (a template using `host`): measured
-    # all the same, and its refusals are listed.
-    result = measure_rounds(tree, directory, args.rounds, strict=tree == REPO)
+    result = measure_rounds(tree, directory, args.rounds)
     with tempfile.TemporaryDirectory(prefix="dyntools-gate-pyc-") as cache:
         result["startup"] = startup(tree, one_file, args.startup_rounds, Path(cache))
     return result
@@ -279,7 +293,8 @@ def show(label: str, result: dict[str, Any]) -> None:
     print(f"\n{label}")
     if result["refused"]:
         print(f"  refused {len(result['refused'])} file(s): {result['refused'][:5]}")
-    print(f"  (median of {result['rounds']} rounds; each ratio within its round)")
+    print(f"  (in-process: median of {result['rounds']} rounds, each ratio within its process; "
+          f"dyntools check: median of {result['cli_rounds']} rounds shared by every tree)")
     print(f"  in-process, {result['files']} files: gate {result['gate_s']:.3f} s, ast.parse "
           f"{result['parse_s']:.3f} s -> {result['ratio']:.2f}x ({verdict} {TARGET:.1f}x); "
           f"per file median {result['median_ratio']:.2f}x, p90 {result['p90_ratio']:.2f}x; "
@@ -351,7 +366,9 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another dyntools tree to measure too")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the gate")
     parser.add_argument("--quick", action="store_true", help="fewer files and rounds")
-    parser.add_argument("--rounds", type=int, default=0, help="rounds (default 3)")
+    parser.add_argument("--rounds", type=int, default=0, help="in-process rounds (default 3)")
+    parser.add_argument("--cli-rounds", type=int, default=0,
+                        help="rounds of dyntools check over the corpus (default 7)")
     parser.add_argument("--no-adversarial", action="store_true")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--corpus-dir", type=Path, help=argparse.SUPPRESS)
@@ -369,6 +386,7 @@ def main() -> None:
         args.files = min(args.files, 300)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.startup_rounds = 5 if args.quick else 21
+    args.cli_rounds = args.cli_rounds or (1 if args.quick else 7)
     files = corpus_files(args.files)
     load = os.getloadavg()
     print(f"Python {sys.version.split()[0]}; load average {load[0]:.2f} {load[1]:.2f} "
@@ -390,6 +408,12 @@ def main() -> None:
             subprocess.run([sys.executable, __file__, "--child", "profile", "--corpus-dir",
                             str(directory)], env=_env(REPO), cwd=REPO, check=True)
         results = {label: measure_tree(tree, directory, one_file, args) for label, tree in trees}
+        # A baseline may refuse what it does not know yet (a template using `host`): measured
+        # all the same, and its refusals are listed.
+        cli = measure_cli(dict(trees), directory, args.cli_rounds,
+                          {label: result["parse_s"] for label, result in results.items()})
+        for label, result in results.items():
+            result.update(cli[label])
         for label, result in results.items():
             show(label, result)
         if not args.no_adversarial:
