@@ -14,6 +14,11 @@ $(VENV)/bin/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (Python 3.11 or newer) on PATH, or make PYTHON=python3.x"; exit 2; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@# Python 3.11's venv seeds setuptools, whose distutils-precedence.pth imports
+	@# _distutils_hack at every start of every Python here (~1 ms of a `dyntools check`).
+	@# Nothing needs it (hatchling builds in pip's own isolated environment), and venvs
+	@# from Python 3.12 on have none. A package that requires it installs it again.
+	$(PY) -m pip uninstall --quiet --yes setuptools
 
 $(VENV)/.installed: $(VENV)/bin/python pyproject.toml
 	$(PY) -m pip install --quiet -e .
