@@ -362,13 +362,17 @@ class GateReport:
 
 def _builtin_sha256() -> Any:
     """The interpreter's own SHA-256 (hashlib's fallback), else hashlib's."""
-    try:
-        from _sha2 import sha256  # Python 3.12+
-    except ImportError:
+    import sys
+
+    # The module's name on this Python first: a failed import searches every sys.path entry.
+    names = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
+    for name in names:
         try:
-            from _sha256 import sha256  # 3.11
-        except ImportError:  # an interpreter built without it
-            from hashlib import sha256
+            return __import__(name).sha256
+        except ImportError:
+            continue
+    from hashlib import sha256  # an interpreter built without either
+
     return sha256
 
 

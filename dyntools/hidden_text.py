@@ -28,6 +28,13 @@ INVISIBLE_EXTRA = frozenset(
 SEPARATORS = frozenset("\u2028\u2029")
 
 
+def is_plain(text: str) -> bool:
+    """Only printable ASCII, tab and newline: nothing in `text` any caller escapes or flags
+    (the test `[^\t\n\x20-\x7e]` finds nothing), told without a regular expression."""
+    return text.isascii() and (text.isprintable()
+                               or text.replace("\t", "").replace("\n", "").isprintable())
+
+
 def is_noncharacter(cp: int) -> bool:
     return 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE
 

@@ -15,19 +15,19 @@ and jsonschema-rs cannot be interrupted; `host_validator` applies the metaschema
 linear-time engine to schemas the host already trusts (hand-written catalog tools) and gives
 the params budget every call is held to.
 
-A leaf the gate may import (nothing from dyntools but `paramsize`), imported by the host
-(dyntools.toolmeta) too, so both compile schemas the same way; jsonschema-rs itself (a 15 MB
-native module, ~25 ms to load) is imported the first time a schema is compiled, so a file
-refused before its PARAMS and `dyntools --version` never load it.
+A leaf the gate may import (of dyntools it imports only the leaves `jsontext`, `tuples` and
+`interrupts`), imported by the host (dyntools.toolmeta) too, so both compile schemas the same
+way; jsonschema-rs itself (a 15 MB native module, ~25 ms to load) is imported the first time
+a schema is compiled, so a file refused before its PARAMS and `dyntools --version` never
+load it.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
 import types
 from functools import lru_cache
+
+from dyntools import jsontext
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
@@ -75,21 +75,40 @@ _ENGINE: list[Any] = []
 # urllib.parse, ipaddress, calendar and the email package: about a third of its load time,
 # for a date nothing here reads. While it loads, a module with `_parsedate_to_datetime`
 # stands in for email.utils (see `_import_jsonschema_rs`), answering that one shape of date
-# itself and handing any other text to the real function.
-_RFC2822_DATE = r"[A-Z][a-z]{2}, (\d{1,2}) ([A-Z][a-z]{2}) (\d{4}) (\d\d):(\d\d):(\d\d) \+0000"
+# itself and handing any other text to the real function. It answers with _datetime, the C
+# module whose types datetime.py re-exports (the same classes): datetime.py itself defines
+# the whole module in Python before it replaces it, ~1 ms for a date nothing here reads.
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def _parsedate_to_datetime(data: str) -> Any:
-    import datetime
+def _build_date_fields(data: object) -> tuple[int, ...] | None:
+    """(year, month, day, hour, minute, second) of `Thu, 12 Nov 2026 07:50:16 +0000` (the
+    shape of jsonschema-rs's build date: ASCII digits, a time in UTC), else None."""
+    fields = data.split(" ") if isinstance(data, str) else ()
+    if len(fields) != 6:
+        return None
+    weekday, day, month, year, clock, zone = fields
+    hms = clock.split(":")
+    numbers = (year, day, *hms)
+    if (zone != "+0000" or len(weekday) != 4 or weekday[3] != ","
+            or not (weekday[:3].isascii() and weekday[:3].isalpha() and weekday[:3].istitle())
+            or month not in _MONTHS or not 1 <= len(day) <= 2 or len(year) != 4
+            or len(hms) != 3 or any(len(part) != 2 for part in hms)
+            or not all(part.isascii() and part.isdigit() for part in numbers)):
+        return None
+    return int(year), _MONTHS.index(month) + 1, int(day), *(int(part) for part in hms)
 
-    match = re.fullmatch(_RFC2822_DATE, data) if isinstance(data, str) else None
-    if match is not None and match[2] in _MONTHS:
+
+def _parsedate_to_datetime(data: str) -> Any:
+    fields = _build_date_fields(data)
+    if fields is not None:
         try:
-            return datetime.datetime(int(match[3]), _MONTHS.index(match[2]) + 1,
-                                     int(match[1]), int(match[4]), int(match[5]),
-                                     int(match[6]), tzinfo=datetime.UTC)
+            import _datetime as clock
+        except ImportError:  # an interpreter without the C module
+            import datetime as clock
+        try:
+            return clock.datetime(*fields, tzinfo=clock.UTC)
         except ValueError:  # not a real date: the real function says why
             pass
     from email.utils import parsedate_to_datetime
@@ -115,18 +134,21 @@ class _TypingStandIn(types.ModuleType):
 
 
 def _stand_ins() -> dict[str, types.ModuleType]:
-    email_utils = types.ModuleType("email.utils", "stands in while jsonschema_rs loads")
+    doc = "stands in while jsonschema_rs loads"
+    email_utils = types.ModuleType("email.utils", doc)
     email_utils.parsedate_to_datetime = _parsedate_to_datetime  # type: ignore[attr-defined]
-    return {"email.utils": email_utils,
-            "typing": _TypingStandIn("typing", "stands in while jsonschema_rs loads")}
+    # The package too: its import of "email.utils" (PyImport_Import) first imports the
+    # top-level package, whose __init__ nothing here uses.
+    return {"email": types.ModuleType("email", doc), "email.utils": email_utils,
+            "typing": _TypingStandIn("typing", doc)}
 
 
 def _import_jsonschema_rs() -> Any:
-    """`import jsonschema_rs`, with stand-ins for email.utils (`_parsedate_to_datetime`)
-    and typing (`_TypingStandIn`) while it initialises. Each is in sys.modules only for that
-    import, only when the real module is not loaded yet, and only when no other thread is
-    running that could import the module meanwhile (and get the stand-in); otherwise the
-    real one serves."""
+    """`import jsonschema_rs`, with stand-ins for email.utils (`_parsedate_to_datetime`),
+    its package and typing (`_TypingStandIn`) while it initialises. Each is in sys.modules
+    only for that import, only when the real module is not loaded yet, and only when no other
+    thread is running that could import the module meanwhile (and get the stand-in);
+    otherwise the real one serves."""
     import _thread
     import sys
 
@@ -230,7 +252,7 @@ def validation_error(validator: Any, instance: Any) -> Invalid | None:
 
 def canonical_json(schema: Any) -> str:
     """The schema as canonical JSON (the cache key); raises TypeError or ValueError."""
-    return json.dumps(schema, sort_keys=True, allow_nan=False)
+    return jsontext.dumps(schema, sort_keys=True, allow_nan=False)
 
 
 # Verdicts are cached for schemas up to this size only: a compiled validator costs up to
@@ -262,7 +284,7 @@ def params_schema_verdict(schema: Any, *, surrogates: bool = True) -> SchemaVerd
 def has_lone_surrogate(value: Any) -> bool:
     """True when a string in `value` cannot be written as UTF-8 ('\\ud800' in a literal)."""
     try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        jsontext.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return True
     except (TypeError, ValueError, RecursionError):
@@ -272,7 +294,7 @@ def has_lone_surrogate(value: Any) -> bool:
 
 @lru_cache(maxsize=128)
 def _verdict(canonical: str) -> SchemaVerdict:
-    schema = json.loads(canonical)
+    schema = jsontext.loads(canonical)
     # Keys appear in canonical JSON as themselves: without the text no walk can find them.
     remote, where = (_remote_reference(schema) if any(f'"{key}"' in canonical for key in _REF_KEYS)
                      else (None, None))
@@ -319,7 +341,7 @@ def params_schema_problem(schema: Any) -> str | None:
 
 @lru_cache(maxsize=512)
 def _host_validator(canonical: str) -> SafeSchema:
-    schema = json.loads(canonical)
+    schema = jsontext.loads(canonical)
     per_value = value_cost_ns(schema)
     return SafeSchema(compile_validator(schema), per_value, validation_budget_units(per_value))
 
@@ -595,6 +617,8 @@ def _own_cost(node: Any, siblings: int) -> int:
     cost = NS_PER_SUBSCHEMA + NS_PER_SLOW_ENUM_ENTRY * _slow_enum_entries(node)
     multiple = node.get("multipleOf")
     if isinstance(multiple, int | float) and not isinstance(multiple, bool) and multiple > 0:
+        import math  # only for a multipleOf: loading math is ~0.5 ms of a check's start
+
         try:
             decades = min(400, abs(math.floor(math.log10(multiple))))
         except (OverflowError, ValueError):  # an int past float range, an infinity
@@ -763,7 +787,10 @@ def _nested_resource_id(schema: Any) -> str | None:
 # An array index in a JSON pointer (RFC 6901): "0" or ASCII digits without a leading zero.
 # str.isdigit() also accepts '²' and '٣', which int() refuses, and int() refuses 5,000
 # digits: both crashed this rule (DT902) before.
-_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
+def _is_array_index(part: str) -> bool:
+    """`0|[1-9][0-9]{0,17}`, with str's methods (a check imports no `re`, docs/gate.md)."""
+    return part == "0" or (0 < len(part) <= 18 and part.isascii() and part.isdigit()
+                           and part[0] != "0")
 
 
 def _resolve_pointer(schema: Any, ref: str) -> Any:
@@ -772,7 +799,7 @@ def _resolve_pointer(schema: Any, ref: str) -> Any:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(target, dict) and part in target:
             target = target[part]
-        elif (isinstance(target, list) and _ARRAY_INDEX.fullmatch(part)
+        elif (isinstance(target, list) and _is_array_index(part)
               and int(part) < len(target)):
             target = target[int(part)]
         else:

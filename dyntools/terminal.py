@@ -11,12 +11,15 @@ character except newline and tab is printed as its Python escape (`\\x1b`, `\\u2
 
 from __future__ import annotations
 
-import re
+from dyntools.hidden_text import hidden_character_class, is_plain
 
-from dyntools.hidden_text import hidden_character_class
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    import re
 
-# Printable ASCII, newline and tab print as they are; anything else gets a closer look.
-_SUSPECT = re.compile("[^\t\n\x20-\x7e]")
+# Printable ASCII, newline and tab print as they are; anything else gets a closer look. `re`
+# is imported for text that needs one: a check's usual output (ASCII) is printed without it.
+_SUSPECT = "[^\t\n\x20-\x7e]"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -29,6 +32,8 @@ def _escape(match: re.Match[str]) -> str:
 def terminal_safe(text: object) -> str:
     """Tool-controlled text (its output, its exception message) made safe for a terminal."""
     value = str(text)
-    if value.isascii() and _SUSPECT.search(value) is None:
+    if is_plain(value):
         return value
-    return _SUSPECT.sub(_escape, value)
+    import re
+
+    return re.sub(_SUSPECT, _escape, value)

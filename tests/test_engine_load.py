@@ -20,7 +20,7 @@ import json, sys
 from dyntools.jsonschema_safe import compile_validator, validation_error
 validator = compile_validator({"type": "object", "properties": {"when": {
     "type": "string", "format": "date-time"}}, "required": ["when"]})
-loaded = sorted(m for m in ("email.utils", "socket", "random", "urllib.parse", "calendar",
+loaded = sorted(m for m in ("email", "email.utils", "socket", "random", "urllib.parse", "calendar",
                             "typing") if m in sys.modules)
 stand_in_left = getattr(sys.modules.get("email"), "utils", None) is not None
 import email.utils

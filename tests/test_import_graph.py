@@ -34,7 +34,8 @@ STDLIB = frozenset(sys.stdlib_module_names) | {"_sha2", "_sha256"}
 #    and its one third-party library.
 GATE_LEAVES = frozenset({"dyntools.findings", "dyntools.gate.capabilities",
                          "dyntools.gate.metadata", "dyntools.hidden_text",
-                         "dyntools.jsonschema_safe", "dyntools.paramsize", "dyntools.terminal",
+                         "dyntools.jsonschema_safe", "dyntools.jsontext", "dyntools.paramsize",
+                         "dyntools.terminal",
                          "dyntools.toolname", "dyntools.tuples", "dyntools.interrupts"})
 GATE_THIRD_PARTY = frozenset({"jsonschema_rs"})
 # 2. Everything the worker process loads of dyntools (it runs inside the sandbox: small, and

@@ -13,7 +13,6 @@ both ways print the same text; a test runs both on the same command lines.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import stat
 import sys
@@ -128,12 +127,14 @@ def _check_all(arguments: CheckArguments, policy: Policy) -> tuple[str, int]:
         else:
             texts.append(f"{terminal_safe(report.path)}: accepted" if report.accepted
                          else render_text(report))
-    if output == "json":
-        text = json.dumps(json_document(files, accepted), indent=2)
-    elif output == "sarif":
-        text = json.dumps(to_sarif(refused, __version__), indent=2)
-    else:
+    if output == "text":
         text = "\n".join(texts)
+    else:  # json only here: a text check never imports it (nor the `re` it brings)
+        import json
+
+        document = (json_document(files, accepted) if output == "json"
+                    else to_sarif(refused, __version__))
+        text = json.dumps(document, indent=2)
     return text, EXIT_ACCEPTED if accepted else EXIT_REJECTED
 
 

@@ -21,7 +21,6 @@ not the name itself), parsed here with `wildcard=True`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from dyntools.toolname import tool_name_problem
@@ -40,9 +39,28 @@ MAX_SECRET_CHARS = 64
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 # Compiled when a file first declares CAPABILITIES (re keeps them): not at every import.
-_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
-_SECRET = r"[A-Z][A-Z0-9_]*"
-_PORT = r"[0-9]{1,5}"
+
+
+# Three small ASCII shapes, spelled with str's methods rather than patterns: a check imports
+# no `re` for them (docs/gate.md); tests/gate/test_shapes.py holds each to its pattern.
+def is_upper_snake(name: str) -> bool:
+    """`[A-Z][A-Z0-9_]*`: an uppercase ASCII letter, then uppercase letters, digits and
+    underscores (a secret's name; a tool file's top-level constant)."""
+    return (name.isascii() and name[:1].isalpha() and name == name.upper()
+            and name.replace("_", "").isalnum())
+
+
+def is_dns_label(label: str) -> bool:
+    """`[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?`: 1-63 lowercase ASCII letters, digits and
+    hyphens, neither first nor last a hyphen."""
+    return (0 < len(label) <= 63 and label.isascii() and label == label.lower()
+            and label.replace("-", "").isalnum() and label[0] != "-" and label[-1] != "-")
+
+
+def is_port_digits(text: str) -> bool:
+    """`[0-9]{1,5}`."""
+    return 0 < len(text) <= 5 and text.isascii() and text.isdigit()
+
 
 Path = tuple[str | int, ...]
 
@@ -150,7 +168,7 @@ def parse_host(entry: object, *, wildcard: bool = False, path: Path = ()) -> Hos
                                          "IPv4 address (a.b.c.d, decimal, no leading zeros)")
         return HostRule(host, port)
     for label in labels:
-        if not re.fullmatch(_LABEL, label):
+        if not is_dns_label(label):
             raise DeclarationError(path, f"host {shown}: label {label[:63]!r} is not a DNS "
                                          "label (letters, digits and inner hyphens, at most "
                                          "63)")
@@ -179,7 +197,7 @@ def _split_port(text: str, shown: str, path: Path) -> tuple[str, int | None]:
 
 
 def _port(text: str, shown: str, path: Path) -> int:
-    if not re.fullmatch(_PORT, text) or not 0 < int(text) < 65536:
+    if not is_port_digits(text) or not 0 < int(text) < 65536:
         raise DeclarationError(path, f"host {shown}: the port must be a number from 1 to 65535")
     return int(text)
 
@@ -188,7 +206,7 @@ def secret_name_problem(name: object) -> str | None:
     """Why `name` is not a secret's name (UPPER_SNAKE, at most 64 characters), or None."""
     if not isinstance(name, str):
         return f"a secret name must be a string, got {type(name).__name__}"
-    if not name.isascii() or not re.fullmatch(_SECRET, name) or len(name) > MAX_SECRET_CHARS:
+    if not is_upper_snake(name) or len(name) > MAX_SECRET_CHARS:
         return (f"secret name {name[:40]!r} must be UPPER_SNAKE_CASE: an uppercase ASCII "
                 f"letter, then uppercase letters, digits and underscores, at most "
                 f"{MAX_SECRET_CHARS}")

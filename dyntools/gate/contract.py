@@ -15,13 +15,13 @@ only then are the constants walked one by one (the walks report where).
 from __future__ import annotations
 
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
-import json
-import re
 from collections.abc import Callable
 
+from dyntools import jsontext
 from dyntools.gate.capabilities import (
     Capabilities,
     DeclarationError,
+    is_upper_snake,
     parse_capabilities,
     parse_exchanges,
 )
@@ -54,7 +54,6 @@ __all__ = ["MAX_NS_PER_VALUE", "NS_WALK_PER_UNIT", "VALIDATION_BUDGET_NS", "Cont
            "check_contract", "params_schema_problem", "validation_budget_units",
            "value_cost_ns"]
 
-CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 REQUIRED = {"NAME": "DT501", "DESCRIPTION": "DT502", "PARAMS": "DT503"}
 # Reported by the visitor wherever they appear; not repeated as top-level shape findings.
 REPORTED_ELSEWHERE = (ast.ClassDef, ast.AsyncFunctionDef, ast.Global, ast.Nonlocal, ast.Match)
@@ -164,7 +163,7 @@ def _metadata_json(constants: dict[str, tuple[ast.expr, Any]]) -> str | None:
     (tuples of keys, NaN, ...): then every check walks its constant on its own."""
     values = [constants[name][1] for name in METADATA_CONSTANTS if name in constants]
     try:
-        return json.dumps(values, ensure_ascii=False, allow_nan=False)
+        return jsontext.dumps(values, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
 
@@ -222,7 +221,7 @@ def _bind_constant(
     report: Report,
 ) -> None:
     name = target.id
-    if not CONSTANT_NAME.fullmatch(name):
+    if not is_upper_snake(name):
         report(target, "DT106", f"top-level name {name!r} must be an UPPERCASE constant")
         return
     claim(name, target)
@@ -383,7 +382,7 @@ def _check_examples(
             continue
         if not all_json:
             try:
-                json.dumps(example, allow_nan=False)
+                jsontext.dumps(example, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 report(where, "DT508", f"EXAMPLES[{index}] is not JSON: {exc}")
                 continue

@@ -2,18 +2,20 @@
 
 Runs on the raw bytes first (size, NUL, UTF-8, coding cookie), then on the decoded text
 (bidirectional controls, invisible format characters, stray control characters). Each scan
-is one regular expression over the whole text, so the cost is linear and small.
+is linear: a search of the bytes, a set of the text's characters, or one regular expression
+over the whole text. `re` is imported only by a file one of those patterns is for (a coding
+cookie, a control character, a hidden character to locate): an ordinary file is checked
+without it (docs/gate.md).
 """
 
 from __future__ import annotations
-
-import re
 
 from dyntools.findings import Finding
 from dyntools.hidden_text import hidden_character_class
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
+    import re
     from typing import NamedTuple
 else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
     from dyntools.tuples import NamedTuple
@@ -68,6 +70,8 @@ def coding_cookie(data: bytes) -> re.Match[bytes] | None:
     end = head_end(data)
     if b"coding" not in data[:end]:
         return None
+    import re
+
     return re.compile(_CODING_COOKIE, re.MULTILINE).search(data, 0, end)
 
 
@@ -106,8 +110,10 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
             )
         )
     if not text.isascii():
-        findings.extend(_scan_unicode(text))
+        findings.extend(_scan_unicode(data, text))
     if _has_control(data, text):  # one scan for the usual file, which has none of them
+        import re
+
         findings.extend(_scan(text, re.compile(_CONTROL), "DT006", "control character"))
         findings.extend(_layout_tricks(text))
     return Decoded(None if findings else text, findings)
@@ -120,21 +126,24 @@ _ANY_CONTROL = "[\x01-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]"
 # bytes below 0x80 are never part of a longer sequence, so what deleting these leaves of a
 # file are its ASCII controls.
 _NOT_ASCII_CONTROL = bytes([0, 9, 10, *range(0x20, 0x7F), *range(0x80, 0x100)])
-_C1_UTF8 = rb"\xc2[\x80-\x9f]"  # U+0080-U+009F; 0xC2 only ever leads a sequence
+_ASCII_BYTES = bytes(range(0x80))
+# U+0080-U+009F in UTF-8: 0xC2 and then 0x80-0x9F (0xC2 only ever leads a sequence). With
+# 0xC2 as 2, 0x80-0x9F as 1 and every other byte as 0, those pairs are what b"\x02\x01" finds.
+_C1_MARKS = bytes(2 if byte == 0xC2 else 1 if 0x80 <= byte <= 0x9F else 0 for byte in range(256))
 
 
 def _has_control(data: bytes, text: str) -> bool:
     """Whether `text` (the UTF-8 decoding of `data`) holds any of _ANY_CONTROL's characters,
     read from the bytes without that pattern, whose compile (U+2028 takes it past Latin-1)
     was ~0.5 ms of every check: the ASCII controls, U+2028/U+2029 by their three bytes and
-    the C1 controls by their two (a small pattern, compiled only for a file with a 0xC2)."""
+    the C1 controls by their two (one translation, only for a file with a 0xC2)."""
     if data.translate(None, _NOT_ASCII_CONTROL):
         return True
     if text.isascii():
         return False
     if b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
         return True
-    return b"\xc2" in data and re.search(_C1_UTF8, data) is not None
+    return b"\xc2" in data and b"\x02\x01" in data.translate(_C1_MARKS)
 _MAX_PER_KIND = 20
 # A carriage return that does not start a CRLF: Python breaks the line there, cat/grep/diff
 # do not, so a statement can hide behind a comment.
@@ -146,6 +155,8 @@ _FORM_FEED_BEFORE_CODE = "\x0c[ \t\x0c]*[^ \t\x0c\r\n]"
 
 
 def _layout_tricks(text: str) -> list[Finding]:
+    import re
+
     findings = _scan(text, re.compile(_LONE_CR), "DT006", "carriage return without a newline")
     for match in re.finditer(_FORM_FEED_BEFORE_CODE, text):
         if len(findings) >= _MAX_PER_KIND:
@@ -161,12 +172,15 @@ def _layout_tricks(text: str) -> list[Finding]:
 _SOURCE_KINDS = frozenset({"bidi", "invisible", "private-use"})
 
 
-def _scan_unicode(text: str) -> list[Finding]:
+def _scan_unicode(data: bytes, text: str) -> list[Finding]:
     # Each distinct character once: most files hold a few kinds of accented letters many
-    # times, and only a hidden one needs the positions below.
+    # times, and only a hidden one needs the positions below. Without its ASCII bytes, the
+    # UTF-8 of a file is the UTF-8 of its other characters, one after the other.
     if not any(hidden_character_class(ch) in _SOURCE_KINDS
-               for ch in set(re.findall(_NON_ASCII, text))):
+               for ch in set(data.translate(None, _ASCII_BYTES).decode("utf-8"))):
         return []
+    import re  # only to place what was found
+
     bidi: list[Finding] = []
     invisible: list[Finding] = []
     private: list[Finding] = []

@@ -11,7 +11,6 @@ evaluated, with the source's own classes, and refused at the literal that holds 
 from __future__ import annotations
 
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
-import re
 from collections.abc import Callable
 
 from dyntools.hidden_text import hidden_character_class
@@ -27,20 +26,23 @@ _WHAT = {
     "private-use": "a private-use or non-character code point",
 }
 # Printable ASCII, tab and newline never need a closer look.
-_SUSPECT = re.compile("[^\t\n\x20-\x7e]")
-# The same in JSON text (json.dumps with ensure_ascii=False): C0 controls other than tab and
-# newline are written as \b, \f, \r or \u00XX, everything else as itself. A backslash of
-# the text itself followed by one of those letters matches too: that only costs the walk.
-_JSON_SUSPECT = re.compile(r"[^\x20-\x7e]|\\(?:u00[01]|[bfr])")
+_SUSPECT = "[^\t\n\x20-\x7e]"
+# In JSON text (json.dumps with ensure_ascii=False) C0 controls other than tab and newline
+# are written as \b, \f, \r or \u00XX, everything else as itself. A backslash of the text
+# itself followed by one of those letters counts too: that only costs the walk.
+_JSON_CONTROL_ESCAPES = ("\\u000", "\\u001", "\\b", "\\f", "\\r")
 
 
 def has_hidden_text(json_text: str) -> bool:
     """False when no string in the JSON text of the metadata can hold a character of a
-    hidden class (then check_metadata_text would find nothing and need not run)."""
-    for piece in set(_JSON_SUSPECT.findall(json_text)):
-        if piece[0] == "\\" or hidden_character_class(piece) is not None:
-            return True
-    return False
+    hidden class (then check_metadata_text would find nothing and need not run). Told with
+    str's own searches: a check of ordinary metadata imports no `re` (docs/gate.md)."""
+    if "\\" in json_text and any(escape in json_text for escape in _JSON_CONTROL_ESCAPES):
+        return True
+    if json_text.isascii() and json_text.isprintable():
+        return False
+    return any(hidden_character_class(ch) is not None
+               for ch in set(json_text) if not " " <= ch <= "~")
 
 
 def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:
@@ -69,8 +71,10 @@ def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:
 
 
 def _check_string(node: ast.AST, text: str, where: str, report: Report) -> None:
+    import re  # only for metadata that has hidden text (has_hidden_text)
+
     seen: set[str] = set()
-    for match in _SUSPECT.finditer(text):
+    for match in re.finditer(_SUSPECT, text):
         ch = match.group()
         kind = hidden_character_class(ch)
         if kind is None or kind in seen:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
 
+from dyntools import jsontext
 from dyntools.findings import sha256_hex
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
@@ -205,12 +206,10 @@ def _parsed_cache_file(digest: str) -> str:
 
 
 def _read_parsed(digest: str) -> dict[str, Any] | None:
-    import json
-
     try:
         with open(_parsed_cache_file(digest), "rb") as handle:
-            entry = json.loads(handle.read())
-    except (OSError, ValueError):  # none yet, or not JSON
+            entry = jsontext.loads(handle.read().decode("utf-8"))
+    except (OSError, ValueError):  # none yet, not UTF-8 (a UnicodeDecodeError) or not JSON
         return None
     if (not isinstance(entry, dict) or entry.get("version") != _PARSED_VERSION
             or entry.get("digest") != digest or not isinstance(entry.get("tables"), dict)):
@@ -222,11 +221,9 @@ def _read_parsed(digest: str) -> dict[str, Any] | None:
 def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
     if sys.dont_write_bytecode:
         return
-    import json
-
     try:
-        encoded = json.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
-                             allow_nan=False)
+        encoded = jsontext.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
+                                 allow_nan=False)
     except (TypeError, ValueError):  # a TOML date or time, or a float JSON cannot hold
         return
     target = _parsed_cache_file(digest)
