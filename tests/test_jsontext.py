@@ -65,8 +65,8 @@ JSON_TEXT = st.one_of(
                            max_leaves=10),
               st.sampled_from(["", " ", "\n\t", "\ufeff", "x", " \r"]),
               st.sampled_from(["", " ", "\n", " x", "]", "\x0c"])),
-    st.sampled_from(["", " ", "NaN", "[NaN]", "{\"a\": -Infinity}", "-Infinity", '"\\ud800"', '{"a": 1,}', "[1, 2", "01",
-                     '"a\x01"', "1e400", "-0", "[]]", "\u00a01"]))
+    st.sampled_from(["", " ", "NaN", "[NaN]", '{"a": -Infinity}', "-Infinity", '"\\ud800"',
+                     '{"a": 1,}', "[1, 2", "01", '"a\x01"', "1e400", "-0", "[]]", "\u00a01"]))
 
 
 @settings(max_examples=400)
