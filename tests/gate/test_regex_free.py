@@ -174,9 +174,17 @@ answers = [skip("x = 'é'  # é\\n"), "re" in sys.modules, skip("ｅｖａｌ = 
            "re" in sys.modules, skip("x = 'é'"), skip("ｅｖａｌ = 1")]
 print(answers)
 """
+LARGE_FIRST = r"""
+import sys
+from dyntools.gate.identifiers import may_hold_non_ascii_identifier as skip
+print(skip("x = 'é'\n" * 5000), "re" in sys.modules)
+"""
 
 
 def test_the_first_file_is_skipped_by_hand_and_the_next_by_the_pattern() -> None:
     done = subprocess.run([sys.executable, "-c", SWITCH], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.strip() == "[False, False, True, True, False, True]", done.stderr
+    done = subprocess.run([sys.executable, "-c", LARGE_FIRST], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False True", done.stderr  # past 32 KB: the pattern
