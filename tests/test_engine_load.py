@@ -7,13 +7,12 @@ from __future__ import annotations
 import datetime
 import email.utils
 import json
-import subprocess
-import sys
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dyntools.jsonschema_safe import _parsedate_to_datetime
+from tests.fresh import fresh_stdout
 
 PROBE = """
 import json, sys
@@ -33,16 +32,9 @@ print(json.dumps([loaded, stand_in_left, [real, real_typing],
 """
 
 
-def _fresh(probe: str) -> str:
-    """What `probe` prints, run in a fresh interpreter."""
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=True)
-    return done.stdout.strip()
-
-
 def test_the_engine_loads_without_email_utils_and_leaves_the_real_one() -> None:
     loaded, stand_in_left, real, refuses_missing, formats_not_asserted = json.loads(
-        _fresh(PROBE))
+        fresh_stdout(PROBE))
     assert loaded == []
     assert stand_in_left is False
     assert real == ["email.utils", "typing"]
@@ -123,14 +115,14 @@ def test_with_another_thread_alive_the_real_modules_serve() -> None:
              "assert 'typing' not in sys.modules\n"
              "from dyntools.jsonschema_safe import _engine\n_engine()\n"
              "print('email.utils' in sys.modules, 'typing' in sys.modules)\nstop.set()\n")
-    assert _fresh(probe) == "True True"
+    assert fresh_stdout(probe) == "True True"
 
 
 def test_a_loaded_typing_is_left_alone() -> None:
     probe = ("import sys, typing\n"
              "from dyntools.jsonschema_safe import _engine\n_engine()\n"
              "print(sys.modules['typing'] is typing)\n")
-    assert _fresh(probe) == "True"
+    assert fresh_stdout(probe) == "True"
 
 
 def test_the_typing_stand_in_hands_any_other_name_to_the_real_typing() -> None:
@@ -145,4 +137,4 @@ def test_the_typing_stand_in_hands_any_other_name_to_the_real_typing() -> None:
              "import typing\n"
              "print([*first, typing is not stand_in, Sequence is typing.Sequence,\n"
              "       stand_in.Any is typing.Any, hasattr(stand_in, '__path__')])\n")
-    assert _fresh(probe) == "[False, True, True, True, True, False]"
+    assert fresh_stdout(probe) == "[False, True, True, True, True, False]"

@@ -4,8 +4,6 @@ text, the same value, the same error (its type and message), for every option th
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -13,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dyntools import jsontext
+from tests.fresh import fresh_stdout
 
 KEYS = st.one_of(st.text(max_size=8), st.integers(-5, 5), st.floats(allow_nan=True),
                  st.booleans(), st.none())
@@ -87,6 +86,4 @@ def test_neither_imports_the_json_package_on_its_way() -> None:
              "value = jsontext.loads(' ' + text + '\\n')\n"
              "print(text, value == {'a': True, 'b': [1.5, None, 'é']},"
              " sorted(m for m in ('json', 're') if m in sys.modules))\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=True)
-    assert done.stdout.strip() == '{"a": true, "b": [1.5, null, "é"]} True []'
+    assert fresh_stdout(probe) == '{"a": true, "b": [1.5, null, "é"]} True []'

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +16,7 @@ from dyntools.gate.capabilities import is_dns_label, is_port_digits, is_upper_sn
 from dyntools.hidden_text import hidden_character_class, is_plain
 from dyntools.jsonschema_safe import _is_array_index
 from dyntools.terminal import terminal_safe
+from tests.fresh import fresh_stdout
 
 REPO = Path(__file__).resolve().parents[2]
 SETTINGS = settings(max_examples=500, deadline=None,
@@ -161,10 +160,8 @@ def test_a_check_of_ordinary_files_loads_neither_re_nor_json(tmp_path: Path) -> 
         'return {"slug"', 'eval("1")\n    return {"slug"'), encoding="utf-8")
     ascii_tool = REPO / "tests" / "gate" / "cases" / "accept" / sorted(
         p.name for p in (REPO / "tests" / "gate" / "cases" / "accept").glob("*.py"))[0]
-    done = subprocess.run([sys.executable, "-c", PROBE, str(accented), str(refused),
-                           str(ascii_tool)], capture_output=True, text=True, timeout=120,
-                          check=True, cwd=tmp_path)
-    assert done.stdout.strip() == "[True, False, True] []", done.stdout + done.stderr
+    assert fresh_stdout(PROBE, str(accented), str(refused), str(ascii_tool),
+                        cwd=tmp_path) == "[True, False, True] []"
 
 
 SWITCH = r"""
@@ -182,9 +179,5 @@ print(skip("x = 'é'\n" * 5000), "re" in sys.modules)
 
 
 def test_the_first_file_is_skipped_by_hand_and_the_next_by_the_pattern() -> None:
-    done = subprocess.run([sys.executable, "-c", SWITCH], capture_output=True, text=True,
-                          timeout=60, check=True)
-    assert done.stdout.strip() == "[False, False, True, True, False, True]", done.stderr
-    done = subprocess.run([sys.executable, "-c", LARGE_FIRST], capture_output=True,
-                          text=True, timeout=60, check=True)
-    assert done.stdout.strip() == "False True", done.stderr  # past 32 KB: the pattern
+    assert fresh_stdout(SWITCH) == "[False, False, True, True, False, True]"
+    assert fresh_stdout(LARGE_FIRST) == "False True"  # past 32 KB: the pattern
