@@ -42,7 +42,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 # Three small ASCII shapes, spelled with str's methods rather than patterns: a check imports
-# no `re` for them (docs/gate.md); tests/gate/test_shapes.py holds each to its pattern.
+# no `re` for them (docs/gate.md); tests/gate/test_regex_free.py holds each to its pattern.
 def is_upper_snake(name: str) -> bool:
     """`[A-Z][A-Z0-9_]*`: an uppercase ASCII letter, then uppercase letters, digits and
     underscores (a secret's name; a tool file's top-level constant)."""
