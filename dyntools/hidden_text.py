@@ -28,9 +28,13 @@ INVISIBLE_EXTRA = frozenset(
 SEPARATORS = frozenset("\u2028\u2029")
 
 
+# What every caller looks at more closely: anything but printable ASCII, tab and newline.
+NOT_PLAIN = "[^\t\n\x20-\x7e]"
+
+
 def is_plain(text: str) -> bool:
     """Only printable ASCII, tab and newline: nothing in `text` any caller escapes or flags
-    (the test `[^\t\n\x20-\x7e]` finds nothing), told without a regular expression."""
+    (NOT_PLAIN finds nothing), told without a regular expression."""
     return text.isascii() and (text.isprintable()
                                or text.replace("\t", "").replace("\n", "").isprintable())
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable
 
-from dyntools.hidden_text import hidden_character_class
+from dyntools.hidden_text import NOT_PLAIN, hidden_character_class
 
 Report = Callable[[ast.AST, str, str], None]
 
@@ -25,8 +25,6 @@ _WHAT = {
     "control": "a control character",
     "private-use": "a private-use or non-character code point",
 }
-# Printable ASCII, tab and newline never need a closer look.
-_SUSPECT = "[^\t\n\x20-\x7e]"
 # In JSON text (json.dumps with ensure_ascii=False) C0 controls other than tab and newline
 # are written as \b, \f, \r or \u00XX, everything else as itself. A backslash of the text
 # itself followed by one of those letters counts too: that only costs the walk.
@@ -74,7 +72,7 @@ def _check_string(node: ast.AST, text: str, where: str, report: Report) -> None:
     import re  # only for metadata that has hidden text (has_hidden_text)
 
     seen: set[str] = set()
-    for match in re.finditer(_SUSPECT, text):
+    for match in re.finditer(NOT_PLAIN, text):
         ch = match.group()
         kind = hidden_character_class(ch)
         if kind is None or kind in seen:

@@ -24,10 +24,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from dyntools.hidden_text import hidden_character_class
+from dyntools.hidden_text import NOT_PLAIN, hidden_character_class
 
 TEMPLATES = Path(__file__).parent / "templates"
-_SUSPECT = re.compile("[^\t\n\x20-\x7e]")
+_SUSPECT = re.compile(NOT_PLAIN)
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _CLASS_WORDS = {"bidi": "bidirectional control", "invisible": "invisible",
                 "control": "control", "private-use": "private-use"}
