@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from dyntools.log import configure_logging, flush_logs
-from dyntools.pipeline import Dyntools
+from dyntools.base.log import configure_logging, flush_logs
+from dyntools.pipeline.dyntools import Dyntools
 
 TOOL = "slugify_text"
 PARAMS = {"text": "Hello World, from the bench"}

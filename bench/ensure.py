@@ -23,8 +23,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dyntools.log import configure_logging
-from dyntools.pipeline import STATIONS, Dyntools
+from dyntools.base.log import configure_logging
+from dyntools.pipeline.dyntools import Dyntools
+from dyntools.pipeline.events import STATIONS
 from dyntools.registry import module_name_for
 from dyntools.sandbox import WorkerPool
 

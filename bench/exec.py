@@ -37,7 +37,7 @@ from typing import Any
 from dyntools.gate import check_source
 from dyntools.gate.policy import load_policy
 from dyntools.sandbox import SandboxLimits, WorkerPool, probe_layers, run_once
-from dyntools.sandbox.protocol import frame
+from dyntools.sandbox.worker.protocol import frame
 
 HEADER = '''"""{doc}"""
 {imports}
@@ -275,7 +275,7 @@ def guard_costs() -> None:
     import re
     import timeit
 
-    from dyntools.sandbox.guards import Guards
+    from dyntools.sandbox.worker.guards import Guards
 
     def stop(reason: str, message: str) -> None:
         raise RuntimeError(message)

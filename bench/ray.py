@@ -50,9 +50,9 @@ from typing import Any
 
 from ray_common import TOOL, remote_echo  # first: it takes this folder off sys.path
 
+from dyntools.base.log import configure_logging
 from dyntools.capabilities import policy_from_mapping
-from dyntools.log import configure_logging
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 
 FETCH = '''"""Fetches one page through the host."""

@@ -33,7 +33,7 @@ def run(params):
 
 class Echo:
     """The bare Ray task: a method with SandboxHost.exchange's shape and wire (one marshal
-    blob in, one out: dyntools.executors.host.pack), answering at once or after 1 ms."""
+    blob in, one out: dyntools.executors.node_actor.pack), answering at once or after 1 ms."""
 
     def exchange(self, blob: bytes) -> bytes:
         request = marshal.loads(blob)[0]

@@ -3,7 +3,7 @@
 "list wire" sends the lone call's `exchange` task what the lane sent before the change: the
 requests as a list of tuples and the wait as a second argument, answered with a list, which
 Ray serializes through its general object path. "blob wire" is the lane as it is: one marshal
-blob each way (`dyntools.executors.host.pack`), one argument. The node answers both (it keeps
+blob each way (`dyntools.executors.node_actor.pack`), one argument. The node answers both (it keeps
 the list path for calls that ship a version's source), so both run on the same actor, pool and
 workers, and only the wire differs. The local pool and two bare Ray tasks (blob wire: at once,
 and with the tool's 1 ms) run in the same rotation, with bench/ray.py's 1 ms tool.
@@ -27,9 +27,9 @@ from typing import Any
 
 from ray_common import TOOL, remote_echo  # first: it takes this folder off sys.path
 
-from dyntools.executors.host import POLL_WAIT_S, unpack
-from dyntools.log import configure_logging
-from dyntools.pipeline import Dyntools
+from dyntools.base.log import configure_logging
+from dyntools.executors.node_actor import POLL_WAIT_S, unpack
+from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 
 

@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from dyntools.base.log import configure_logging
 from dyntools.gate import check_source
 from dyntools.gate.policy import load_policy
-from dyntools.log import configure_logging
 from dyntools.registry import Registry
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.spec import build_spec

@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dyntools.catalog import Catalog
+from dyntools.base.log import configure_logging
+from dyntools.catalog.core import Catalog
 from dyntools.generators import ToolSpec
-from dyntools.log import configure_logging
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 
 WORDS = ("count", "words", "convert", "temperature", "parse", "date", "slug", "title",

@@ -78,8 +78,8 @@ def tool_source(name: str, variant: int) -> bytes:
 
 
 def build_registry(root: Path, tools: int, versions: int) -> None:
+    from dyntools.base.log import configure_logging
     from dyntools.gate.policy import load_policy
-    from dyntools.log import configure_logging
     from dyntools.registry import Registry
 
     configure_logging("error")
@@ -129,10 +129,10 @@ def import_breakdown(argv: list[str], env: dict[str, str], cwd: Path, top: int) 
 
 # What a process that runs the gate loads before any of dyntools' own code: the interpreter
 # with site, the standard library modules the gate is built on, and jsonschema-rs as the
-# gate loads it (dyntools.jsonschema_safe, a leaf, is its loader); it ends as the console
+# gate loads it (dyntools.base.jsonschema_safe, a leaf, is its loader); it ends as the console
 # script does (`os._exit`, without the interpreter's teardown). `check` cannot be faster.
 GATE_FLOOR = ("import _ast, _json, os\n"
-              "from dyntools.jsonschema_safe import _engine\n_engine()\nos._exit(0)")
+              "from dyntools.base.jsonschema_safe import _engine\n_engine()\nos._exit(0)")
 
 
 def main() -> int:

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import httpx
 
+from dyntools.base.log import configure_logging
 from dyntools.gate.policy import load_policy
-from dyntools.log import configure_logging
 from dyntools.registry import Registry
 
 TOOL = '''"""Summarises a block of text (variant @V@)."""

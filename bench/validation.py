@@ -25,7 +25,7 @@ import jsonschema_rs
 
 from dyntools.errors import InvalidParams
 from dyntools.gate.contract import NS_WALK_PER_UNIT, params_schema_problem, value_cost_ns
-from dyntools.toolmeta import _compiled, params_check
+from dyntools.pipeline.toolmeta import _compiled, params_check
 
 
 def array_schema(items: dict[str, Any], **extra: Any) -> dict[str, Any]:

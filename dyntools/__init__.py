@@ -18,7 +18,7 @@
 version changes); `WorkerPool` runs one file's workers under `SandboxLimits`.
 
 Names are resolved on first use: `import dyntools` imports nothing else, which keeps the
-sandbox worker (it imports `dyntools.sandbox.worker`) and the CLI fast, and never loads the
+sandbox worker (it imports `dyntools.sandbox.worker.process`) and the CLI fast, and never loads the
 model SDKs (anthropic, openai) or mcp until a generator or an adapter needs them.
 """
 
@@ -30,7 +30,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the wo
 if TYPE_CHECKING:
     from typing import Any
 
-    from dyntools.catalog import Catalog
+    from dyntools.base.log import configure_logging
+    from dyntools.catalog.core import Catalog
     from dyntools.errors import (
         DyntoolsError,
         GateRejected,
@@ -49,13 +50,14 @@ if TYPE_CHECKING:
     )
     from dyntools.gate import check_source
     from dyntools.generators import Generator, ToolSpec, build_generator
-    from dyntools.log import configure_logging
-    from dyntools.pipeline import Dyntools, EnsureResult, StationEvent
-    from dyntools.registry import Registry
-    from dyntools.runtime import Runtime
+    from dyntools.pipeline.dyntools import Dyntools
+    from dyntools.pipeline.ensure import EnsureResult
+    from dyntools.pipeline.events import StationEvent
+    from dyntools.pipeline.runtime import Runtime
+    from dyntools.pipeline.toolmeta import Tool
+    from dyntools.pipeline.verify import VerificationReport
+    from dyntools.registry.core import Registry
     from dyntools.sandbox import SandboxLimits, WorkerPool
-    from dyntools.toolmeta import Tool
-    from dyntools.verify import VerificationReport
 
 __all__ = [
     "Catalog",
@@ -92,21 +94,21 @@ __all__ = [
 
 _ERRORS = "dyntools.errors"
 _HOMES = {
-    "Catalog": "dyntools.catalog",
-    "Dyntools": "dyntools.pipeline",
-    "EnsureResult": "dyntools.pipeline",
-    "StationEvent": "dyntools.pipeline",
+    "Catalog": "dyntools.catalog.core",
+    "Dyntools": "dyntools.pipeline.dyntools",
+    "EnsureResult": "dyntools.pipeline.ensure",
+    "StationEvent": "dyntools.pipeline.events",
     "Generator": "dyntools.generators",
     "ToolSpec": "dyntools.generators",
     "build_generator": "dyntools.generators",
     "Registry": "dyntools.registry",
-    "Runtime": "dyntools.runtime",
+    "Runtime": "dyntools.pipeline.runtime",
     "SandboxLimits": "dyntools.sandbox.limits",
     "WorkerPool": "dyntools.sandbox.pool",
-    "Tool": "dyntools.toolmeta",
-    "VerificationReport": "dyntools.verify",
+    "Tool": "dyntools.pipeline.toolmeta",
+    "VerificationReport": "dyntools.pipeline.verify",
     "check_source": "dyntools.gate",
-    "configure_logging": "dyntools.log",
+    "configure_logging": "dyntools.base.log",
     **dict.fromkeys(
         (
             "DyntoolsError",

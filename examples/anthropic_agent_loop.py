@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dyntools.adapters import dispatch_tool_uses, tools_for_anthropic
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators import Generator, ToolSpec, build_generator
 from dyntools.generators.models import DEFAULT_MODELS
 from dyntools.pipeline import Dyntools

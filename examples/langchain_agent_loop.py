@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dyntools.adapters.langchain_tools import tools_for_langchain
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators import ToolSpec, build_generator
 from dyntools.pipeline import Dyntools
 

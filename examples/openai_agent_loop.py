@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dyntools.adapters.openai_tools import dispatch_openai_tool_calls, tools_for_openai
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators import Generator, ToolSpec, build_generator
 from dyntools.generators.models import DEFAULT_MODELS
 from dyntools.pipeline import Dyntools

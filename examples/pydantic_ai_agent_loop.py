@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dyntools.adapters.pydantic_ai_tools import toolset_for_pydantic_ai
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators import ToolSpec, build_generator
 from dyntools.pipeline import Dyntools
 

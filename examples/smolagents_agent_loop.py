@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dyntools.adapters.smolagents_tools import tools_for_smolagents
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators import ToolSpec, build_generator
 from dyntools.pipeline import Dyntools
 

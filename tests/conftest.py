@@ -14,7 +14,7 @@ def _structlog_as_each_test_found_it() -> Iterator[None]:
 
     `structlog.testing.capture_logs()` restores the processors it replaced by calling
     `structlog.configure`, which leaves structlog marked as configured by the host. dyntools
-    then hands its events to structlog (docs: dyntools/log.py, case 3), whose defaults print
+    then hands its events to structlog (docs: dyntools/base/log.py, case 3), whose defaults print
     to stdout: a later test that reads stdout depended on which tests ran before it."""
     yield
     structlog = sys.modules.get("structlog")

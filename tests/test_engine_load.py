@@ -11,12 +11,12 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dyntools.jsonschema_safe import _parsedate_to_datetime
+from dyntools.base.jsonschema_safe import _parsedate_to_datetime
 from tests.fresh import fresh_stdout
 
 PROBE = """
 import json, sys
-from dyntools.jsonschema_safe import compile_validator, validation_error
+from dyntools.base.jsonschema_safe import compile_validator, validation_error
 validator = compile_validator({"type": "object", "properties": {"when": {
     "type": "string", "format": "date-time"}}, "required": ["when"]})
 loaded = sorted(m for m in ("email", "email.utils", "socket", "random", "urllib.parse", "calendar",
@@ -66,7 +66,7 @@ def test_any_other_text_goes_to_the_real_function(text: str) -> None:
 def test_findings_sha256_is_hashlibs(data: bytes) -> None:
     import hashlib
 
-    from dyntools.findings import sha256_hex
+    from dyntools.gate.findings import sha256_hex
 
     assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
 
@@ -74,7 +74,7 @@ def test_findings_sha256_is_hashlibs(data: bytes) -> None:
 def test_the_digest_is_the_same_before_and_after_openssl_takes_over() -> None:
     import hashlib
 
-    from dyntools.findings import _Sha256
+    from dyntools.gate.findings import _Sha256
 
     digest = _Sha256()
     chunk = bytes(range(256)) * 1024  # 256 KiB
@@ -88,8 +88,8 @@ def test_gate_values_stay_immutable_comparable_and_picklable() -> None:
 
     import pytest
 
-    from dyntools.findings import Finding, GateReport
     from dyntools.gate.capabilities import Capabilities
+    from dyntools.gate.findings import Finding, GateReport
 
     finding = Finding(3, 1, "DT401", "eval")
     report = GateReport("a.py", "00", (finding,), "pd", ("x = 1",), "a", "[]", Capabilities())
@@ -113,14 +113,14 @@ def test_with_another_thread_alive_the_real_modules_serve() -> None:
              "stop = threading.Event()\n"
              "threading.Thread(target=stop.wait, daemon=True).start()\n"
              "assert 'typing' not in sys.modules\n"
-             "from dyntools.jsonschema_safe import _engine\n_engine()\n"
+             "from dyntools.base.jsonschema_safe import _engine\n_engine()\n"
              "print('email.utils' in sys.modules, 'typing' in sys.modules)\nstop.set()\n")
     assert fresh_stdout(probe) == "True True"
 
 
 def test_a_loaded_typing_is_left_alone() -> None:
     probe = ("import sys, typing\n"
-             "from dyntools.jsonschema_safe import _engine\n_engine()\n"
+             "from dyntools.base.jsonschema_safe import _engine\n_engine()\n"
              "print(sys.modules['typing'] is typing)\n")
     assert fresh_stdout(probe) == "True"
 
@@ -129,7 +129,7 @@ def test_the_typing_stand_in_hands_any_other_name_to_the_real_typing() -> None:
     # In a fresh interpreter: the stand-in is what `import typing` finds until a name other
     # than TYPE_CHECKING is asked of it; from then on the real module serves everyone.
     probe = ("import sys\n"
-             "from dyntools.jsonschema_safe import _TypingStandIn\n"
+             "from dyntools.base.jsonschema_safe import _TypingStandIn\n"
              "stand_in = _TypingStandIn('typing')\nsys.modules['typing'] = stand_in\n"
              "from typing import TYPE_CHECKING\n"
              "first = [TYPE_CHECKING, sys.modules['typing'] is stand_in]\n"

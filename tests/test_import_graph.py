@@ -25,28 +25,25 @@ import dyntools
 
 PACKAGE = Path(dyntools.__file__).parent
 DOC = PACKAGE.parent / "docs" / "architecture.md"
-# hashlib's own SHA-256 module is `_sha256` up to 3.11 and `_sha2` from 3.12 (findings.py
+# hashlib's own SHA-256 module is `_sha256` up to 3.11 and `_sha2` from 3.12 (gate/findings.py
 # tries both): each is the standard library on the version that has it.
 STDLIB = frozenset(sys.stdlib_module_names) | {"_sha2", "_sha256"}
 
-# 1. What the gate may import from the rest of dyntools: its findings and leaves, each
-#    importing nothing from dyntools but other leaves (so no wall is crossed through them),
-#    and its one third-party library.
-GATE_LEAVES = frozenset({"dyntools.findings", "dyntools.gate.capabilities",
-                         "dyntools.gate.metadata", "dyntools.hidden_text",
-                         "dyntools.jsonschema_safe", "dyntools.jsontext", "dyntools.paramsize",
-                         "dyntools.terminal",
-                         "dyntools.toolname", "dyntools.tuples", "dyntools.interrupts"})
+# 0. The shared leaves are a folder: each module of dyntools/base/ imports nothing of dyntools
+#    but other modules of that folder and the public error tree (which imports nothing).
+BASE = "dyntools.base"
+ERRORS = "dyntools.errors"
+# 1. The gate is a folder too: what it loads of dyntools is gate/ and base/, and its one
+#    third-party library.
+GATE = "dyntools.gate"
 GATE_THIRD_PARTY = frozenset({"jsonschema_rs"})
-# 2. Everything the worker process loads of dyntools (it runs inside the sandbox: small, and
-#    nothing that reaches the registry, a model or the network).
-WORKER = "dyntools.sandbox.worker"
-WORKER_SIDE = frozenset({
-    "dyntools", "dyntools.sandbox", "dyntools.sandbox.astcodec", "dyntools.sandbox.audit",
-    "dyntools.sandbox.guards", "dyntools.sandbox.hardening", "dyntools.sandbox.hostapi",
-    "dyntools.sandbox.layers",
-    "dyntools.sandbox.protocol", "dyntools.sandbox.state", "dyntools.sandbox.worker",
-})
+# 2. The worker side of the sandbox is the folder dyntools/sandbox/worker/: nothing under it
+#    imports anything of dyntools outside it (the parent packages `dyntools` and
+#    `dyntools.sandbox` are loaded on the way in and import nothing), nor anything outside the
+#    standard library.
+WORKER_PACKAGE = "dyntools.sandbox.worker"
+WORKER = "dyntools.sandbox.worker.process"
+WORKER_PARENTS = frozenset({"dyntools", "dyntools.sandbox"})
 WORKER_NEVER = ("dyntools.generators", "dyntools.registry", "dyntools.pipeline",
                 "dyntools.cli", "anthropic", "openai", "mcp", "click", "httpx", "structlog")
 # 3. and 4.
@@ -136,44 +133,63 @@ def test_the_graph_is_the_real_one() -> None:
     a TYPE_CHECKING one, and every dyntools module it names exists."""
     assert ("dyntools.gate.policy", "module") in GRAPH["dyntools.registry.state"]
     assert ("dyntools.registry.watch", "function") in GRAPH["dyntools.registry.core"]
-    assert ("dyntools.registry.watch", "typing") in GRAPH["dyntools.runtime"]
+    assert ("dyntools.registry.watch", "typing") in GRAPH["dyntools.pipeline.runtime"]
     named = {t for edges in GRAPH.values() for t, _ in edges if _inside(t, "dyntools")}
     assert sorted(named - set(MODULES)) == []
 
 
-def test_wall_1_the_gate_imports_only_its_policy_findings_and_leaves() -> None:
+def test_wall_0_base_is_leaves() -> None:
+    """Every module of dyntools/base/ imports only base/ and the error tree; the error tree
+    imports nothing of dyntools."""
     crossings = [
         f"{name} -> {target}"
-        for name, edges in GRAPH.items() if _inside(name, "dyntools.gate")
+        for name, edges in GRAPH.items() if _inside(name, BASE)
         for target, _ in edges
-        if _inside(target, "dyntools") and not _inside(target, "dyntools.gate")
-        and target not in GATE_LEAVES
+        if _inside(target, "dyntools") and not _inside(target, BASE) and target != ERRORS
     ]
     assert crossings == []
-    third = _third_party([t for n, e in GRAPH.items() if _inside(n, "dyntools.gate")
-                          for t, _ in e])
-    assert sorted(third - GATE_THIRD_PARTY) == []
-    for leaf in GATE_LEAVES:
-        beyond = [t for t, _ in GRAPH[leaf] if _inside(t, "dyntools") and t not in GATE_LEAVES]
-        assert beyond == [], f"{leaf} is a leaf"
-        assert _third_party([t for t, _ in GRAPH[leaf]]) <= GATE_THIRD_PARTY, leaf
+    assert [t for t, _ in GRAPH[ERRORS] if _inside(t, "dyntools")] == []
 
 
-def test_wall_2_the_worker_imports_only_worker_side_modules() -> None:
-    loaded = _closure(WORKER)
-    assert sorted(m for m in loaded if _inside(m, "dyntools")) == sorted(WORKER_SIDE)
-    assert sorted(_third_party(loaded)) == []
+def test_wall_1_the_gate_imports_only_gate_and_base() -> None:
+    crossings = [
+        f"{name} -> {target}"
+        for name, edges in GRAPH.items() if _inside(name, GATE)
+        for target, _ in edges
+        if _inside(target, "dyntools") and not _inside(target, GATE)
+        and not _inside(target, BASE)
+    ]
+    assert crossings == []
+    for name in GRAPH:
+        if _inside(name, GATE):
+            reached = _closure(name)
+            beyond = sorted(m for m in reached if _inside(m, "dyntools") and m != "dyntools"
+                            and not _inside(m, GATE) and not _inside(m, BASE))
+            assert beyond == [], f"{name} reaches {beyond}"
+            assert sorted(_third_party(reached) - GATE_THIRD_PARTY) == [], name
+
+
+def test_wall_2_nothing_under_the_worker_imports_outside_it() -> None:
+    for name in GRAPH:
+        if not _inside(name, WORKER_PACKAGE):
+            continue
+        loaded = _closure(name)
+        outside = sorted(m for m in loaded if _inside(m, "dyntools")
+                         and not _inside(m, WORKER_PACKAGE) and m not in WORKER_PARENTS)
+        assert outside == [], f"{name} reaches {outside}"
+        assert sorted(_third_party(loaded)) == [], name
 
 
 def test_wall_2_holds_at_run_time_too() -> None:
-    """importlib, not the parser: what `import dyntools.sandbox.worker` really loads (a lazy
+    """importlib, not the parser: what the worker's entry point really loads (a lazy
     `__getattr__` reaching elsewhere would show here)."""
-    probe = ("import json, sys; before = set(sys.modules); import dyntools.sandbox.worker; "
+    probe = ("import json, sys; before = set(sys.modules); import dyntools.sandbox.worker.process; "
              "print(json.dumps(sorted(set(sys.modules) - before)))")
     loaded = json.loads(subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True,
                                        text=True, check=True, timeout=60).stdout)
     assert WORKER in loaded
-    assert sorted(m for m in loaded if _inside(m, "dyntools") and m not in WORKER_SIDE) == []
+    assert sorted(m for m in loaded if _inside(m, "dyntools")
+                  and not _inside(m, WORKER_PACKAGE) and m not in WORKER_PARENTS) == []
     assert [m for m in loaded if any(_inside(m, never) for never in WORKER_NEVER)] == []
 
 
@@ -245,6 +261,10 @@ def _documented(heading: str) -> set[str]:
     return set(re.findall(r"`(dyntools(?:\.[a-z_]+)*)`", section))
 
 
+def _folder(package: str) -> set[str]:
+    return {name for name in MODULES if _inside(name, package) and name != package}
+
+
 def test_the_document_lists_what_this_test_enforces() -> None:
-    assert _documented("The gate's leaves") == GATE_LEAVES
-    assert _documented("The worker's modules") == WORKER_SIDE
+    assert _documented("The shared leaves") == _folder(BASE) | {ERRORS}
+    assert _documented("The worker's modules") == _folder(WORKER_PACKAGE)

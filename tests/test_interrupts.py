@@ -1,4 +1,4 @@
-"""dyntools.interrupts in one process: `install` only from Python's main thread, and
+"""dyntools.base.interrupts in one process: `install` only from Python's main thread, and
 `critical()` holds a signal there (and only there) until its block ends."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 PROBE = r'''
 import os, signal, sys, threading
-from dyntools import interrupts
+from dyntools.base import interrupts
 
 outcome = []
 def elsewhere():
@@ -41,7 +41,7 @@ def test_critical_holds_the_signal_in_the_main_thread_only() -> None:
 
 
 def test_a_check_starts_without_threading() -> None:
-    code = ("import sys\nfrom dyntools import interrupts\ninterrupts.install()\n"
+    code = ("import sys\nfrom dyntools.base import interrupts\ninterrupts.install()\n"
             "with interrupts.critical():\n    pass\nprint('threading' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=30, check=True)
@@ -50,7 +50,7 @@ def test_a_check_starts_without_threading() -> None:
 
 SWALLOWED = r'''
 import os, signal, sys, time
-from dyntools import interrupts
+from dyntools.base import interrupts
 
 class Finalised:
     def __del__(self):
@@ -83,7 +83,7 @@ def test_a_signal_inside_a_finaliser_is_raised_once_it_returns(sig: str, code: i
 
 CALLBACK_SWALLOWED = r'''
 import os, signal, sys, time, weakref
-from dyntools import interrupts
+from dyntools.base import interrupts
 
 class Item:
     pass
@@ -119,7 +119,7 @@ def test_a_signal_lost_in_a_weakref_callback_is_raised_again(sig: str, code: int
 
 
 def test_other_unraisable_exceptions_still_reach_the_previous_hook() -> None:
-    code = ("import sys\nfrom dyntools import interrupts\n"
+    code = ("import sys\nfrom dyntools.base import interrupts\n"
             "seen = []\nsys.unraisablehook = lambda u: seen.append(type(u.exc_value).__name__)\n"
             "interrupts.install()\ninterrupts.install()\n"
             "class Bad:\n    def __del__(self):\n        raise ValueError('x')\n"
@@ -132,7 +132,7 @@ def test_other_unraisable_exceptions_still_reach_the_previous_hook() -> None:
 def test_the_import_systems_lock_callback_is_a_place_that_swallows() -> None:
     from types import SimpleNamespace
 
-    from dyntools.interrupts import _swallows
+    from dyntools.base.interrupts import _swallows
 
     def frame(name: str, filename: str) -> object:
         return SimpleNamespace(f_code=SimpleNamespace(co_name=name, co_filename=filename),

@@ -1,4 +1,4 @@
-"""dyntools.jsontext writes and reads JSON text exactly as the json package does: the same
+"""dyntools.base.jsontext writes and reads JSON text exactly as the json package does: the same
 text, the same value, the same error (its type and message), for every option the gate uses."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dyntools import jsontext
+from dyntools.base import jsontext
 from tests.fresh import fresh_stdout
 
 KEYS = st.one_of(st.text(max_size=8), st.integers(-5, 5), st.floats(allow_nan=True),
@@ -80,7 +80,7 @@ def test_loads_refuses_what_is_not_a_str_as_json_does(value: Any) -> None:
 
 
 def test_neither_imports_the_json_package_on_its_way() -> None:
-    probe = ("import sys\nfrom dyntools import jsontext\n"
+    probe = ("import sys\nfrom dyntools.base import jsontext\n"
              "text = jsontext.dumps({'b': [1.5, None, 'é'], 'a': True}, sort_keys=True,"
              " ensure_ascii=False, allow_nan=False)\n"
              "value = jsontext.loads(' ' + text + '\\n')\n"

@@ -80,7 +80,7 @@ def test_the_main_entry_points_do_not_import_model_sdks() -> None:
 
 
 def test_the_warm_runtime_and_its_pools_are_public(tmp_path) -> None:
-    from dyntools.runtime import Runtime
+    from dyntools.pipeline.runtime import Runtime
     from dyntools.sandbox.limits import SandboxLimits
     from dyntools.sandbox.pool import WorkerPool
 

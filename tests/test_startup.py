@@ -21,8 +21,13 @@ from dyntools.cli.app import COMMANDS, load_commands
 # capability broker (a tool that declares no CAPABILITIES), Ray.
 NEVER_ON_CALL = (
     "asyncio", "structlog", "rich", "filelock", "watchdog", "anthropic", "openai", "mcp",
-    "httpx", "pydantic", "ray", "dyntools.generators", "dyntools.verify", "dyntools.catalog",
-    "dyntools.capabilities", "dyntools.executors.ray_executor", "dyntools.executors.host",
+    "httpx", "pydantic", "ray", "dyntools.generators", "dyntools.pipeline.verify",
+    "dyntools.catalog",
+    # the broker's side of capabilities (a call's host, capabilities.hostcalls, is on the way)
+    "dyntools.capabilities.broker", "dyntools.capabilities.policy",
+    "dyntools.capabilities.replay", "dyntools.capabilities.addresses",
+    "dyntools.capabilities.pinning", "dyntools.capabilities.redaction",
+    "dyntools.executors.ray_executor", "dyntools.executors.node_actor",
     "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
@@ -86,13 +91,16 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
 # command line), the error tree (only an allow-list that fails to load needs it), threading
 # (only a signal does), tokenize (only a file with non-ASCII text outside its strings),
 # typing (the gate's TYPE_CHECKING is its own; jsonschema-rs sees a stand-in), ast, warnings
-# and contextlib (dyntools.gate.syntax), re and json (dyntools.jsontext; the gate's small
+# and contextlib (dyntools.gate.syntax), re and json (dyntools.base.jsontext; the gate's small
 # patterns are str methods), datetime, math and the email package (jsonschema-rs's build
-# date: dyntools.jsonschema_safe), and the heavier corners the call never loads either.
+# date: dyntools.base.jsonschema_safe), and the heavier corners the call never loads either.
 NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize", "typing", "ast",
                   "warnings", "contextlib", "unicodedata", "pathlib", "tomllib", "email",
                   "re", "json", "datetime", "math", "hashlib", "dataclasses", "inspect",
-                  "structlog", "dyntools.registry", "dyntools.sandbox")
+                  "structlog", "dyntools.sandbox")
+# Of the registry, a check loads only the allow-list's loader (registry/policyload.py) and the
+# package it sits in, whose names resolve lazily.
+REGISTRY_ON_CHECK = ["dyntools.registry", "dyntools.registry.policyload"]
 
 
 def test_check_imports_only_what_a_check_uses(tmp_path: Path) -> None:
@@ -103,6 +111,8 @@ def test_check_imports_only_what_a_check_uses(tmp_path: Path) -> None:
     assert "jsonschema_rs" in modules  # the check ran the PARAMS rules
     assert [m for m in NEVER_ON_CHECK if m in modules or any(
         n.startswith(m + ".") for n in modules)] == []
+    assert sorted(m for m in modules if m.partition(".")[0] == "dyntools"
+                  and m.startswith("dyntools.registry")) == REGISTRY_ON_CHECK
 
 
 def test_the_command_table_is_what_the_modules_register() -> None:
@@ -119,9 +129,9 @@ def test_help_lists_every_command() -> None:
 
 
 def test_the_pipeline_names_the_loops_default_attempts() -> None:
-    # Dyntools' default max_attempts is generate_gated's, named in pipeline.py so that a
+    # Dyntools' default max_attempts is generate_gated's, named in pipeline/core.py so that a
     # call need not import the generation loop.
     from dyntools.generators.loop import DEFAULT_MAX_ATTEMPTS
-    from dyntools.pipeline import DEFAULT_MAX_ATTEMPTS as PIPELINE_DEFAULT
+    from dyntools.pipeline.core import DEFAULT_MAX_ATTEMPTS as PIPELINE_DEFAULT
 
     assert PIPELINE_DEFAULT == DEFAULT_MAX_ATTEMPTS

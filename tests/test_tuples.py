@@ -1,4 +1,4 @@
-"""dyntools.tuples.NamedTuple makes, from the same class body, the class typing.NamedTuple
+"""dyntools.base.tuples.NamedTuple makes, from the same class body, the class typing.NamedTuple
 makes: the same fields, defaults, annotations, methods, docstring, behaviour and errors."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import dyntools.tuples
+import dyntools.base.tuples
 
 BODIES = {
     "plain": '''
@@ -57,7 +57,7 @@ def _make(body: str, named_tuple: Any) -> type:
 def _both(body: str) -> tuple[type, type]:
     import typing
 
-    return _make(body, typing.NamedTuple), _make(body, dyntools.tuples.NamedTuple)
+    return _make(body, typing.NamedTuple), _make(body, dyntools.base.tuples.NamedTuple)
 
 
 @pytest.mark.parametrize("body", BODIES.values(), ids=list(BODIES))
@@ -106,25 +106,25 @@ def test_what_typing_refuses_is_refused_alike(body: str) -> None:
     with pytest.raises((TypeError, AttributeError)) as theirs:
         _make(body, typing.NamedTuple)
     with pytest.raises((TypeError, AttributeError)) as ours:
-        _make(body, dyntools.tuples.NamedTuple)
+        _make(body, dyntools.base.tuples.NamedTuple)
     assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
 
 
 def test_only_the_class_form_is_made() -> None:
     with pytest.raises(TypeError, match="class Name"):
-        dyntools.tuples.NamedTuple("Point", [("x", int)])
+        dyntools.base.tuples.NamedTuple("Point", [("x", int)])
     with pytest.raises(TypeError, match="only inherit from a NamedTuple"):
-        _make("class Bad(NamedTuple, dict):\n    a: int\n", dyntools.tuples.NamedTuple)
+        _make("class Bad(NamedTuple, dict):\n    a: int\n", dyntools.base.tuples.NamedTuple)
 
 
 def test_dyntools_values_pickle_and_compare_as_before() -> None:
-    from dyntools.findings import RULES
+    from dyntools.gate.findings import RULES
     from dyntools.gate.policy import load_policy
     from dyntools.sandbox.limits import SandboxLimits
 
     rule = RULES["DT001"]
     assert pickle.loads(pickle.dumps(rule)) == rule and type(rule).__module__ == (
-        "dyntools.findings")
+        "dyntools.gate.findings")
     limits = SandboxLimits(timeout_s=2.0)
     assert pickle.loads(pickle.dumps(limits)) == limits
     assert type(pickle.loads(pickle.dumps(limits))) is SandboxLimits
@@ -132,7 +132,7 @@ def test_dyntools_values_pickle_and_compare_as_before() -> None:
     assert pickle.loads(pickle.dumps(policy.limits)) == policy.limits
 
 
-# dyntools.tuples.namedtuple against collections.namedtuple, field list by field list.
+# dyntools.base.tuples.namedtuple against collections.namedtuple, field list by field list.
 SHAPES = [
     ("Empty", [], []),
     ("One", ["x"], []),
@@ -173,7 +173,7 @@ def test_namedtuple_makes_collections_class(typename: str, fields: list[str],
 
     theirs: Any = collections.namedtuple(typename, fields, defaults=defaults,
                                          module="tests.made")
-    ours: Any = dyntools.tuples.namedtuple(typename, fields, defaults, "tests.made")
+    ours: Any = dyntools.base.tuples.namedtuple(typename, fields, defaults, "tests.made")
     for attribute in ("__name__", "__qualname__", "__module__", "__doc__", "_fields",
                       "_field_defaults", "__match_args__", "__slots__", "__bases__"):
         assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
@@ -207,7 +207,7 @@ def test_namedtuple_refuses_what_collections_refuses(typename: str, fields: list
     with pytest.raises(ValueError) as theirs:
         collections.namedtuple(typename, fields)
     with pytest.raises(ValueError) as ours:
-        dyntools.tuples.namedtuple(typename, fields, [], "tests.made")
+        dyntools.base.tuples.namedtuple(typename, fields, [], "tests.made")
     assert str(ours.value) == str(theirs.value)
 
 
@@ -217,11 +217,11 @@ def test_more_defaults_than_fields_is_refused_as_collections_refuses_it() -> Non
     with pytest.raises(TypeError) as theirs:
         collections.namedtuple("Bad", ["a"], defaults=[1, 2])
     with pytest.raises(TypeError) as ours:
-        dyntools.tuples.namedtuple("Bad", ["a"], [1, 2], "tests.made")
+        dyntools.base.tuples.namedtuple("Bad", ["a"], [1, 2], "tests.made")
     assert str(ours.value) == str(theirs.value)
 
 
-Pickled = dyntools.tuples.namedtuple("Pickled", ["a", "b"], [2], __name__)
+Pickled = dyntools.base.tuples.namedtuple("Pickled", ["a", "b"], [2], __name__)
 
 
 def test_a_namedtuple_pickles_and_copies() -> None:

@@ -41,10 +41,10 @@ from typing import Any
 
 from dyntools.adapters.core import field, run_tool, tool_entries
 from dyntools.adapters.results import error_payload, to_json_text
-from dyntools.catalog import Catalog
+from dyntools.base.log import get_logger
+from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
 from dyntools.generators.base import Generator, ToolSpec
-from dyntools.log import get_logger
 
 __all__ = ["dispatch_tool_uses", "tool_result", "tool_use_blocks", "tools_for_anthropic"]
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from dyntools.adapters.results import error_payload, to_json_text
-from dyntools.catalog import Catalog
+from dyntools.base.log import get_logger
+from dyntools.catalog.core import Catalog
 from dyntools.errors import DyntoolsError, UsageError
 from dyntools.generators.base import Generator, ToolSpec
-from dyntools.log import get_logger
 
 SAMPLE_CHARS = 500
 # A model's arguments string (OpenAI-style JSON text) is parsed in the host: bound it.

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dyntools.adapters.core import Outcome, field, run_tool, tool_entries
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
 from dyntools.generators.base import Generator, ToolSpec
 

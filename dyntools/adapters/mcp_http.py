@@ -26,10 +26,10 @@ from typing import Any
 
 import anyio
 
-from dyntools import listening
 from dyntools.adapters.mcp_server import McpToolServer
-from dyntools.listening import is_loopback
-from dyntools.log import get_logger
+from dyntools.base import listening
+from dyntools.base.listening import is_loopback
+from dyntools.base.log import get_logger
 
 MCP_PATH = "/mcp"
 

@@ -60,15 +60,15 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from dyntools import __version__
 from dyntools.adapters.results import error_payload, to_json_text
-from dyntools.catalog import Catalog
+from dyntools.base.log import get_logger
+from dyntools.base.toolname import MAX_TOOL_NAME
+from dyntools.catalog.core import Catalog
 from dyntools.errors import DyntoolsError, UnknownTool, UsageError, VerificationFailed
 from dyntools.generators.base import Generator, ToolSpec
 from dyntools.generators.factory import GENERATOR_NAMES, OFFERED_GENERATORS
 from dyntools.generators.file import FileGenerator
-from dyntools.log import get_logger
-from dyntools.pipeline import STATIONS, StationEvent, StationListener
-from dyntools.toolmeta import check_params
-from dyntools.toolname import MAX_TOOL_NAME
+from dyntools.pipeline.events import STATIONS, StationEvent, StationListener
+from dyntools.pipeline.toolmeta import check_params
 
 ENSURE_TOOL = "ensure_tool"
 FIND_TOOLS = "find_tools"

@@ -32,7 +32,7 @@ from typing import Any
 
 from dyntools.adapters.core import Outcome, field, parse_arguments, run_tool, tool_entries
 from dyntools.adapters.results import error_payload
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
 from dyntools.generators.base import Generator, ToolSpec
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dyntools.adapters.core import run_tool, tool_entries
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators.base import Generator, ToolSpec
 
 __all__ = ["dispatch_pydantic_ai_call", "toolset_for_pydantic_ai"]

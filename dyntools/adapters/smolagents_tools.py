@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dyntools.adapters.core import ToolEntry, run_tool, tool_entries
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators.base import Generator, ToolSpec
 
 __all__ = ["ToolCallFailed", "dispatch_smolagents_call", "tools_for_smolagents"]

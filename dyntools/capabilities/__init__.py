@@ -9,38 +9,73 @@ replay (issue 11). Nothing here imports the sandbox, the pipeline or the CLI.
 See docs/capabilities.md.
 """
 
-from dyntools.capabilities.addresses import address_problem
-from dyntools.capabilities.broker import BrokerSession, HttpBroker, system_resolver
-from dyntools.capabilities.failures import FAILURE_KINDS, HttpFailure, ReplayMismatch
-from dyntools.capabilities.policy import (
-    CAPABILITIES_ENV,
-    EMPTY_POLICY,
-    CapabilityPolicy,
-    Grant,
-    Grants,
-    SecretRule,
-    load_capability_policy,
-    policy_from_mapping,
-    resolve_capability_policy,
-)
-from dyntools.capabilities.replay import ReplaySession
+from __future__ import annotations
+
+TYPE_CHECKING = False  # names resolve on first use: a call's host (hostcalls) needs no broker
+if TYPE_CHECKING:
+    from typing import Any
+
+    from dyntools.capabilities.addresses import address_problem
+    from dyntools.capabilities.broker import BrokerSession, HttpBroker, system_resolver
+    from dyntools.capabilities.failures import FAILURE_KINDS, HttpFailure, ReplayMismatch
+    from dyntools.capabilities.policy import (
+        CAPABILITIES_ENV,
+        EMPTY_POLICY,
+        CapabilityPolicy,
+        Grant,
+        Grants,
+        SecretRule,
+        load_capability_policy,
+        policy_from_mapping,
+        resolve_capability_policy,
+    )
+    from dyntools.capabilities.replay import ReplaySession
 
 __all__ = [
-    "CAPABILITIES_ENV",
-    "EMPTY_POLICY",
-    "FAILURE_KINDS",
-    "BrokerSession",
-    "CapabilityPolicy",
-    "Grant",
-    "Grants",
-    "HttpBroker",
-    "HttpFailure",
-    "ReplayMismatch",
-    "ReplaySession",
-    "SecretRule",
-    "address_problem",
-    "load_capability_policy",
-    "policy_from_mapping",
-    "resolve_capability_policy",
-    "system_resolver",
+    'CAPABILITIES_ENV',
+    'EMPTY_POLICY',
+    'FAILURE_KINDS',
+    'BrokerSession',
+    'CapabilityPolicy',
+    'Grant',
+    'Grants',
+    'HttpBroker',
+    'HttpFailure',
+    'ReplayMismatch',
+    'ReplaySession',
+    'SecretRule',
+    'address_problem',
+    'load_capability_policy',
+    'policy_from_mapping',
+    'resolve_capability_policy',
+    'system_resolver',
 ]
+
+_HOMES = {
+    "BrokerSession": "dyntools.capabilities.broker",
+    "CAPABILITIES_ENV": "dyntools.capabilities.policy",
+    "CapabilityPolicy": "dyntools.capabilities.policy",
+    "EMPTY_POLICY": "dyntools.capabilities.policy",
+    "FAILURE_KINDS": "dyntools.capabilities.failures",
+    "Grant": "dyntools.capabilities.policy",
+    "Grants": "dyntools.capabilities.policy",
+    "HttpBroker": "dyntools.capabilities.broker",
+    "HttpFailure": "dyntools.capabilities.failures",
+    "ReplayMismatch": "dyntools.capabilities.failures",
+    "ReplaySession": "dyntools.capabilities.replay",
+    "SecretRule": "dyntools.capabilities.policy",
+    "address_problem": "dyntools.capabilities.addresses",
+    "load_capability_policy": "dyntools.capabilities.policy",
+    "policy_from_mapping": "dyntools.capabilities.policy",
+    "resolve_capability_policy": "dyntools.capabilities.policy",
+    "system_resolver": "dyntools.capabilities.broker",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'dyntools.capabilities' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(home), name)

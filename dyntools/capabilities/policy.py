@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from dyntools.base.toolname import tool_name_problem
 from dyntools.capabilities.addresses import IPNetwork, address_problem, parse_address
 from dyntools.errors import CapabilityPolicyError
 from dyntools.gate.capabilities import (
@@ -47,7 +48,6 @@ from dyntools.gate.capabilities import (
     parse_host,
     secret_name_problem,
 )
-from dyntools.toolname import tool_name_problem
 
 CAPABILITIES_ENV = "DYNTOOLS_CAPABILITIES"
 MAX_POLICY_BYTES = 64 * 1024

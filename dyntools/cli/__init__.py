@@ -42,7 +42,7 @@ def run() -> None:
         call_arguments = call_run.fast_arguments(sys.argv[2:])
         if call_arguments is not None:
             sys.exit(call_run.run_fast(call_arguments))
-    from dyntools import interrupts
+    from dyntools.base import interrupts
 
     interrupts.install()  # before the command's imports: a Ctrl-C there exits cleanly too
     try:
@@ -58,11 +58,11 @@ def report_interrupt(command: str, code: int) -> None:
     `interrupted` event, never a traceback."""
     import contextlib
 
-    from dyntools.interrupts import SIGNAL_NAMES
+    from dyntools.base.interrupts import SIGNAL_NAMES
 
     name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
     with contextlib.suppress(Exception):
-        from dyntools.log import get_logger
+        from dyntools.base.log import get_logger
 
         get_logger("cli").info("interrupted", command=command, exit_code=code, signal=name)
     with contextlib.suppress(Exception):
@@ -112,9 +112,9 @@ def exit_now(code: object) -> NoReturn:
     if not (code is None or isinstance(code, int)) or sys.flags.dev_mode or sys.warnoptions:
         raise SystemExit(code)
     status = code or 0
-    interrupts = sys.modules.get("dyntools.interrupts")
+    interrupts = sys.modules.get("dyntools.base.interrupts")
     if interrupts is not None:
-        interrupts.finishing()  # a signal now lets the exit finish (interrupts.py)
+        interrupts.finishing()  # a signal now lets the exit finish (base/interrupts.py)
     threading = sys.modules.get("threading")
     shutdown = getattr(threading, "_shutdown", None)
     if threading is not None and shutdown is None:

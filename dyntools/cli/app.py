@@ -68,7 +68,7 @@ class _Group(click.Group):
         return super().get_command(ctx, cmd_name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        from dyntools import interrupts
+        from dyntools.base import interrupts
 
         interrupts.install()  # as early as the console script allows
         try:
@@ -77,7 +77,7 @@ class _Group(click.Group):
             interrupts.finishing()
 
     def invoke(self, ctx: click.Context) -> Any:
-        from dyntools import interrupts
+        from dyntools.base import interrupts
 
         interrupts.install()
         try:

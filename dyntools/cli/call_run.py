@@ -20,7 +20,7 @@ import stat
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from dyntools import interrupts
+from dyntools.base import interrupts
 from dyntools.cli.plain_args import read_plain
 from dyntools.cli.values import (
     OptionValueError,
@@ -34,8 +34,8 @@ from dyntools.cli.values import (
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 
 class CallArguments(NamedTuple):
@@ -117,7 +117,7 @@ def call_tool(arguments: CallArguments) -> None:
         prestart()  # the worker's interpreter starts while the registry opens (sandbox/pool.py)
     from dyntools.cli.common import fail, open_registry
     from dyntools.errors import DyntoolsError
-    from dyntools.pipeline import Dyntools
+    from dyntools.pipeline.dyntools import Dyntools
     from dyntools.registry.records import require_valid_name
 
     params = json_value(arguments.params_text, "--params")

@@ -17,21 +17,22 @@ import os
 import stat
 import sys
 
-from dyntools import __version__, interrupts
+from dyntools import __version__
+from dyntools.base import interrupts
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.plain_args import read_plain
 from dyntools.cli.values import OptionValueError, policy_value
-from dyntools.findings import json_document, render_text, to_sarif
 from dyntools.gate import check_source, read_bounded
-from dyntools.terminal import terminal_safe
+from dyntools.gate.findings import json_document, render_text, to_sarif
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any, BinaryIO, NamedTuple
 
-    from dyntools.findings import GateReport
     from dyntools.gate import Policy
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+    from dyntools.gate.findings import GateReport
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 CHECK_GC_THRESHOLD = (100_000, 20, 20)

@@ -27,6 +27,7 @@ import json
 import sys
 from typing import Any
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.values import (
     echo,
     echo_error,
@@ -58,7 +59,6 @@ from dyntools.errors import (
     VerificationFailed,
     WorkerCrashed,
 )
-from dyntools.terminal import terminal_safe
 
 EXIT_OK = 0
 EXIT_PENDING = 17
@@ -123,7 +123,7 @@ def open_registry(registry_path: str | None, policy: Any, trusted_keys: str | No
     """The checked registry path (one line and exit 2 when it is a file, missing or
     unreadable), logging with its audit trail, and the registry opened under the trusted keys.
     A missing registry is created only when it need not exist (ensure)."""
-    from dyntools.registry import Registry
+    from dyntools.registry.core import Registry
 
     root = registry_root(registry_path, must_exist=must_exist)
     keys = trusted_keys_option(trusted_keys)

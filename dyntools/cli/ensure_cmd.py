@@ -16,6 +16,7 @@ from typing import IO, Any, ClassVar
 
 import click
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.common import (
     EXIT_CODES,
@@ -39,7 +40,6 @@ from dyntools.cli.options import (
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError
 from dyntools.generators.factory import DEFAULT_GENERATOR, GENERATOR_NAMES, MODEL_GENERATORS
-from dyntools.terminal import terminal_safe
 
 __all__ = ["EXIT_CODES", "EXIT_OK", "EXIT_OTHER", "EXIT_PENDING", "StationDisplay", "ensure",
            "exit_code_for"]
@@ -149,10 +149,10 @@ def ensure(name: str, description: str, schema_text: str | None,
     the same job is reported (`similar: word_count (0.82)`), and served instead with
     --reuse-similar. With --params, call the tool afterwards and print the result.
     """
-    from dyntools.catalog import Catalog
+    from dyntools.catalog.core import Catalog
     from dyntools.cli.options import policy_option
     from dyntools.generators import ToolSpec, build_generator
-    from dyntools.pipeline import Dyntools
+    from dyntools.pipeline.dyntools import Dyntools
 
     schema = _json_option(schema_text, "--schema")
     examples = [_json_option(text, "--example") for text in example_texts]
@@ -245,7 +245,7 @@ def _echo_similar(similar: list[Any], reused: bool) -> None:
 
 def _timed_call(dt: Any, name: str, params: dict[str, Any], display: StationDisplay,
                 version: int) -> dict[str, Any]:
-    from dyntools.pipeline import StationEvent
+    from dyntools.pipeline.events import StationEvent
 
     display(StationEvent(name, "execute", "running", version=version))
     started = time.perf_counter()

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import (
     audit_log_option,
@@ -26,7 +27,6 @@ from dyntools.generators.factory import (
     MODEL_GENERATORS,
     OFFERED_GENERATORS,
 )
-from dyntools.terminal import terminal_safe
 
 _OFF_BY_DEFAULT = [n for n in GENERATOR_NAMES if n not in OFFERED_GENERATORS]
 GENERATOR_OPTIONS_HELP = (
@@ -95,7 +95,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     import anyio
 
     from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
-    from dyntools.catalog import Catalog
+    from dyntools.catalog.core import Catalog
     from dyntools.cli.options import (
         capability_policy_option,
         echo_model_notice,
@@ -108,8 +108,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     from dyntools.cli.options import require_layers as require_layers_option
     from dyntools.errors import DyntoolsError
     from dyntools.generators import Generator, build_generator
-    from dyntools.pipeline import Dyntools
-    from dyntools.registry import Registry
+    from dyntools.pipeline.dyntools import Dyntools
+    from dyntools.registry.core import Registry
 
     names = tuple(n.strip() for n in generator_names.split(",") if n.strip())
     unknown = sorted(set(names) - set(KNOWN_GENERATORS))
@@ -176,7 +176,7 @@ def _http_setup(token_file: str | None, host: str, port: int,
                 allow_remote: bool) -> tuple[str, Any]:
     """The bearer token (read, or generated) and the bound socket, before anything serves."""
     from dyntools.adapters.mcp_http import bind, check_token
-    from dyntools.listening import new_token, read_token
+    from dyntools.base.listening import new_token, read_token
 
     token = check_token(read_token(token_file) if token_file else new_token())
     return token, bind(host, port, allow_remote=allow_remote)

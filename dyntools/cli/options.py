@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.values import (
     AUDIT_LOG_ENV,
     OptionValueError,
@@ -23,7 +24,6 @@ from dyntools.cli.values import (
     signer_option,
     trusted_keys_option,
 )
-from dyntools.terminal import terminal_safe
 
 __all__ = ["AUDIT_LOG_ENV", "echo_error", "registry_root", "setup_logging", "signer_option",
            "trusted_keys_option"]

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import click
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import (
     audit_log_option,
@@ -43,12 +44,12 @@ from dyntools.errors import (
     UsageError,
     VerificationFailed,
 )
-from dyntools.policyload import load_allowlist
-from dyntools.registry import APPROVED, Registry, VersionRecord
-from dyntools.registry.records import require_valid_name
+from dyntools.registry.core import Registry
+from dyntools.registry.manifest import APPROVED
+from dyntools.registry.policyload import load_allowlist
+from dyntools.registry.records import VersionRecord, require_valid_name
 from dyntools.registry.review import build_review, render_review_text, to_review_sarif
 from dyntools.registry.store import read_regular
-from dyntools.terminal import terminal_safe
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 AUDIT_LOG = "audit.log"
@@ -191,8 +192,8 @@ def search_tools(registry: Registry, query: str, limit: int, as_json: bool) -> N
 
     QUERY is plain words: quotes, `*`, `NEAR` or `col:` are never search syntax.
     """
-    from dyntools.catalog import Catalog
-    from dyntools.pipeline import Dyntools
+    from dyntools.catalog.core import Catalog
+    from dyntools.pipeline.dyntools import Dyntools
 
     with Catalog(Dyntools(registry), generate=False) as catalog:
         hits = catalog.search(query, limit=limit)

@@ -22,13 +22,14 @@ from typing import Any
 
 import click
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import json_option, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
 from dyntools.errors import DyntoolsError, UsageError
-from dyntools.registry import Registry, VersionRecord
 from dyntools.registry.config import APPROVAL_POLICIES, RegistryConfig, read_config, write_config
-from dyntools.terminal import terminal_safe
+from dyntools.registry.core import Registry
+from dyntools.registry.records import VersionRecord
 
 
 def _by_option(command: Any) -> Any:
@@ -152,7 +153,7 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
 
     Exit 12 when verification fails: the version is then recorded as rejected.
     """
-    from dyntools.pipeline import Dyntools
+    from dyntools.pipeline.dyntools import Dyntools
 
     if (version is None) == (file_path is None):
         raise UsageError("give either VERSION (a pending or dropped-in version) or --file PATH")

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.check_cmd import read_source
 from dyntools.cli.options import (
@@ -27,9 +28,8 @@ from dyntools.cli.options import (
 )
 from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
-from dyntools.findings import render_text
 from dyntools.gate import check_source
-from dyntools.terminal import terminal_safe
+from dyntools.gate.findings import render_text
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 EXIT_BY_REASON: dict[str, int] = {
@@ -207,7 +207,7 @@ def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None
     """Each node's layer report, from its SandboxHost actor; exit 10 when a required layer
     is missing on any node."""
     from dyntools.executors import PoolSettings, build_executor
-    from dyntools.policyload import load_allowlist
+    from dyntools.registry.policyload import load_allowlist
 
     try:
         executor = build_executor("ray", ray_address_=address)
@@ -252,9 +252,9 @@ class _ExecHost:
 
     def __init__(self, source: str, granted: Any, policy: Any,
                  registry_path: str | None) -> None:
-        from dyntools.hostcalls import CapabilityHost, HostCalls
+        from dyntools.capabilities.hostcalls import CapabilityHost, HostCalls
+        from dyntools.pipeline.toolmeta import read_metadata
         from dyntools.registry.config import declared_capabilities
-        from dyntools.toolmeta import read_metadata
 
         self._capability_host = CapabilityHost(granted)
         self._policy = policy
@@ -271,8 +271,8 @@ class _ExecHost:
                  chain: tuple[str, ...]) -> dict[str, Any]:
         if self._dyntools is None:
             from dyntools.cli.options import registry_root
-            from dyntools.pipeline import Dyntools
-            from dyntools.registry import Registry
+            from dyntools.pipeline.dyntools import Dyntools
+            from dyntools.registry.core import Registry
 
             root = registry_root(self._registry_path, must_exist=True)
             self._dyntools = Dyntools(Registry.open(root, self._policy),

@@ -17,7 +17,7 @@ import click
 from dyntools.cli.app import main
 from dyntools.cli.options import AUDIT_LOG_ENV, sign_key_click, signer_option
 from dyntools.cli.registry_cmd import writer_options
-from dyntools.registry import Registry
+from dyntools.registry.core import Registry
 
 DEFAULT_PORT = 8766
 
@@ -47,7 +47,7 @@ def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file:
     Every page needs the session token printed at start; every write also needs the page's
     CSRF token and comes only from the page itself (Origin and Host are checked).
     """
-    from dyntools.listening import new_token, read_token
+    from dyntools.base.listening import new_token, read_token
     from dyntools.ui.app import create_app
     from dyntools.ui.security import Session, allowed_hosts, bind, check_token, url_for
     from dyntools.ui.server import serve

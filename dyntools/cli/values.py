@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Iterable
 
-from dyntools.terminal import terminal_safe
+from dyntools.base.terminal import terminal_safe
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def json_value(text: str | None, option: str, *, kind: type = dict) -> Any:
     """A JSON option (--params, --schema, --example) as data: invalid JSON, the wrong kind of
     value or nesting past MAX_PARAMS_DEPTH is an OptionValueError."""
     from dyntools.errors import UsageError
-    from dyntools.toolmeta import parse_json_text
+    from dyntools.pipeline.toolmeta import parse_json_text
 
     if text is None:
         return None
@@ -55,11 +55,11 @@ def json_value(text: str | None, option: str, *, kind: type = dict) -> Any:
 def policy_value(path: str | None) -> Policy:
     """`--allowlist FILE`, else DYNTOOLS_ALLOWLIST, else the shipped allow-list; one that
     cannot be read or parsed is an OptionValueError (for `call` and `check` alike)."""
-    from dyntools.policyload import load_allowlist
+    from dyntools.registry.policyload import load_allowlist
 
     try:
         return load_allowlist(path)
-    except Exception as exc:  # only a failure imports dyntools.errors (policyload.py)
+    except Exception as exc:  # only a failure imports dyntools.errors (registry/policyload.py)
         from dyntools.errors import PolicyLoadError
 
         if not isinstance(exc, PolicyLoadError):
@@ -96,7 +96,7 @@ def capability_policy_value(path: str | None) -> Any:
 
     if path is None and not os.environ.get("DYNTOOLS_CAPABILITIES"):
         return None
-    from dyntools.capabilities import resolve_capability_policy
+    from dyntools.capabilities.policy import resolve_capability_policy
 
     try:
         return resolve_capability_policy(path)
@@ -145,7 +145,7 @@ def registry_root(option: str | None, *, must_exist: bool) -> Path:
     """The registry folder from `--registry` or DYNTOOLS_REGISTRY, checked: a file, a missing
     folder where one must exist, or an unreadable one is a UsageError (one line, exit 2)."""
     from dyntools.errors import UsageError
-    from dyntools.registry import resolve_registry_path
+    from dyntools.registry.records import resolve_registry_path
 
     root = resolve_registry_path(option)
     if os.path.lexists(root) and not root.is_dir():
@@ -165,7 +165,7 @@ def setup_logging(level: str, root: Path, *, audit: bool, audit_log: str | None)
     warning saying so: the command still runs."""
     from pathlib import Path
 
-    from dyntools.log import configure_logging, get_logger
+    from dyntools.base.log import configure_logging, get_logger
 
     explicit = audit_log or os.environ.get(AUDIT_LOG_ENV) or None
     path = Path(explicit) if explicit else (root / "audit.log" if audit else None)

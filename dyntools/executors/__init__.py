@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from typing import NamedTuple
 
     from dyntools.gate.policy import Policy
-    from dyntools.registry import VersionRecord
+    from dyntools.registry.records import VersionRecord
     from dyntools.sandbox.runner import HostHandler
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 EXECUTORS = ("local", "ray")
 ENV_EXECUTOR = "DYNTOOLS_EXECUTOR"
@@ -40,7 +40,8 @@ class Pool(Protocol):
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
              host: HostHandler | None = None) -> dict[str, Any]:
-        """`host` answers the call's capability requests (dyntools.hostcalls.HostCalls)."""
+        """`host` answers the call's capability requests
+        (dyntools.capabilities.hostcalls.HostCalls)."""
         ...
 
     def close(self, wait: bool = True) -> None: ...

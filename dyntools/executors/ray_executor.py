@@ -7,7 +7,7 @@ What stays here, on the driver: the registry, the gate, approvals, the hot-load 
 (which version takes new calls; the `Runtime`). What moves: execution. A call ships
 (tool, version, sha256) and params; the first time an actor sees a version, the registry's
 hash-checked bytes too, which the node checks again (hash, then its own gate) before it
-compiles anything (`dyntools.executors.host`).
+compiles anything (`dyntools.executors.node_actor`).
 
 Transport: calls travel in batches. Each actor has a lane here with two threads: a sender
 that ships every call queued for the actor in one Ray actor task (`SandboxHost.submit`, not
@@ -20,7 +20,7 @@ call (docs/scale.md). Requests and replies cross Ray as one marshal blob when th
 data (`host.pack`): Ray's own serializer costs more than the call's other work here.
 
 Capability tools: the operator's policy, the HTTP broker, every secret and the catalog stay
-here. A call with a `host` (a `dyntools.hostcalls.HostCalls`) is sent `brokered`: each
+here. A call with a `host` (a `dyntools.capabilities.hostcalls.HostCalls`) is sent `brokered`: each
 request frame its tool sends comes back as an interim reply, is answered here by `host`
 (with the call's deadline, as on the local pool) and the answer goes back to the parked
 worker with `SandboxHost.resume`, until the final reply. When `host` raises (a
@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dyntools import errors
+from dyntools.base.log import get_logger
 from dyntools.errors import (
     DyntoolsError,
     ExecutorUnavailable,
@@ -61,7 +62,7 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.executors import Pool, PoolSettings
-from dyntools.executors.host import (
+from dyntools.executors.node_actor import (
     ERROR,
     NEED_SOURCE,
     OK,
@@ -75,10 +76,9 @@ from dyntools.executors.host import (
     pack,
     unpack,
 )
-from dyntools.log import get_logger
 
 if TYPE_CHECKING:
-    from dyntools.registry import VersionRecord
+    from dyntools.registry.records import VersionRecord
     from dyntools.sandbox.runner import HostHandler
 
 LANE_GET_TIMEOUT_S = 120.0  # a lane's Ray task that takes longer: the actor is presumed lost

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.capabilities import NONE
 from dyntools.gate.contract import Contract, check_contract
+from dyntools.gate.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
 from dyntools.gate.hostuse import check_host_use
 from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.identifiers import non_ascii_identifiers

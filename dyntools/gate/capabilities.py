@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from dyntools.toolname import tool_name_problem
+from dyntools.base.toolname import tool_name_problem
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 HTTP, SECRETS, TOOLS = "http", "secrets", "tools"
 KINDS = (HTTP, SECRETS, TOOLS)

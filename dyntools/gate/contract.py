@@ -3,7 +3,7 @@
 The visitor reports constructs that are refused anywhere (classes, async, global, match);
 this module reports what is wrong at the top level specifically and checks NAME, DESCRIPTION,
 PARAMS, EXAMPLES and CAPABILITIES as data: PARAMS with a real JSON Schema implementation
-(dyntools.jsonschema_safe), CAPABILITIES with dyntools.gate.capabilities, and each example's
+(dyntools.base.jsonschema_safe), CAPABILITIES with dyntools.gate.capabilities, and each example's
 recorded "http" exchanges against that declaration.
 
 Most files are plain JSON data in plain text: one `json.dumps` of all metadata constants
@@ -17,18 +17,8 @@ from __future__ import annotations
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable
 
-from dyntools import jsontext
-from dyntools.gate.capabilities import (
-    Capabilities,
-    DeclarationError,
-    is_upper_snake,
-    parse_capabilities,
-    parse_exchanges,
-)
-from dyntools.gate.hostuse import url_problem
-from dyntools.gate.literals import NotLiteral, literal_value
-from dyntools.gate.metatext import METADATA_CONSTANTS, check_metadata_text, has_hidden_text
-from dyntools.jsonschema_safe import (
+from dyntools.base import jsontext
+from dyntools.base.jsonschema_safe import (
     COST,
     INVALID,
     MAX_NS_PER_VALUE,
@@ -42,8 +32,18 @@ from dyntools.jsonschema_safe import (
     validation_error,
     value_cost_ns,
 )
-from dyntools.paramsize import TooDeep, params_units
-from dyntools.toolname import tool_name_problem
+from dyntools.base.paramsize import TooDeep, params_units
+from dyntools.base.toolname import tool_name_problem
+from dyntools.gate.capabilities import (
+    Capabilities,
+    DeclarationError,
+    is_upper_snake,
+    parse_capabilities,
+    parse_exchanges,
+)
+from dyntools.gate.hostuse import url_problem
+from dyntools.gate.literals import NotLiteral, literal_value
+from dyntools.gate.metatext import METADATA_CONSTANTS, check_metadata_text, has_hidden_text
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:

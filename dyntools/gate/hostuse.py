@@ -25,8 +25,8 @@ from dyntools.gate.policy import Policy
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 Report = Callable[[ast.AST, str, str], None]
 

@@ -10,21 +10,21 @@ without it (docs/gate.md).
 
 from __future__ import annotations
 
-from dyntools.findings import Finding
-from dyntools.hidden_text import hidden_character_class
+from dyntools.base.hidden_text import hidden_character_class
+from dyntools.gate.findings import Finding
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     import re
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 # PEP 263: a comment on line 1 or 2 matching this declares the source encoding.
 _CODING_COOKIE = rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)"
 
 # Trojan Source (CVE-2021-42574), invisible and private-use characters: one definition for
-# the source, the metadata strings and the terminal (dyntools.hidden_text).
+# the source, the metadata strings and the terminal (dyntools.base.hidden_text).
 # The patterns of scans that only some files need are compiled when first used (re keeps them):
 # compiling them all at import was ~1 ms of every `dyntools check`.
 _NON_ASCII = "[^\x00-\x7f]"

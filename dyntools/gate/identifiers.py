@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 import sys
 
-from dyntools.findings import Finding
+from dyntools.gate.findings import Finding
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:

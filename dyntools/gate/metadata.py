@@ -2,7 +2,8 @@
 
 The gate evaluates NAME, DESCRIPTION, PARAMS, EXAMPLES and CAPABILITIES while it checks
 them, and an accepted report carries them (`GateReport.metadata`), so nothing downstream
-parses the file again to learn them. `dyntools.toolmeta.read_metadata` builds the same value
+parses the file again to learn them. `dyntools.pipeline.toolmeta.read_metadata` builds the same
+value
 from a file's source for callers that hold only the bytes.
 """
 
@@ -15,8 +16,8 @@ from dyntools.gate.capabilities import NONE, Capabilities
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 
 class ToolMetadata(NamedTuple):

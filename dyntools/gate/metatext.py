@@ -13,7 +13,7 @@ from __future__ import annotations
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable
 
-from dyntools.hidden_text import NOT_PLAIN, hidden_character_class
+from dyntools.base.hidden_text import NOT_PLAIN, hidden_character_class
 
 Report = Callable[[ast.AST, str, str], None]
 

@@ -18,7 +18,7 @@ import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from dyntools.findings import MAX_FINDINGS_PER_CODE, Finding
+from dyntools.gate.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
 from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
@@ -27,8 +27,8 @@ from dyntools.gate.syntax import iter_child_nodes, walk
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
 INERT_NODES: frozenset[type[ast.AST]] = frozenset(

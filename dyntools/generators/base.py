@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import UsageError
-from dyntools.findings import Finding
-from dyntools.toolname import tool_name_problem
+from dyntools.gate.findings import Finding
 
 EXCERPT_CHARS = 2000
 

@@ -21,10 +21,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dyntools.base.log import get_logger
 from dyntools.errors import GateRejected, UsageError
-from dyntools.findings import Finding, GateReport
+from dyntools.gate.findings import Finding, GateReport
 from dyntools.generators.base import GeneratedSource, Generator, ToolSpec
-from dyntools.log import get_logger
 
 Gate = Callable[[str], GateReport]
 DEFAULT_MAX_ATTEMPTS = 3

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from dyntools.base.log import get_logger
 from dyntools.errors import GenerationError
 from dyntools.gate.policy import Policy
 from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
@@ -19,8 +20,7 @@ from dyntools.generators.extract import extract_code
 from dyntools.generators.models import model_notice
 from dyntools.generators.prompt import Prompt, build_prompt
 from dyntools.generators.sdk_errors import map_sdk_error
-from dyntools.log import get_logger
-from dyntools.policyload import load_allowlist
+from dyntools.registry.policyload import load_allowlist
 
 
 @dataclass(frozen=True, slots=True)

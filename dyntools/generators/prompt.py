@@ -20,7 +20,7 @@ from dyntools.gate.policy import Policy
 from dyntools.generators.base import ToolSpec, prompt_digest
 
 if TYPE_CHECKING:
-    from dyntools.capabilities import CapabilityPolicy
+    from dyntools.capabilities.policy import CapabilityPolicy
 
 Role = Literal["user", "assistant"]
 

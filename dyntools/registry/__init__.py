@@ -8,18 +8,22 @@
 
 from __future__ import annotations
 
-from dyntools.registry.core import Registry
-from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
-from dyntools.registry.records import (
-    DEFAULT_REGISTRY_DIR,
-    MODULE_PREFIX,
-    REGISTRY_ENV,
-    ToolState,
-    Unrecorded,
-    VersionRecord,
-    module_name_for,
-    resolve_registry_path,
-)
+TYPE_CHECKING = False  # names resolve on first use: importing a submodule (policyload,
+if TYPE_CHECKING:      # records) costs nothing of the rest
+    from typing import Any
+
+    from dyntools.registry.core import Registry
+    from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
+    from dyntools.registry.records import (
+        DEFAULT_REGISTRY_DIR,
+        MODULE_PREFIX,
+        REGISTRY_ENV,
+        ToolState,
+        Unrecorded,
+        VersionRecord,
+        module_name_for,
+        resolve_registry_path,
+    )
 
 __all__ = [
     "APPROVED",
@@ -37,3 +41,29 @@ __all__ = [
     "module_name_for",
     "resolve_registry_path",
 ]
+
+_HOMES = {
+    "APPROVED": "dyntools.registry.manifest",
+    "DEFAULT_REGISTRY_DIR": "dyntools.registry.records",
+    "MODULE_PREFIX": "dyntools.registry.records",
+    "PENDING": "dyntools.registry.manifest",
+    "QUARANTINED": "dyntools.registry.manifest",
+    "REGISTRY_ENV": "dyntools.registry.records",
+    "REJECTED": "dyntools.registry.manifest",
+    "RETIRED": "dyntools.registry.manifest",
+    "Registry": "dyntools.registry.core",
+    "ToolState": "dyntools.registry.records",
+    "Unrecorded": "dyntools.registry.records",
+    "VersionRecord": "dyntools.registry.records",
+    "module_name_for": "dyntools.registry.records",
+    "resolve_registry_path": "dyntools.registry.records",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'dyntools.registry' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(home), name)

@@ -12,16 +12,16 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dyntools.findings import sha256_hex
 from dyntools.gate import check_source
+from dyntools.gate.findings import sha256_hex
 from dyntools.gate.policy import Policy
 from dyntools.registry.manifest import VersionEntry
 from dyntools.registry.store import NotARegularFile, read_regular
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 # Stable quarantine reason codes (shown in review output and in log lines).
 FILE_MISSING = "file_missing"

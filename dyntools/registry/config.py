@@ -27,8 +27,8 @@ from dyntools.gate.literals import NotLiteral, literal_value
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 CONFIG_NAME = "config.json"
 CONFIG_FORMAT = 1

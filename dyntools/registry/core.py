@@ -36,7 +36,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from dyntools import interrupts
+from dyntools.base import interrupts
+from dyntools.base.log import get_logger
 from dyntools.errors import (
     GateRejected,
     PersistError,
@@ -46,11 +47,9 @@ from dyntools.errors import (
     UsageError,
     VersionUnusable,
 )
-from dyntools.findings import GateReport, sha256_hex
 from dyntools.gate import check_source
+from dyntools.gate.findings import GateReport, sha256_hex
 from dyntools.gate.policy import Policy
-from dyntools.log import get_logger
-from dyntools.policyload import load_allowlist
 from dyntools.registry import checks, signing
 from dyntools.registry.config import RegistryConfig, read_config
 from dyntools.registry.manifest import (
@@ -69,6 +68,7 @@ from dyntools.registry.manifest import (
     version_file_name,
     version_in_range,
 )
+from dyntools.registry.policyload import load_allowlist
 from dyntools.registry.records import (
     ToolState,
     Unrecorded,

@@ -10,14 +10,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import UsageError
 from dyntools.registry.manifest import APPROVED
-from dyntools.toolname import tool_name_problem
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 REGISTRY_ENV = "DYNTOOLS_REGISTRY"
 DEFAULT_REGISTRY_DIR = "generated_tools"
@@ -48,7 +48,7 @@ def require_valid_name(name: object) -> str:
 
 
 # The registry's immutable values are NamedTuples, not dataclasses (as the gate's are,
-# findings.py): a frozen dataclass costs a cold `dyntools call` 0.3-0.6 ms to create at import,
+# gate/findings.py): a frozen dataclass costs a cold `dyntools call` 0.3-0.6 ms to create at import,
 # a NamedTuple class a fraction of that. They compare, hash and refuse assignment alike.
 class VersionRecord(NamedTuple):
     """One persisted version as the registry sees it now.

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from dyntools import __version__
-from dyntools.findings import GateReport, to_sarif
+from dyntools.base.terminal import terminal_safe
 from dyntools.gate import check_source
 from dyntools.gate.capabilities import Capabilities
+from dyntools.gate.findings import GateReport, to_sarif
 from dyntools.registry.config import declared_capabilities
 from dyntools.registry.core import Registry
 from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import ToolState, VersionRecord
 from dyntools.registry.store import read_regular
-from dyntools.terminal import terminal_safe
 
 
 def _imports(source: bytes) -> set[str]:

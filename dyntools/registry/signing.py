@@ -28,8 +28,8 @@ from dyntools.errors import UsageError
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 SIGNING_KEY_ENV = "DYNTOOLS_SIGNING_KEY"
 TRUSTED_KEYS_ENV = "DYNTOOLS_TRUSTED_KEYS"

@@ -26,8 +26,9 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
+from dyntools.base.log import get_logger
+from dyntools.base.toolname import tool_name_problem
 from dyntools.gate.policy import Policy
-from dyntools.log import get_logger
 from dyntools.registry import checks, signing
 from dyntools.registry.checks import VersionCheck
 from dyntools.registry.manifest import (
@@ -51,7 +52,6 @@ from dyntools.registry.records import (
     stat_key,
 )
 from dyntools.registry.store import TEMP_PREFIX, is_real_dir, read_regular
-from dyntools.toolname import tool_name_problem
 
 
 class Notice(enum.Enum):

@@ -30,10 +30,10 @@ from typing import Protocol
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from dyntools.log import get_logger
+from dyntools.base.log import get_logger
+from dyntools.base.toolname import tool_name_problem
 from dyntools.registry.manifest import parse_version_file_name
 from dyntools.registry.store import LOCK_NAME, TEMP_PREFIX, is_real_dir
-from dyntools.toolname import tool_name_problem
 
 
 class Watched(Protocol):

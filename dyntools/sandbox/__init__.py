@@ -4,7 +4,7 @@ Public API (host side):
 
     from dyntools.sandbox import SandboxLimits, WorkerPool, run_once, probe_layers
 
-Names are resolved lazily: the worker imports `dyntools.sandbox.worker`, which must not pay
+Names are resolved lazily: the worker imports `dyntools.sandbox.worker.process`, which must not pay
 for the host-side modules (RestrictedPython, pyseccomp, subprocess) at start-up.
 """
 

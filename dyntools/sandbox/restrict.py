@@ -30,8 +30,9 @@ from collections.abc import Callable
 from typing import Any
 
 from dyntools.errors import LoadError
-from dyntools.sandbox import astcodec, flow, rp_transformer
+from dyntools.sandbox import flow, rp_transformer
 from dyntools.sandbox.tool_imports import imported_modules, is_future_annotations, parse_tool
+from dyntools.sandbox.worker import astcodec
 
 __all__ = ["ToolPolicy", "imported_modules", "is_future_annotations", "restrict_source"]
 

@@ -34,19 +34,19 @@ from dyntools.errors import (
     UsageError,
     WorkerCrashed,
 )
-from dyntools.sandbox import protocol
 from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
+from dyntools.sandbox.worker import protocol
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 BOOTSTRAP = (
     f"import sys;sys.path.insert(0,{_PACKAGE_ROOT!r});"
-    "from dyntools.sandbox.worker import main;main()"
+    "from dyntools.sandbox.worker.process import main;main()"
 )
 # Room around the result cap for the envelope and the captured output.
 _ENVELOPE_BYTES = 64 * 1024
@@ -75,7 +75,8 @@ _SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
 
 
 # Answers one capability request frame of a running call: (request, call deadline) -> the
-# answer to send back (see dyntools/hostcalls.py). Raising ends the call (the worker dies).
+# answer to send back (see dyntools/capabilities/hostcalls.py). Raising ends the call (the
+# worker dies).
 HostHandler = Callable[[Any, float], dict[str, Any]]
 
 
@@ -303,7 +304,7 @@ class WorkerProcess:
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
              host: HostHandler | None = None) -> CallOutcome:
-        """One call. While it runs, the tool may send request frames (sandbox/hostapi.py):
+        """One call. While it runs, the tool may send request frames (sandbox/worker/hostapi.py):
         each is handed to `host` with the call's deadline and its answer sent back; without
         a `host`, or when `host` raises, the worker is killed (a CapabilityViolation from
         `host` is the call's error)."""
@@ -361,7 +362,7 @@ class WorkerProcess:
                 raise BadResult("the worker returned a result that is not a JSON object")
             if reply.get("spent"):
                 # The call changed the tool's module state: the worker ends after this
-                # reply and is never handed another call (see sandbox/state.py).
+                # reply and is never handed another call (see sandbox/worker/state.py).
                 self.spent = True
             out = reply.get("out", "")
             return ok, out if type(out) is str else str(out)

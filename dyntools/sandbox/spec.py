@@ -41,7 +41,7 @@ ZONEINFO_PATHS = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zo
                   "/etc/zoneinfo")
 SYSTEM_LIBRARY_PATHS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
                         "/etc/ld.so.cache")
-# The dyntools-provided modules the worker knows how to build (sandbox/worker.py).
+# The dyntools-provided modules the worker knows how to build (sandbox/worker/process.py).
 HOST_MODULES = frozenset({"host"})
 # Layers the test suite may switch off to show each remaining layer alone. Reachable only
 # through a keyword argument of the host API; the CLI and tool code cannot set it.
@@ -140,7 +140,7 @@ def minimal_root(paths: list[str]) -> dict[str, list[Any]]:
 def _plain_tree(tree: Any) -> tuple[Any, set[str]]:
     """Test-only (the `restricted` layer switched off): the tool's syntax tree as written,
     without RestrictedPython's transformation, to show what the other layers hold alone."""
-    from dyntools.sandbox import astcodec
+    from dyntools.sandbox.worker import astcodec
 
     return astcodec.encode(tree), imported_modules(tree)
 
@@ -199,7 +199,7 @@ def build_spec(
     parsed = parse_tool(source, path)
     # Only what the tool imports, and only if allowed: every module costs start-up time.
     # A dyntools-provided module (`host`) is never imported by name in the worker (a `host`
-    # on its sys.path would be someone else's): the worker builds it (sandbox/hostapi.py).
+    # on its sys.path would be someone else's): the worker builds it (sandbox/worker/hostapi.py).
     python = policy.python_modules
     provided = policy.provided_modules & HOST_MODULES
     allowed = {name: sorted(policy.modules[name].members)

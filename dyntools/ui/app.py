@@ -48,7 +48,7 @@ def create_app(ui: UiState, *, hosts: frozenset[str] | None) -> Guard:
 
 
 def _warm(ui: UiState) -> None:
-    from dyntools.log import get_logger
+    from dyntools.base.log import get_logger
     from dyntools.ui.queries import registry_rows
 
     try:

@@ -10,8 +10,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from dyntools.gate.capabilities import Capabilities, DeclarationError
+from dyntools.pipeline.toolmeta import ToolMetadata, read_metadata
 from dyntools.registry.config import declared_capabilities
-from dyntools.toolmeta import ToolMetadata, read_metadata
 
 MAX_CACHE = 8192
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import UsageError
+from dyntools.pipeline.toolmeta import parse_json_text
+from dyntools.pipeline.verify import VerificationReport
 from dyntools.registry.core import default_approver
 from dyntools.registry.records import VersionRecord, require_valid_name
-from dyntools.toolmeta import parse_json_text
-from dyntools.verify import VerificationReport
 
 if TYPE_CHECKING:
     from dyntools.ui.state import UiState

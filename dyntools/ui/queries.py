@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import DyntoolsError, UnknownVersion
-from dyntools.findings import RULES, sha256_hex
 from dyntools.gate import check_source
-from dyntools.registry import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
+from dyntools.gate.findings import RULES, sha256_hex
+from dyntools.pipeline.verify import canonical
+from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import ToolState, Unrecorded, VersionRecord
 from dyntools.registry.store import read_regular
 from dyntools.ui.content import Parsed
-from dyntools.verify import canonical
 
 if TYPE_CHECKING:
     from dyntools.ui.runs import Attempt

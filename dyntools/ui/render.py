@@ -5,7 +5,7 @@
     source_lines(text, findings)              # one SourceLine per line, findings marked
 
 `visible` escapes the text (`markupsafe.escape`) and shows each bidi, invisible, control or
-private-use character (the classes of `dyntools.hidden_text`, the same ones the terminal
+private-use character (the classes of `dyntools.base.hidden_text`, the same ones the terminal
 escapes) as a labelled box holding its code point, so the character itself never reaches
 the page: a right-to-left override cannot reorder what a reviewer reads, and a zero-width
 character cannot hide. Templates never mark tool text `|safe`; the only Markup they receive
@@ -24,7 +24,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from dyntools.hidden_text import NOT_PLAIN, hidden_character_class
+from dyntools.base.hidden_text import NOT_PLAIN, hidden_character_class
 
 TEMPLATES = Path(__file__).parent / "templates"
 _SUSPECT = re.compile(NOT_PLAIN)

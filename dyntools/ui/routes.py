@@ -24,6 +24,8 @@ from starlette.responses import (
     StreamingResponse,
 )
 
+from dyntools.base.log import get_logger
+from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import (
     DyntoolsError,
     GateRejected,
@@ -35,10 +37,8 @@ from dyntools.errors import (
     VerificationFailed,
     VersionUnusable,
 )
-from dyntools.findings import RULES
-from dyntools.log import get_logger
+from dyntools.gate.findings import RULES
 from dyntools.registry.core import default_approver
-from dyntools.toolname import tool_name_problem
 from dyntools.ui import queries
 from dyntools.ui.decisions import ACTIONS, decide
 from dyntools.ui.render import source_lines

@@ -5,7 +5,7 @@
     feed.runs()                        # newest first: Run(id, tool, events, attempts, ...)
     feed.changed_since(seq)            # the runs updated after sequence number `seq`
 
-The log is JSON lines (dyntools/log.py). An `ensure` run starts at its `lookup` station event
+The log is JSON lines (dyntools/base/log.py). An `ensure` run starts at its `lookup` station event
 (`pipeline.station`) and takes the tool's station events and generation `attempt` events
 that follow, until the tool's next lookup; an `execute` outside a run is a `call`, and a
 reviewer's decision (`registry.approve`, `registry.reject`, ...) is an entry of its own.

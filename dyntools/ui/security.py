@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from dyntools import listening
-from dyntools.listening import is_loopback
-from dyntools.log import get_logger
+from dyntools.base import listening
+from dyntools.base.listening import is_loopback
+from dyntools.base.log import get_logger
 
 MAX_BODY_BYTES = 1 << 20  # the gate's own limit is 256 KiB; routes enforce theirs below this
 MAX_FORM_BYTES = 64 * 1024

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dyntools.registry import Registry
+from dyntools.registry.core import Registry
 from dyntools.registry.signing import Signer
 from dyntools.ui.content import ContentCache
 from dyntools.ui.runs import RunFeed
@@ -25,7 +25,7 @@ class UiState:
     session: Session
     feed: RunFeed
     dyntools: Any  # dyntools.pipeline.Dyntools
-    catalog: Any  # dyntools.catalog.Catalog
+    catalog: Any  # dyntools.catalog.core.Catalog
     signer: Signer | None = None
     contents: ContentCache = field(default_factory=ContentCache)
     watcher: Any = None
@@ -35,8 +35,8 @@ class UiState:
     @classmethod
     def open(cls, registry: Registry, *, session: Session, audit_path: Path,
              signer: Signer | None = None, watch: bool = True) -> UiState:
-        from dyntools.catalog import Catalog
-        from dyntools.pipeline import Dyntools
+        from dyntools.catalog.core import Catalog
+        from dyntools.pipeline.dyntools import Dyntools
         from dyntools.ui.render import environment
 
         dyntools = Dyntools(registry, signer=signer)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from dyntools.catalog import Catalog
-from dyntools.pipeline import Dyntools
+from dyntools.catalog.core import Catalog
+from dyntools.pipeline.dyntools import Dyntools
 
 ADD_PARAMS = {
     "type": "object",

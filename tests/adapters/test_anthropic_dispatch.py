@@ -19,7 +19,7 @@ import pytest
 from generators.stub_server import Reply, StubServer
 
 from dyntools.adapters import dispatch_tool_uses, tool_use_blocks, tools_for_anthropic
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators import ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]

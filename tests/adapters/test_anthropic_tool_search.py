@@ -12,7 +12,7 @@ import pytest
 from generators.stub_server import StubServer
 
 from dyntools.adapters import dispatch_tool_uses, tools_for_anthropic
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
 
 from .test_anthropic_dispatch import ROMAN, client, message, stub, text, tool_use

@@ -18,7 +18,7 @@ from dyntools.adapters.langchain_tools import (  # noqa: E402
     dispatch_langchain_tool_calls,
     tools_for_langchain,
 )
-from dyntools.catalog import Catalog  # noqa: E402
+from dyntools.catalog.core import Catalog  # noqa: E402
 
 EXAMPLE = load_example("langchain_agent_loop")
 

@@ -19,7 +19,7 @@ from dyntools.adapters.mcp_server import (
     ToolListNotifier,
     ensure_tool_schema,
 )
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
 
 

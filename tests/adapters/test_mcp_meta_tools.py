@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from dyntools.adapters.mcp_server import CONTRACT_URI, META_TOOLS, McpToolServer
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.generators.offline import template_source
 
 ERAS = ["legacy", "auto"]

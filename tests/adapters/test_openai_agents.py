@@ -15,7 +15,7 @@ from dyntools.adapters.openai_agents import (  # noqa: E402
     dispatch_openai_agents_call,
     tools_for_openai_agents,
 )
-from dyntools.catalog import Catalog  # noqa: E402
+from dyntools.catalog.core import Catalog  # noqa: E402
 
 EXAMPLE = load_example("openai_agents_loop")
 

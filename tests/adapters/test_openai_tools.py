@@ -13,7 +13,7 @@ import pytest
 from generators.stub_server import Reply, StubServer
 
 from dyntools.adapters.openai_tools import dispatch_openai_tool_calls, tools_for_openai
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
 from dyntools.generators import ToolSpec
 

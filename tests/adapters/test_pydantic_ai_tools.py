@@ -17,7 +17,7 @@ from pydantic_ai import ModelRetry  # noqa: E402
 from pydantic_ai.messages import ToolReturnPart  # noqa: E402
 
 from dyntools.adapters.pydantic_ai_tools import dispatch_pydantic_ai_call  # noqa: E402
-from dyntools.catalog import Catalog  # noqa: E402
+from dyntools.catalog.core import Catalog  # noqa: E402
 
 EXAMPLE = load_example("pydantic_ai_agent_loop")
 

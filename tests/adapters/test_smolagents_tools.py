@@ -18,7 +18,7 @@ from dyntools.adapters.smolagents_tools import (  # noqa: E402
     smolagents_inputs,
     tools_for_smolagents,
 )
-from dyntools.catalog import Catalog  # noqa: E402
+from dyntools.catalog.core import Catalog  # noqa: E402
 
 EXAMPLE = load_example("smolagents_agent_loop")
 

@@ -12,7 +12,7 @@ import pytest
 
 from dyntools.errors import UsageError
 from dyntools.executors import LocalExecutor, PoolSettings, build_executor, executor_name
-from dyntools.executors.host import (
+from dyntools.executors.node_actor import (
     ERROR,
     NEED_SOURCE,
     OK,
@@ -22,7 +22,7 @@ from dyntools.executors.host import (
     unpack,
 )
 from dyntools.gate.policy import Policy
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 
 from .conftest import nap_source
@@ -270,7 +270,7 @@ def test_a_brokered_call_parks_at_each_request_until_the_driver_answers(
         policy: Policy) -> None:
     """The node never answers a capability request itself: the frame comes back as the
     call's interim reply, and the worker goes on with the driver's answer."""
-    from dyntools.executors.host import REQUEST
+    from dyntools.executors.node_actor import REQUEST
 
     host, key = _fetch_node(policy)
     try:
@@ -292,7 +292,7 @@ def test_a_brokered_call_parks_at_each_request_until_the_driver_answers(
 def test_a_lone_brokered_call_brings_its_request_back_in_its_exchange(policy: Policy) -> None:
     """A lone call normally runs inside its `exchange` task; a brokered one must not, or
     its parked request could never leave the node."""
-    from dyntools.executors.host import REQUEST
+    from dyntools.executors.node_actor import REQUEST
 
     host, key = _fetch_node(policy)
     try:

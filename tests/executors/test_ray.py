@@ -16,7 +16,7 @@ from dyntools.errors import (
     SandboxTimeout,
     SourceRefused,
 )
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 from dyntools.sandbox import SandboxLimits
 
@@ -285,7 +285,7 @@ def test_a_lone_call_travels_as_one_marshal_blob_each_way(
     """Its request and its reply cross Ray as bytes (Ray's own serializer costs more than
     the call's other work on the driver and the node); a call that ships the source goes
     as a list, for Ray to pickle."""
-    from dyntools.executors.host import unpack
+    from dyntools.executors.node_actor import unpack
     from dyntools.executors.ray_executor import RayExecutor
 
     executor = RayExecutor(ray_cluster)

@@ -19,7 +19,7 @@ import pytest
 
 from dyntools.capabilities import policy_from_mapping
 from dyntools.errors import CapabilityViolation, SandboxTimeout, WorkerCrashed
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 from dyntools.sandbox import SandboxLimits
 
@@ -283,7 +283,7 @@ def test_the_driver_deadline_counts_time_spent_answering(
     """A host that takes too long on the driver: the node kills the parked worker at the
     call's deadline, and the call is a timeout well before the driver's grace runs out."""
     registry.add_version("fetch_page", fetcher(server), {})
-    from dyntools.hostcalls import HostCalls
+    from dyntools.capabilities.hostcalls import HostCalls
 
     real = HostCalls.__call__
 

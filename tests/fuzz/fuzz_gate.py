@@ -18,8 +18,8 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports(include=["dyntools"]):
-    from dyntools.findings import RULES, GateReport, render_text, to_json, to_sarif
     from dyntools.gate import check_source, load_policy
+    from dyntools.gate.findings import RULES, GateReport, render_text, to_json, to_sarif
 
 HERE = Path(__file__).resolve().parent
 SEEDS = HERE / "corpus"

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from dyntools.findings import RULES, Family, GateReport
 from dyntools.gate import check_source
+from dyntools.gate.findings import RULES, Family, GateReport
 from dyntools.gate.policy import load_policy
 
 CASES = Path(__file__).parent / "cases"

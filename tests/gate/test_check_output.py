@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from dyntools import __version__
+from dyntools.base.terminal import terminal_safe
 from dyntools.cli.check_run import EXIT_ACCEPTED, EXIT_REJECTED, CheckArguments, check_files
-from dyntools.findings import render_text, to_json, to_sarif
 from dyntools.gate import check_file, check_source
-from dyntools.terminal import terminal_safe
+from dyntools.gate.findings import render_text, to_json, to_sarif
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")

@@ -18,8 +18,8 @@ from click.testing import CliRunner, Result
 
 from dyntools import __version__
 from dyntools.cli import main
-from dyntools.findings import RULES, render_text
 from dyntools.gate import check_source, load_policy
+from dyntools.gate.findings import RULES, render_text
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")

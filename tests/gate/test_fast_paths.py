@@ -6,7 +6,7 @@
   report some;
 - a top-level literal evaluated once counts the same nodes as the walk it replaces, so the
   node and depth limits fire at the same place;
-- dyntools.jsonschema_safe's leaf and keyword shortcuts give the cost model's answer.
+- dyntools.base.jsonschema_safe's leaf and keyword shortcuts give the cost model's answer.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dyntools.base.jsonschema_safe import _applied_subschemas, value_cost_ns
 from dyntools.gate import check_source, load_policy, visitor
 from dyntools.gate.identifiers import may_hold_non_ascii_identifier, tokenized_non_ascii_identifiers
 from dyntools.gate.literals import NotLiteral, literal_value, measured_literal
 from dyntools.gate.metatext import check_metadata_text, has_hidden_text
-from dyntools.jsonschema_safe import _applied_subschemas, value_cost_ns
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "tests" / "gate" / "cases").glob("*/*.py"))
@@ -201,7 +201,7 @@ SCHEMAS = [
 @pytest.mark.parametrize("schema", SCHEMAS)
 def test_the_leaf_shortcut_gives_the_cost_model_s_answer(
         schema: dict[str, object], monkeypatch: pytest.MonkeyPatch) -> None:
-    import dyntools.jsonschema_safe as safe
+    import dyntools.base.jsonschema_safe as safe
 
     fast = value_cost_ns(schema), safe._fan_out_problem(schema)
     general = safe._applied_subschemas
@@ -267,7 +267,7 @@ def _tree_schema(children: st.SearchStrategy[object]) -> st.SearchStrategy[objec
 @given(st.recursive(LEAF_SCHEMAS, _tree_schema, max_leaves=25))
 @settings(max_examples=300, deadline=None)
 def test_the_one_pass_tree_bounds_are_the_general_walks(schema: object) -> None:
-    import dyntools.jsonschema_safe as safe
+    import dyntools.base.jsonschema_safe as safe
 
     if not isinstance(schema, dict):
         return
@@ -284,14 +284,14 @@ def test_the_one_pass_tree_bounds_are_the_general_walks(schema: object) -> None:
 def _general_fan_out(schema: dict[str, object]) -> int:
     """The general walk's count (capped at MAX + 1 as both cap it): the smallest limit its
     verdict accepts (the message does not carry the count)."""
-    import dyntools.jsonschema_safe as safe
+    import dyntools.base.jsonschema_safe as safe
 
     limit = safe.MAX_SUBSCHEMAS_PER_VALUE
     return next((n for n in range(limit + 1) if _verdict_at(schema, n) is None), limit + 1)
 
 
 def _verdict_at(schema: dict[str, object], limit: int) -> str | None:
-    import dyntools.jsonschema_safe as safe
+    import dyntools.base.jsonschema_safe as safe
 
     saved = safe.MAX_SUBSCHEMAS_PER_VALUE
     try:

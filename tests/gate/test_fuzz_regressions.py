@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from dyntools.findings import RULES, render_text, to_json, to_sarif
 from dyntools.gate import check_source, load_policy
+from dyntools.gate.findings import RULES, render_text, to_json, to_sarif
 
 FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
 POLICY = load_policy()

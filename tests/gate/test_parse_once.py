@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from dyntools.generators.base import GeneratedSource, ToolSpec
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 
 SOURCE = '''"""Counts the words of a text."""
 import re

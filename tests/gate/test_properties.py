@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dyntools.findings import RULES, GateReport, render_text, to_json, to_sarif
 from dyntools.gate import check_source, load_policy
+from dyntools.gate.findings import RULES, GateReport, render_text, to_json, to_sarif
 
 REPO = Path(__file__).resolve().parents[2]
 ACCEPT_DIR = REPO / "tests" / "gate" / "cases" / "accept"

@@ -11,11 +11,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dyntools.base.hidden_text import hidden_character_class, is_plain
+from dyntools.base.jsonschema_safe import _is_array_index
+from dyntools.base.terminal import terminal_safe
 from dyntools.gate import hygiene, identifiers, metatext
 from dyntools.gate.capabilities import is_dns_label, is_port_digits, is_upper_snake
-from dyntools.hidden_text import hidden_character_class, is_plain
-from dyntools.jsonschema_safe import _is_array_index
-from dyntools.terminal import terminal_safe
 from tests.fresh import fresh_stdout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ verdicts = []
 for path in sys.argv[1:]:
     with open(path, "rb") as handle:
         verdicts.append(check_source(handle.read(), policy, path=path).accepted)
-from dyntools.terminal import terminal_safe
+from dyntools.base.terminal import terminal_safe
 terminal_safe("a.py: accepted\n")
 print(verdicts, sorted(name for name in ("re", "json") if name in sys.modules))
 """

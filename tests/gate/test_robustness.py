@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from dyntools.findings import RULES
 from dyntools.gate import check_source, load_policy
+from dyntools.gate.findings import RULES
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_bytes()

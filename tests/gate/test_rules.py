@@ -11,8 +11,8 @@ import ast
 
 import pytest
 
-from dyntools.findings import RULES
 from dyntools.gate import check_source, visitor
+from dyntools.gate.findings import RULES
 from dyntools.gate.visitor import HANDLED_NODES, INERT_NODES, WALKED_BY_PARENT
 
 HEADER = '''"""A tool."""

@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 
 from dyntools import __version__
-from dyntools.findings import RULES, GateReport, to_sarif
 from dyntools.gate import check_source, load_policy
+from dyntools.gate.findings import RULES, GateReport, to_sarif
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")

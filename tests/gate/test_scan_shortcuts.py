@@ -1,6 +1,6 @@
 """The scans a check runs on every file without compiling a pattern answer as the patterns
 they stand for: the tool name rule, the control-character pre-scan and the coding-cookie
-search (dyntools/gate/hygiene.py, dyntools/toolname.py)."""
+search (dyntools/gate/hygiene.py, dyntools/base/toolname.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dyntools.base.toolname import MAX_TOOL_NAME, tool_name_problem
 from dyntools.gate.hygiene import _ANY_CONTROL, _CODING_COOKIE, _has_control, check_bytes
-from dyntools.toolname import MAX_TOOL_NAME, tool_name_problem
 
 SNAKE_ISH = st.text(alphabet="abcxyz019_-. A\n\u00e9\u0131K", max_size=12)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from dyntools.errors import UsageError
-from dyntools.findings import Finding
+from dyntools.gate.findings import Finding
 from dyntools.generators import GeneratedSource, ToolSpec
 from dyntools.generators.base import excerpt
 

@@ -11,8 +11,8 @@ import sys
 import pytest
 import structlog
 
-from dyntools import log as dyntools_log
-from dyntools.log import configure_logging, flush_logs, get_logger
+from dyntools.base import log as dyntools_log
+from dyntools.base.log import configure_logging, flush_logs, get_logger
 
 
 @pytest.fixture(autouse=True)
@@ -134,7 +134,7 @@ def test_exceptions_are_formatted_when_logged(tmp_path) -> None:
 
 WRITER = """
 import signal, sys, time
-from dyntools.log import configure_logging, get_logger
+from dyntools.base.log import configure_logging, get_logger
 if sys.argv[3] == "host-handler":
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
 configure_logging("error", audit_path=sys.argv[1])

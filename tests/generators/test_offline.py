@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from dyntools.errors import GenerationNoTemplate
-from dyntools.findings import render_text
 from dyntools.gate import check_source
+from dyntools.gate.findings import render_text
 from dyntools.generators import OfflineGenerator, ToolSpec, generate_gated, template_names
 from dyntools.generators.loop import declared_name
 from dyntools.generators.offline import template_source

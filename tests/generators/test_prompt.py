@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dyntools.findings import Finding
 from dyntools.gate import check_source
+from dyntools.gate.findings import Finding
 from dyntools.gate.policy import Policy, default_allowlist_path, load_policy
 from dyntools.generators import ToolSpec
 from dyntools.generators.prompt import (

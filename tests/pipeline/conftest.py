@@ -14,7 +14,7 @@ import structlog
 from structlog.testing import capture_logs
 
 from dyntools.generators.base import GeneratedSource, ToolSpec
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 
 
 class CountingGenerator:

@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from dyntools.capabilities import policy_from_mapping
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import (
     CapabilityViolation,
     DyntoolsError,
     PendingApproval,
     VerificationFailed,
 )
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 
 from .conftest import CountingGenerator
 

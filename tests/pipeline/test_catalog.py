@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import BadResult, InvalidParams, ToolRuntimeError, UnknownTool, UsageError
 from dyntools.generators import ToolSpec
-from dyntools.pipeline import Dyntools
-from dyntools.toolmeta import Tool
+from dyntools.pipeline.dyntools import Dyntools
+from dyntools.pipeline.toolmeta import Tool
 
 from .conftest import ECHO_EXAMPLES, CountingGenerator, tool_source
 

@@ -9,9 +9,9 @@ from typing import Any
 import pydantic
 import pytest
 
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
 from dyntools.errors import InvalidParams, UsageError
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from dyntools import errors
 from dyntools.cli import main
 from dyntools.cli.ensure_cmd import EXIT_CODES, EXIT_OTHER, StationDisplay, exit_code_for
-from dyntools.pipeline import StationEvent
+from dyntools.pipeline.events import StationEvent
 
 from .conftest import tool_source
 

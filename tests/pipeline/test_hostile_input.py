@@ -12,9 +12,9 @@ from dyntools.errors import GenerationError, UsageError
 from dyntools.generators import file as file_generator
 from dyntools.generators.base import ToolSpec
 from dyntools.generators.file import FileGenerator
-from dyntools.pipeline import Dyntools
-from dyntools.toolmeta import params_validator
-from dyntools.verify import MAX_CALLER_EXAMPLE_BYTES, MAX_CALLER_EXAMPLES, collect_examples
+from dyntools.pipeline.dyntools import Dyntools
+from dyntools.pipeline.toolmeta import params_validator
+from dyntools.pipeline.verify import MAX_CALLER_EXAMPLE_BYTES, MAX_CALLER_EXAMPLES, collect_examples
 
 
 def _nested(depth: int) -> dict[str, Any]:

@@ -19,7 +19,8 @@ from dyntools.errors import (
     VersionUnusable,
 )
 from dyntools.generators import FileGenerator, ToolSpec
-from dyntools.pipeline import AUDIT_EVENT, STATIONS, Dyntools, StationEvent
+from dyntools.pipeline.dyntools import Dyntools
+from dyntools.pipeline.events import AUDIT_EVENT, STATIONS, StationEvent
 from dyntools.registry import APPROVED, REJECTED, Registry
 
 from .conftest import ECHO_EXAMPLES, CountingGenerator, audit_capture, tool_source

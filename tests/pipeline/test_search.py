@@ -15,13 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dyntools.catalog import Catalog
+from dyntools.catalog.core import Catalog
+from dyntools.catalog.search import ToolIndex, fts_query, query_words
 from dyntools.generators import ToolSpec
 from dyntools.generators.offline import OfflineGenerator, template_source
-from dyntools.pipeline import Dyntools
+from dyntools.pipeline.dyntools import Dyntools
+from dyntools.pipeline.toolmeta import Tool
 from dyntools.registry import Registry
-from dyntools.search import ToolIndex, fts_query, query_words
-from dyntools.toolmeta import Tool
 
 TEMPLATES = ("word_count", "slugify_text", "temperature_convert", "roman_numeral",
              "letter_frequency", "url_parts")

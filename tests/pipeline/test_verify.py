@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from dyntools.errors import SandboxTimeout, ToolRuntimeError, UsageError
-from dyntools.verify import (
+from dyntools.pipeline.verify import (
     CALLER,
     CONTRACT,
     TOOL,
@@ -114,7 +114,7 @@ def test_no_examples_pass_vacuously_and_say_so() -> None:
 
 
 def test_examples_past_the_budget_fail_verification() -> None:
-    from dyntools.verify import Example, run_examples
+    from dyntools.pipeline.verify import Example, run_examples
 
     examples = [Example({"n": i}, {"n": i}, "tool") for i in range(3)]
     report = run_examples(dict, examples, tool="t", budget_s=0.0)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dyntools.findings import sha256_hex
+from dyntools.gate.findings import sha256_hex
 from dyntools.registry import APPROVED, Registry
 from dyntools.registry import core as registry_core
 

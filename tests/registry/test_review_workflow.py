@@ -187,9 +187,9 @@ def test_require_approval_is_only_stricter(reg: Path) -> None:
 def test_a_pending_version_through_catalog_anthropic_and_mcp(reg: Path) -> None:
     from dyntools.adapters.anthropic_tools import dispatch_tool_uses
     from dyntools.adapters.mcp_server import McpToolServer
-    from dyntools.catalog import Catalog
+    from dyntools.catalog.core import Catalog
     from dyntools.errors import PendingApproval
-    from dyntools.pipeline import Dyntools
+    from dyntools.pipeline.dyntools import Dyntools
 
     assert dt("init", str(reg), "--approval", "always").returncode == 0
     assert dt("ensure", "slugify_text", "--registry", str(reg)).returncode == 17
@@ -530,7 +530,7 @@ def test_an_interrupt_ends_the_command_even_when_its_clean_up_hangs(tmp_path: Pa
     script = tmp_path / "stuck.py"
     script.write_text(
         "import os, signal, time\n"
-        "from dyntools import interrupts\n"
+        "from dyntools.base import interrupts\n"
         "interrupts.CLEANUP_LIMIT_S = 1.0\n"
         "interrupts.install()\n"
         "try:\n"
@@ -553,7 +553,7 @@ def test_a_signal_after_the_command_returned_lets_the_exit_finish() -> None:
     # exit finishes with that code and prints no traceback from the shutdown.
     code = (
         "import os, signal, sys, atexit, time\n"
-        "from dyntools import interrupts\n"
+        "from dyntools.base import interrupts\n"
         "interrupts.install()\n"
         "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGTERM), time.sleep(0.2)))\n"
         "interrupts.finishing()\n"

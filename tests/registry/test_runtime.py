@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from dyntools.errors import UnknownTool, VersionUnusable
+from dyntools.pipeline.runtime import Runtime
 from dyntools.registry import Registry, VersionRecord
-from dyntools.runtime import Runtime
 
 from .helpers import tamper, tool_source, wait_for
 

@@ -17,8 +17,8 @@ from dyntools.errors import (
     UsageError,
     VersionUnusable,
 )
-from dyntools.findings import sha256_hex
 from dyntools.gate import check_source
+from dyntools.gate.findings import sha256_hex
 from dyntools.registry import APPROVED, QUARANTINED, REJECTED, Registry
 
 from .helpers import snapshot, tamper, tool_source

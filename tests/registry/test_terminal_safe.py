@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dyntools.terminal import terminal_safe
+from dyntools.base.terminal import terminal_safe
 
 
 def test_escape_sequences_and_bidi_are_shown_not_obeyed() -> None:

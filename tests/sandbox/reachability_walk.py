@@ -32,15 +32,15 @@ import sys
 from typing import Any
 
 from dyntools.gate.policy import load_policy
-from dyntools.sandbox.audit import PROTECTED_ATTRIBUTES, importing
-from dyntools.sandbox.guards import (
+from dyntools.sandbox.spec import escape_members
+from dyntools.sandbox.worker.audit import PROTECTED_ATTRIBUTES, importing
+from dyntools.sandbox.worker.guards import (
     CHECKED_PLAIN,
     FunctionType,
     Guards,
     ModuleView,
     safe_builtins,
 )
-from dyntools.sandbox.spec import escape_members
 
 MAX_VALUES = 80
 # Iterators that never end: a C loop over one (dict.fromkeys) can be neither bounded nor
@@ -71,7 +71,7 @@ class Walk:
         for name in modules:
             with contextlib.suppress(ImportError):
                 __import__(name)
-        from dyntools.sandbox.hardening import DataCopier, refuse_string_annotations
+        from dyntools.sandbox.worker.hardening import DataCopier, refuse_string_annotations
 
         refuse_string_annotations(sys.modules["typing"])
         copy, deepcopy = DataCopier().functions()

@@ -21,15 +21,15 @@ from typing import Any
 
 import pytest
 
+from dyntools.capabilities.hostcalls import CapabilityHost
 from dyntools.errors import SandboxViolation, ToolRuntimeError
 from dyntools.gate import check_source
 from dyntools.gate.policy import Policy
 from dyntools.generators.offline import template_names, template_source
-from dyntools.hostcalls import CapabilityHost
+from dyntools.pipeline.toolmeta import params_check, read_metadata
+from dyntools.pipeline.verify import collect_examples, run_examples
 from dyntools.sandbox import SandboxLimits, WorkerPool, run_once
-from dyntools.sandbox import guards as guards_module
-from dyntools.toolmeta import params_check, read_metadata
-from dyntools.verify import collect_examples, run_examples
+from dyntools.sandbox.worker import guards as guards_module
 
 ACCEPT_DIR = Path(__file__).resolve().parents[1] / "gate" / "cases" / "accept"
 HOST_DIR = ACCEPT_DIR.parent / "accept_host"  # capability tools: recorded exchanges, call_tool

@@ -13,7 +13,7 @@ import pytest
 from dyntools.errors import LoadError, SandboxViolation
 from dyntools.gate.policy import parse_policy
 from dyntools.sandbox import WorkerPool
-from dyntools.sandbox.guards import Guards, safe_builtins
+from dyntools.sandbox.worker.guards import Guards, safe_builtins
 
 
 class Stopped(Exception):

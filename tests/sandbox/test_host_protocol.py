@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from dyntools.capabilities.hostcalls import MAX_TOOL_DEPTH, HostCalls
 from dyntools.errors import CapabilityViolation, SandboxTimeout, ToolRuntimeError
 from dyntools.gate.capabilities import parse_capabilities
 from dyntools.gate.policy import load_policy
-from dyntools.hostcalls import MAX_TOOL_DEPTH, HostCalls
 from dyntools.sandbox import SandboxLimits, WorkerPool, run_once
 
 POLICY = load_policy()

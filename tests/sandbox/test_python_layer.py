@@ -181,7 +181,7 @@ def test_annotated_alias_call_writes_nothing_onto_the_result():
     fresh interpreter: the patch changes that process's typing module."""
     code = textwrap.dedent('''
         import typing
-        from dyntools.sandbox.hardening import refuse_string_annotations
+        from dyntools.sandbox.worker.hardening import refuse_string_annotations
 
         def target():
             return 1
@@ -240,7 +240,7 @@ def _stop(reason: str, message: str):
 def _guards():
     import builtins as real_builtins
 
-    from dyntools.sandbox.guards import Guards, safe_builtins
+    from dyntools.sandbox.worker.guards import Guards, safe_builtins
 
     guards = Guards(stop=_stop, denied_attributes=[], denied_prefixes=[], escape_objects=[],
                     max_output_bytes=100, tool_globals={})
@@ -298,7 +298,7 @@ def test_a_stale_import_lock_does_not_count_as_an_import():
     import _frozen_importlib as bootstrap
     import weakref
 
-    from dyntools.sandbox.audit import importing
+    from dyntools.sandbox.worker.audit import importing
 
     lock = bootstrap._ModuleLock("stale_module_for_the_test")
     bootstrap._module_locks["stale_module_for_the_test"] = weakref.ref(lock)

@@ -232,8 +232,8 @@ def _mutations() -> dict[str, Callable[[dict[str, Any]], None]]:
 def test_the_fast_state_check_answers_as_the_reference_does(name):
     import decimal
 
-    from dyntools.sandbox.guards import ModuleView
-    from dyntools.sandbox.state import ModuleState, static_kinds
+    from dyntools.sandbox.worker.guards import ModuleView
+    from dyntools.sandbox.worker.state import ModuleState, static_kinds
 
     namespace: dict[str, Any] = {}
     exec(compile(MODULE, "<tool>", "exec"), namespace)

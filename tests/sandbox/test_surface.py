@@ -23,8 +23,8 @@ def test_public_api_is_pinned():
 def test_the_worker_imports_nothing_heavy():
     code = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r});"
-        "import dyntools.sandbox.worker, dyntools.sandbox.guards, dyntools.sandbox.layers,"
-        " dyntools.sandbox.audit, dyntools.sandbox.astcodec;"
+        "import dyntools.sandbox.worker.process, dyntools.sandbox.worker.guards, dyntools.sandbox.worker.layers,"
+        " dyntools.sandbox.worker.audit, dyntools.sandbox.worker.astcodec;"
         "print(sorted(sys.modules))"
     )
     out = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True,

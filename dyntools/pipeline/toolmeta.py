@@ -1,6 +1,6 @@
 """A tool's declared metadata, read from its source without running it, and params checking.
 
-    meta = report.metadata              # what the gate read (dyntools.findings.GateReport)
+    meta = report.metadata              # what the gate read (dyntools.gate.findings.GateReport)
     meta = read_metadata(source)        # the same from bytes alone (parses the file)
     check_params(meta.params, params)   # raises InvalidParams naming the first violation
 
@@ -8,7 +8,7 @@ The constants are literals (the gate proves it), so `ast` is enough to read them
 the host ever imports or executes a generated file. A gated file's report already carries
 them (`GateReport.metadata`); `read_metadata` is for callers that hold only the bytes.
 Hand-written catalog tools are checked against their schema with the same `check_params`, so
-both kinds refuse bad params alike. Schemas are compiled by dyntools.jsonschema_safe, the one
+both kinds refuse bad params alike. Schemas are compiled by dyntools.base.jsonschema_safe, the one
 JSON Schema module the gate and the host share.
 """
 
@@ -20,17 +20,17 @@ import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from dyntools.base.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
+from dyntools.base.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
 from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metadata import ToolMetadata
-from dyntools.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
-from dyntools.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
 
 if TYPE_CHECKING:
     from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 __all__ = ["CATALOG", "EMPTY_PARAMS", "MAX_PARAMS_DEPTH", "REGISTRY", "Tool", "ToolMetadata",
            "check_params", "nesting_depth_exceeds", "params_check", "params_validator",
@@ -110,7 +110,7 @@ def params_validator(schema: Mapping[str, Any]) -> Any:
 
 def _compiled(schema: Mapping[str, Any]) -> tuple[Any, int]:
     """The compiled validator for a schema, and how many params units a call may bring
-    within VALIDATION_BUDGET_NS (dyntools.jsonschema_safe's cost model)."""
+    within VALIDATION_BUDGET_NS (dyntools.base.jsonschema_safe's cost model)."""
     try:
         safe: SafeSchema = host_validator(schema)
     except RecursionError as exc:  # deep nesting

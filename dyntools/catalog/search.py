@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dyntools.toolmeta import Tool
+from dyntools.pipeline.toolmeta import Tool
 
 MAX_QUERY_CHARS = 4096
 MAX_QUERY_WORDS = 32
@@ -267,7 +267,7 @@ def params_compatible(tool: Tool, params: Mapping[str, Any] | None,
     one the requested schema declares, shared properties agree on their JSON type (an integer
     where a number is taken is fine), and every example's params pass the tool's schema."""
     from dyntools.errors import DyntoolsError
-    from dyntools.toolmeta import check_params
+    from dyntools.pipeline.toolmeta import check_params
 
     if params is not None:
         wanted = params.get("properties")

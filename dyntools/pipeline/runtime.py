@@ -25,10 +25,11 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from dyntools.base.log import get_logger
 from dyntools.errors import UnknownTool, VersionUnusable
 from dyntools.executors import Executor, Pool, PoolSettings, build_executor
-from dyntools.log import get_logger
-from dyntools.registry import Registry, VersionRecord
+from dyntools.registry.core import Registry
+from dyntools.registry.records import VersionRecord
 from dyntools.sandbox import SandboxLimits
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class Runtime:
         prepare: Callable[[VersionRecord], HostHandler | None] | None = None,
     ) -> dict[str, Any]:
         """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError.
-        `host` answers a capability tool's requests (dyntools.hostcalls.HostCalls); or
+        `host` answers a capability tool's requests (dyntools.capabilities.hostcalls.HostCalls); or
         `prepare(record)` is handed the very version this call runs on, once it is checked
         out, and returns its host (so a version switch in between can never run one
         version's code with another's capabilities)."""

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
     from dyntools.gate.capabilities import Capabilities
     from dyntools.gate.metadata import ToolMetadata
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 
 class Family(StrEnum):
@@ -408,7 +408,7 @@ def sha256_hex(data: bytes) -> str:
 
 def render_text(report: GateReport) -> str:
     """`FILE:LINE:COL: CODE message`, one line per finding (empty when accepted)."""
-    from dyntools.terminal import terminal_safe
+    from dyntools.base.terminal import terminal_safe
 
     # Messages quote the file's strings and jsonschema's messages quote schema values: the
     # text rendering is for terminals, so control, bidi and invisible characters are escaped.

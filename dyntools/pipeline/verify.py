@@ -36,7 +36,7 @@ ParamsCheck = Callable[[dict[str, Any]], None]
 
 
 class ReplayHost(Protocol):
-    """What verification needs of a call's host (dyntools.hostcalls.HostCalls)."""
+    """What verification needs of a call's host (dyntools.capabilities.hostcalls.HostCalls)."""
 
     def __call__(self, request: Any, deadline: float) -> dict[str, Any]: ...
 

@@ -2,7 +2,7 @@
 
 One definition shared by the gate's source hygiene (the file's characters), its metadata
 check (the evaluated strings of NAME, DESCRIPTION, PARAMS and EXAMPLES) and every terminal
-print of tool-controlled text (`dyntools.terminal.terminal_safe`):
+print of tool-controlled text (`dyntools.base.terminal.terminal_safe`):
 
 - bidi: embeddings, overrides, isolates and marks (Trojan Source, CVE-2021-42574);
 - invisible: every Unicode format character (category Cf: zero-width characters, the BOM,

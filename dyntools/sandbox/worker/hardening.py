@@ -181,7 +181,7 @@ def refuse_string_annotations(typing: Any) -> None:
     """Patch the worker's `typing` so no string becomes a compiled `ForwardRef` and calling an
     alias writes nothing onto the object it returns (3.11's private names; a Python without
     them fails closed: the worker refuses to start a tool that imports typing)."""
-    from dyntools.sandbox.audit import importing
+    from dyntools.sandbox.worker.audit import importing
 
     original_convert = typing._type_convert
 

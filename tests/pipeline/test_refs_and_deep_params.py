@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from dyntools.errors import UsageError
 from dyntools.gate import check_source
-from dyntools.toolmeta import MAX_PARAMS_DEPTH, nesting_depth_exceeds, parse_json_text
+from dyntools.pipeline.toolmeta import MAX_PARAMS_DEPTH, nesting_depth_exceeds, parse_json_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUGIFY = str(ROOT / "examples" / "slugify_text.py")

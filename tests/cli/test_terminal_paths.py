@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from dyntools.hidden_text import hidden_character_class
-from dyntools.terminal import terminal_safe
+from dyntools.base.hidden_text import hidden_character_class
+from dyntools.base.terminal import terminal_safe
 
 # A pure-ASCII file: every hidden character is an escape the gate's findings quote back.
 HOSTILE = r'''"""A tool."""

@@ -10,7 +10,7 @@ paths write
     if TYPE_CHECKING:
         from typing import NamedTuple
     else:
-        from dyntools.tuples import NamedTuple
+        from dyntools.base.tuples import NamedTuple
 
 so the type checker reads typing's class, and at run time this one makes the same class
 from the same body: `collections.namedtuple` of the annotated fields with the defaults given,
@@ -177,7 +177,7 @@ _Base = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
 
 def NamedTuple(*args: Any, **kwargs: Any) -> Any:
     """Only the class form is made here (typing's functional form is not used in dyntools)."""
-    raise TypeError("dyntools.tuples.NamedTuple: write `class Name(NamedTuple): ...`")
+    raise TypeError("dyntools.base.tuples.NamedTuple: write `class Name(NamedTuple): ...`")
 
 
 NamedTuple.__mro_entries__ = lambda bases: (_Base,)  # type: ignore[attr-defined]

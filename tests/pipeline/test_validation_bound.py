@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dyntools.base.paramsize import MAX_PARAMS_DEPTH, params_units
 from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate import check_source
 from dyntools.gate.contract import (
@@ -23,9 +24,8 @@ from dyntools.gate.contract import (
     validation_budget_units,
     value_cost_ns,
 )
-from dyntools.paramsize import MAX_PARAMS_DEPTH, params_units
+from dyntools.pipeline.toolmeta import check_params, params_check
 from dyntools.sandbox.limits import SandboxLimits
-from dyntools.toolmeta import check_params, params_check
 
 FINDING = {"type": "object",
            "properties": {"a": {"type": "array",

@@ -16,7 +16,8 @@ linear-time engine to schemas the host already trusts (hand-written catalog tool
 the params budget every call is held to.
 
 A leaf the gate may import (of dyntools it imports only the leaves `jsontext`, `tuples` and
-`interrupts`), imported by the host (dyntools.toolmeta) too, so both compile schemas the same
+`interrupts`), imported by the host (dyntools.pipeline.toolmeta) too, so both compile schemas
+the same
 way; jsonschema-rs itself (a 15 MB native module, ~25 ms to load) is imported the first time
 a schema is compiled, so a file refused before its PARAMS and `dyntools --version` never
 load it.
@@ -27,13 +28,13 @@ from __future__ import annotations
 import types
 from functools import lru_cache
 
-from dyntools import jsontext
+from dyntools.base import jsontext
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/tuples.py)
-    from dyntools.tuples import NamedTuple
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
 
 SchemaPath = tuple[str | int, ...]
 INVALID, COST, NOT_OBJECT = "invalid", "cost", "not-object"
@@ -174,7 +175,7 @@ def _import_jsonschema_rs() -> Any:
 def _engine() -> tuple[Any, Any]:
     """jsonschema_rs and its linear-time regex options, loaded on first use."""
     if not _ENGINE:
-        from dyntools.interrupts import critical
+        from dyntools.base.interrupts import critical
 
         # jsonschema-rs's native init imports decimal and panics on any error there, a
         # KeyboardInterrupt included (a PanicException and a Rust backtrace, not an exit 130):
@@ -572,7 +573,7 @@ if TYPE_CHECKING:  # the subschemas a node applies: (objects: one, all), (arrays
 # model measured on jsonschema-rs (bench/validation.py prints the measured worst cases next
 # to the estimates). The host validates in its own process holding the GIL, and jsonschema-rs
 # cannot be interrupted, so every call's params are refused when `units x cost` exceeds
-# VALIDATION_BUDGET_NS (dyntools.toolmeta). Units: every value, plus every character of a
+# VALIDATION_BUDGET_NS (dyntools.pipeline.toolmeta). Units: every value, plus every character of a
 # string or a key; a value costs at most the weights of the subschemas that may apply to it.
 # Measured on a 2-core machine shared with other jobs (bench/validation.py), which is about
 # twice what an idle machine takes: the margin is the safety factor.
@@ -591,7 +592,7 @@ NS_UNEVALUATED_PER_SIBLING = 200
 # leaves room for the model's error and a loaded machine (bench/validation.py measures the
 # worst cases the bound lets through).
 VALIDATION_BUDGET_NS = 50_000_000
-# Counting a params value's units before validation (dyntools.paramsize) costs up to this.
+# Counting a params value's units before validation (dyntools.base.paramsize) costs up to this.
 NS_WALK_PER_UNIT = 40
 
 

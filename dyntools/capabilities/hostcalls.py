@@ -1,4 +1,4 @@
-"""The host's side of one call's capability requests (see sandbox/hostapi.py for the tool's).
+"""The host's side of one call's capability requests (see sandbox/worker/hostapi.py for the tool's).
 
     host = HostCalls(tool="page_title", version=3, declared=caps, policy=policy,
                      http=broker_session_factory, tools=catalog_caller)
@@ -24,7 +24,7 @@ from dyntools.errors import CapabilityViolation, DyntoolsError
 from dyntools.gate.capabilities import Capabilities, Exchange
 
 if TYPE_CHECKING:
-    from dyntools.capabilities import CapabilityPolicy
+    from dyntools.capabilities.policy import CapabilityPolicy
 
 DEFAULT_MAX_REQUESTS = 16  # per call, when no policy says otherwise (verification)
 MAX_TOOL_DEPTH = 4  # a tool that composes a tool that composes ... at most this deep
@@ -122,7 +122,7 @@ class HostCalls:
         self.requests += 1
         if checked["method"] != "GET":
             self.non_get = True
-        from dyntools.capabilities import HttpFailure, ReplayMismatch
+        from dyntools.capabilities.failures import HttpFailure, ReplayMismatch
 
         try:
             return {"ok": self._http.request(checked)}
@@ -284,7 +284,7 @@ class CapabilityHost:
         """`host_for(example)` at verification: HTTP from the example's recorded exchanges
         (never the network), tools through `tools` (the real catalog)."""
         def host_for(example: Any) -> HostCalls:
-            from dyntools.capabilities import ReplaySession
+            from dyntools.capabilities.replay import ReplaySession
 
             replay = ReplaySession(example.http, declared=declared, policy=self.policy,
                                    tool=tool, version=version)
@@ -297,8 +297,8 @@ class CapabilityHost:
         assert self.policy is not None  # live() asks for a broker only under a policy
         with self._lock:
             if self._broker is None:
-                from dyntools.capabilities import HttpBroker
-                from dyntools.log import get_logger
+                from dyntools.base.log import get_logger
+                from dyntools.capabilities.broker import HttpBroker
 
                 log = get_logger("broker")
 

@@ -13,8 +13,8 @@ import mcp_types as types
 from mcp import Client
 
 from dyntools.adapters.mcp_server import McpToolServer
-from dyntools.catalog import Catalog
-from dyntools.pipeline import Dyntools
+from dyntools.catalog.core import Catalog
+from dyntools.pipeline.dyntools import Dyntools
 
 # A hand-written catalog tool: its schema never went through the gate.
 COSTLY = {"type": "object",

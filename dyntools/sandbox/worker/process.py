@@ -29,7 +29,7 @@ import posix
 import sys
 import time
 
-from dyntools.sandbox import protocol
+from dyntools.sandbox.worker import protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
 EXIT_STOPPED = 70  # the worker ended a call on purpose (violation, output cap, memory)
-HOST_MODULE = "host"  # capability stubs (sandbox/hostapi.py), given only to tools importing it
+# capability stubs (sandbox/worker/hostapi.py), given only to tools importing it
+HOST_MODULE = "host"
 MAX_MESSAGE_CHARS = 2000
 MAX_TRACE_LINE_CHARS = 200
 TRACE_ENDS = 10
@@ -171,7 +172,7 @@ def _describe(exc: BaseException) -> str:
 
 class Worker:
     def __init__(self, channel: Channel, init: dict[str, Any]) -> None:
-        from dyntools.sandbox.guards import Guards, ModuleView, safe_builtins
+        from dyntools.sandbox.worker.guards import Guards, ModuleView, safe_builtins
 
         self.channel = channel
         self.filename: str = init["filename"]
@@ -213,7 +214,7 @@ class Worker:
         self.tripwire: Any = None
         self.state: Any = None  # the tool's module state after load (see `state`)
         # Imported now: once Landlock is on, the worker can import nothing more of its own.
-        from dyntools.sandbox.state import ModuleState, static_kinds
+        from dyntools.sandbox.worker.state import ModuleState, static_kinds
 
         self.module_state: Callable[[dict[str, Any]], ModuleState] = (
             lambda namespace: ModuleState(
@@ -224,7 +225,7 @@ class Worker:
 
     def _host_module(self, init: dict[str, Any]) -> Any:
         """The `host` module: stubs that ask the host over this worker's channel."""
-        from dyntools.sandbox import hostapi
+        from dyntools.sandbox.worker import hostapi
 
         return hostapi.build(self.channel, lambda value: "".join(_encode_json(value, 0)),
                              init["max_host_answer_bytes"])
@@ -232,7 +233,7 @@ class Worker:
     def _harden(self) -> dict[str, dict[str, Any]]:
         """Make the allowed modules safe before any view of them exists (see `hardening`);
         return the members a view gets in place of the module's own."""
-        from dyntools.sandbox.hardening import DataCopier, refuse_string_annotations
+        from dyntools.sandbox.worker.hardening import DataCopier, refuse_string_annotations
 
         typing = sys.modules.get("typing")
         if typing is not None:
@@ -243,8 +244,8 @@ class Worker:
     def _worker_types(self) -> list[type]:
         import _weakref
 
-        from dyntools.sandbox.audit import AuditTripwire
-        from dyntools.sandbox.guards import Guards
+        from dyntools.sandbox.worker.audit import AuditTripwire
+        from dyntools.sandbox.worker.guards import Guards
 
         kinds = [Worker, Channel, Guards, AuditTripwire, _weakref.ReferenceType,
                  _weakref.ProxyType, _weakref.CallableProxyType]
@@ -264,7 +265,7 @@ class Worker:
     def compile_tool(self, tree_data: Any, module_name: str) -> Any:
         import _ast
 
-        from dyntools.sandbox.astcodec import decode
+        from dyntools.sandbox.worker.astcodec import decode
 
         tree = decode(tree_data, _ast)
         return compile(tree, self.filename, "exec", dont_inherit=True)
@@ -282,7 +283,7 @@ class Worker:
             # through and the builtins are the real ones, to show the OS layers alone.
             import builtins
 
-            from dyntools.sandbox.guards import permissive_guard_names
+            from dyntools.sandbox.worker.guards import permissive_guard_names
 
             namespace["__builtins__"] = builtins
             namespace.update(permissive_guard_names())
@@ -383,7 +384,7 @@ class Worker:
         (Were that bound ever wrong, the skip would leave the limit lower, never higher.)"""
         from time import monotonic
 
-        from dyntools.sandbox.layers import RLIMIT_CPU, set_rlimit
+        from dyntools.sandbox.worker.layers import RLIMIT_CPU, set_rlimit
 
         budget = self.cpu_seconds
         hard = self.cpu_lifetime
@@ -417,8 +418,8 @@ class Worker:
 
 def _lock_down(worker: Worker, init: dict[str, Any]) -> dict[str, list[object]]:
     # Everything the worker itself needs is imported before Landlock closes the file system.
-    from dyntools.sandbox.audit import AuditTripwire
-    from dyntools.sandbox.layers import lock_down
+    from dyntools.sandbox.worker.audit import AuditTripwire
+    from dyntools.sandbox.worker.layers import lock_down
 
     report: dict[str, list[object]] = lock_down(
         memory_mb=init["memory_mb"],
@@ -478,7 +479,7 @@ def _preload() -> None:
     import _ast  # noqa: F401
     import _weakref  # noqa: F401
 
-    from dyntools.sandbox import astcodec, audit, guards, hardening, layers, state  # noqa: F401
+    from dyntools.sandbox.worker import astcodec, audit, guards, hardening, layers, state  # noqa: F401
 
 
 def _preimport(modules: Any) -> None:
@@ -539,6 +540,3 @@ def main() -> None:
     worker.serve(run)
     posix._exit(0)
 
-
-if __name__ == "__main__":
-    main()

@@ -38,13 +38,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
+from dyntools.catalog.search import SearchHit, ToolIndex, params_compatible
+from dyntools.catalog.signature import CallShape, call_shape
 from dyntools.errors import BadResult, InvalidParams, ToolRuntimeError, UnknownTool, UsageError
 from dyntools.generators.base import Generator, ToolSpec
-from dyntools.pipeline import Dyntools, EnsureResult, StationListener
+from dyntools.pipeline.dyntools import Dyntools
+from dyntools.pipeline.ensure import EnsureResult
+from dyntools.pipeline.events import StationListener
+from dyntools.pipeline.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, params_check
 from dyntools.registry.records import require_valid_name
-from dyntools.search import SearchHit, ToolIndex, params_compatible
-from dyntools.signature import CallShape, call_shape
-from dyntools.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, params_check
 
 ToolFunction = Callable[..., Any]
 F = TypeVar("F", bound=ToolFunction)
@@ -96,7 +98,7 @@ class Catalog:
         The description defaults to the function's docstring, a dict-style schema to an
         object with no declared properties. A catalog name shadows a registry tool of the
         same name. Anything that cannot be called this way is refused now, not at the first
-        call (`dyntools.signature`).
+        call (`dyntools.catalog.signature`).
         """
         require_valid_name(name)
         if not callable(func):

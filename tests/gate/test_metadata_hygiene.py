@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dyntools.base.hidden_text import hidden_character_class
 from dyntools.gate import check_source
-from dyntools.hidden_text import hidden_character_class
 
 TEMPLATE = '''"""A tool."""
 NAME = "sample_tool"

@@ -489,7 +489,7 @@ def safe_builtins(names: Iterable[str], guards: Guards) -> dict[str, Any]:
     """The builtins a tool sees: the policy's names, our print, the import guard."""
     import builtins
 
-    from dyntools.sandbox.hardening import safe_hash
+    from dyntools.sandbox.worker.hardening import safe_hash
 
     table: dict[str, Any] = {}
     for name in names:

@@ -1,0 +1,185 @@
+"""Approval: a reviewer's decision on a pending or dropped-in version, verified exactly as
+`ensure` verifies before anything becomes current.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from dyntools.base.log import get_logger
+from dyntools.errors import (
+    GateRejected,
+    UnknownTool,
+    UsageError,
+    VerificationFailed,
+)
+from dyntools.gate import check_source
+from dyntools.gate.findings import GateReport
+from dyntools.pipeline.core import PipelineCore, ToolSource, approver_name, pool_call, sha256_of
+from dyntools.pipeline.toolmeta import (
+    ToolMetadata,
+    params_check,
+    read_metadata,
+)
+from dyntools.registry.manifest import APPROVED, PENDING, REJECTED
+from dyntools.registry.records import VersionRecord
+
+if TYPE_CHECKING:
+
+    from dyntools.pipeline.verify import VerificationReport
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    pass
+
+
+class Approving(PipelineCore):
+    """`Dyntools.verify_source` and `Dyntools.approve`."""
+
+    def verify_source(
+        self,
+        name: str,
+        version: int,
+        source: str,
+        caller_examples: Sequence[Mapping[str, Any]] = (),
+        *,
+        contract_change: bool = False,
+        tools: ToolSource | None = None,
+        metadata: ToolMetadata | None = None,
+    ) -> VerificationReport:
+        """Run what `ensure` runs before a version may become current: the file's EXAMPLES,
+        the caller's examples and (unless `contract_change`) the examples the current version
+        passed, in a sandbox worker holding exactly `source`. `metadata`: what the gate read
+        from `source` (its report's), so it is not parsed again."""
+        from dyntools.pipeline.verify import collect_examples, run_examples
+
+        meta = metadata if metadata is not None else read_metadata(source)
+        contract = () if contract_change else self._contract_examples(name)
+        examples = collect_examples(meta.examples, collect_examples(caller=caller_examples),
+                                    contract)
+        pool = self._open_pool(name, version, source)
+        try:
+            return run_examples(pool_call(pool), examples, tool=name,
+                                check=params_check(meta.params, name),
+                                host_for=self._replay_hosts(name, version, meta.capabilities,
+                                                            tools))
+        finally:
+            pool.close(wait=True)
+
+    def approve(
+        self,
+        name: str,
+        version: int | None = None,
+        *,
+        source: bytes | None = None,
+        examples: Sequence[Mapping[str, Any]] = (),
+        contract_change: bool = False,
+        by: str | None = None,
+        reason: str | None = None,
+        activate: bool = True,
+        provenance: Mapping[str, Any] | None = None,
+        expected_sha256: str | None = None,
+    ) -> tuple[VersionRecord, VerificationReport]:
+        """A reviewer's approval, verified exactly as `ensure` verifies.
+
+        `version` names a pending version or a dropped-in `vN.py`; `source` instead adds
+        those bytes as a new version. The file's EXAMPLES, `examples` and the current
+        version's contract (unless `contract_change`) run in the sandbox first; on a failure
+        nothing becomes current, the version is recorded as rejected with the failing
+        example, and VerificationFailed is raised. Signs with `self.signer` when set.
+        `expected_sha256`: the SHA-256 of the bytes the reviewer read; a file that holds
+        anything else now is refused (UsageError) before it is verified."""
+        if (version is None) == (source is None):
+            raise UsageError("approve takes either a version or a source")
+        by = by or self.approver or approver_name()
+        decision = {"action": "approve", "by": by, "reason": reason}
+        get_logger("pipeline").info("pipeline.approve_started", tool=name, version=version)
+        with self._name_lock(name):
+            with contextlib.suppress(UnknownTool):
+                self.registry.refresh(name)
+            if source is not None:
+                return self._approve_new(name, source, examples, contract_change, decision,
+                                         activate, provenance)
+            assert version is not None
+            state = self.registry.tool(name) if name in self.registry.names() else None
+            existing = state.records.get(version) if state is not None else None
+            if existing is not None and existing.status != PENDING:
+                hint = (f"; dyntools activate {name} {version} makes it current"
+                        if existing.usable else "")
+                raise UsageError(f"{name} v{version} is {existing.status}, not pending or "
+                                 f"dropped in: there is nothing to approve{hint}",
+                                 tool=name, version=version)
+            data = (self.registry.read_recorded(name, version) if existing is not None
+                    else self.registry.read_unrecorded(name, version))
+            if expected_sha256 is not None and sha256_of(data) != expected_sha256:
+                raise UsageError(
+                    f"{name} v{version} changed since the page showed it (SHA-256 "
+                    f"{sha256_of(data)[:12]} now, {expected_sha256[:12]} shown): nothing was "
+                    "approved; read it again", tool=name, version=version)
+            gated = self._gated(name, data)
+            report = self.verify_source(name, version, data.decode("utf-8"), examples,
+                                        contract_change=contract_change,
+                                        metadata=gated.metadata)
+            failure = None if report.passed else f"verification_failed: {report.summary()}"
+            if existing is not None:
+                record = (self.registry.decide(name, version, "approve", by=by, reason=reason,
+                                               activate=activate, signer=self.signer)
+                          if failure is None else
+                          self.registry.decide(name, version, "reject", by=by, reason=failure))
+            else:
+                record = self.registry.approve(
+                    name, version, provenance, activate=activate,
+                    status=APPROVED if failure is None else REJECTED, reason=failure,
+                    expected_sha256=sha256_of(data),
+                    decision=decision if failure is None else {**decision, "reason": failure},
+                    signer=self.signer if failure is None else None)
+            if gated.metadata is not None:
+                self._remember_meta(record, gated.metadata)
+            self._raise_if_failed(record, report)
+            return record, report
+
+    def _approve_new(self, name: str, data: bytes, examples: Sequence[Mapping[str, Any]],
+                     contract_change: bool, decision: dict[str, Any], activate: bool,
+                     provenance: Mapping[str, Any] | None) -> tuple[VersionRecord,
+                                                                     VerificationReport]:
+        gated = self._gated(name, data)
+        candidate = max((r.version for r in self.registry.versions(name)), default=0) + 1
+        report = self.verify_source(name, candidate, data.decode("utf-8"), examples,
+                                    contract_change=contract_change, metadata=gated.metadata)
+        prov: dict[str, Any] = {"generator": "manual", **(provenance or {}),
+                                "verification": {"examples": report.passed_examples,
+                                                 "counts": report.counts()}}
+        if contract_change:
+            prov["contract_change"] = True
+        if report.passed:
+            record = self.registry.add_version(name, data, prov, activate=activate,
+                                               decision=decision, signer=self.signer,
+                                               report=gated)
+        else:
+            failure = f"verification_failed: {report.summary()}"
+            record = self.registry.add_version(name, data, prov, status=REJECTED,
+                                               reason=failure,
+                                               decision={**decision, "action": "reject",
+                                                         "reason": failure},
+                                               report=gated)
+        if gated.metadata is not None:
+            self._remember_meta(record, gated.metadata)
+        self._raise_if_failed(record, report)
+        return record, report
+
+    def _gated(self, name: str, data: bytes) -> GateReport:
+        report = check_source(data, self.policy, path=f"{name}/{name}.py")
+        if not report.accepted:
+            raise GateRejected(report)
+        return report
+
+    @staticmethod
+    def _raise_if_failed(record: VersionRecord, report: VerificationReport) -> None:
+        if report.passed:
+            return
+        raise VerificationFailed(
+            f"{record.name} v{record.version} failed verification and was recorded as "
+            f"rejected (nothing became current): {report.summary()}",
+            tool=record.name, version=record.version, verification=report.as_dict(),
+            persisted=REJECTED,
+        )

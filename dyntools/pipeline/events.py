@@ -1,0 +1,148 @@
+"""A station's events: what `ensure` records for its audit log and its listeners.
+
+Every station ends in one audit event (structlog, event "pipeline.station") with tool, version,
+station, duration_ms, outcome and reason; `on_station` listeners also see a "running" event as
+each station starts (the CLI's live display).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from dyntools.base.log import get_logger
+from dyntools.errors import (
+    DyntoolsError,
+)
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
+
+
+ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
+# generate_gated's own default (generators/loop.py; tests/test_startup.py holds the two
+# equal), named here so that a `Dyntools` made only to call tools need not import the loop.
+DEFAULT_MAX_ATTEMPTS = 3
+
+STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
+LOOKUP, EXECUTE = "lookup", "execute"
+RUNNING, OK, FAILED = "running", "ok", "failed"
+AUDIT_FILE = "audit.log"
+AUDIT_EVENT = "pipeline.station"
+
+
+# The pipeline's values are NamedTuples, not dataclasses (see registry/records.py): a cold
+# `dyntools call` imports this module and would create them for nothing.
+class StationEvent(NamedTuple):
+    """One station's start ("running") or end (any other outcome), as logged and displayed."""
+
+    tool: str
+    station: str
+    outcome: str
+    duration_ms: float | None = None
+    version: int | None = None
+    reason: str | None = None
+    detail: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome != RUNNING
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "station": self.station,
+            "outcome": self.outcome,
+            "duration_ms": self.duration_ms,
+            "version": self.version,
+            "reason": self.reason,
+            "detail": self.detail,
+        }
+
+
+StationListener = Callable[[StationEvent], None]
+
+
+class Outcome:
+    """What a station body reports back to the recorder (defaults: success). (This and
+    `Recorder` are plain classes: a dataclass costs every cold `dyntools call`, which uses
+    neither, its creation.)"""
+
+    __slots__ = ("detail", "outcome", "reason")
+
+    def __init__(self) -> None:
+        self.outcome: str = OK
+        self.reason: str | None = None
+        self.detail = ""
+
+
+class Recorder:
+    __slots__ = ("events", "listener", "tool", "version")
+
+    def __init__(self, tool: str, listener: StationListener | None) -> None:
+        self.tool = tool
+        self.listener = listener
+        self.version: int | None = None
+        self.events: list[StationEvent] = []
+
+    def emit(self, event: StationEvent) -> None:
+        if event.finished:
+            self.events.append(event)
+            get_logger("pipeline").info(
+                AUDIT_EVENT,
+                tool=event.tool,
+                version=event.version,
+                station=event.station,
+                duration_ms=event.duration_ms,
+                outcome=event.outcome,
+                reason=event.reason,
+                detail=event.detail or None,
+            )
+        if self.listener is not None:
+            self.listener(event)
+
+    def done(self, station: str, outcome: str, duration_ms: float, *,
+             reason: str | None = None, detail: str = "") -> None:
+        self.emit(StationEvent(self.tool, station, outcome, round(duration_ms, 3),
+                               self.version, reason, detail))
+
+    @contextlib.contextmanager
+    def station(self, station: str) -> Iterator[Outcome]:
+        self.emit(StationEvent(self.tool, station, RUNNING, version=self.version))
+        result = Outcome()
+        started = time.perf_counter()
+        try:
+            yield result
+        except DyntoolsError as exc:
+            self.done(station, FAILED, ms_since(started), reason=exc.reason,
+                      detail=exc.message)
+            raise
+        except BaseException as exc:
+            self.done(station, FAILED, ms_since(started), reason="internal_error", detail=repr(exc))
+            raise
+        self.done(station, result.outcome, ms_since(started), reason=result.reason,
+                  detail=result.detail)
+
+
+def ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+
+def approve_command(name: str, version: int) -> str:
+    """The command a reviewer runs to approve a pending version."""
+    return f"dyntools approve {name} {version}"
+
+
+
+def log_execute(name: str, version: int | None, started: float, outcome: str,
+                 reason: str | None, detail: str | None) -> None:
+    get_logger("pipeline").info(
+        AUDIT_EVENT, tool=name, version=version, station=EXECUTE,
+        duration_ms=round(ms_since(started), 3), outcome=outcome, reason=reason, detail=detail,
+    )
