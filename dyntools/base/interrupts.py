@@ -19,8 +19,8 @@ import _thread
 import os
 import time
 from types import FrameType
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any
 

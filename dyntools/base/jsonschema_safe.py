@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import types
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.base import jsontext
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 SchemaPath = tuple[str | int, ...]
 INVALID, COST, NOT_OBJECT = "invalid", "cost", "not-object"
@@ -831,7 +829,6 @@ def _ref_chain_problem(schema: Any, ref: str) -> str | None:
             loop = " -> ".join(_quoted(ref) for ref in [*chain, current])
             return f"references loop without reaching a schema ({loop})"
         chain.append(current)
-
 
 
 def _costly_keyword(schema: Any) -> tuple[str, SchemaPath] | None:

@@ -11,9 +11,10 @@ character except newline and tab is printed as its Python escape (`\\x1b`, `\\u2
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dyntools.base.hidden_text import NOT_PLAIN, hidden_character_class, is_plain
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     import re
 

@@ -18,7 +18,7 @@ import json
 import os
 import stat
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.base import interrupts
 from dyntools.cli.plain_args import read_plain
@@ -31,11 +31,6 @@ from dyntools.cli.values import (
     limits_value,
     policy_value,
 )
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 
 class CallArguments(NamedTuple):

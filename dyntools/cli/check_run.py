@@ -16,6 +16,7 @@ import gc
 import os
 import stat
 import sys
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools import __version__
 from dyntools.base import interrupts
@@ -25,14 +26,11 @@ from dyntools.cli.values import OptionValueError, policy_value
 from dyntools.gate import check_source, read_bounded
 from dyntools.gate.findings import json_document, render_text, to_sarif
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO, NamedTuple
+    from typing import Any, BinaryIO
 
     from dyntools.gate import Policy
     from dyntools.gate.findings import GateReport
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 CHECK_GC_THRESHOLD = (100_000, 20, 20)

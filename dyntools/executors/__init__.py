@@ -16,19 +16,15 @@ Ray's address by `ray_address`, else `DYNTOOLS_RAY_ADDRESS`, else Ray's own defa
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from dyntools.errors import UsageError
 from dyntools.sandbox.limits import SandboxLimits
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.gate.policy import Policy
     from dyntools.registry.records import VersionRecord
     from dyntools.sandbox.runner import HostHandler
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 EXECUTORS = ("local", "ray")
 ENV_EXECUTOR = "DYNTOOLS_EXECUTOR"
@@ -48,8 +44,7 @@ class Pool(Protocol):
 
 
 class PoolSettings(NamedTuple):
-    """How a version's workers are locked down and sized: the same on every node. (A
-    NamedTuple, not a dataclass: see registry/records.py.)"""
+    """How a version's workers are locked down and sized: the same on every node."""
 
     policy: Policy
     limits: SandboxLimits = SandboxLimits()  # immutable: one shared default

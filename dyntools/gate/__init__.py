@@ -8,6 +8,7 @@ fails is itself a finding (DT902), so a bug in the gate refuses a file rather th
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from dyntools.gate.capabilities import NONE
 from dyntools.gate.contract import Contract, check_contract
@@ -19,7 +20,6 @@ from dyntools.gate.policy import Policy, PolicyError, load_policy
 from dyntools.gate.syntax import parse
 from dyntools.gate.visitor import GateVisitor
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import BinaryIO
 

@@ -22,14 +22,12 @@ not the name itself), parsed here with `wildcard=True`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 HTTP, SECRETS, TOOLS = "http", "secrets", "tools"
 KINDS = (HTTP, SECRETS, TOOLS)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from dyntools.base import jsontext
 from dyntools.base.jsonschema_safe import (
@@ -45,7 +46,6 @@ from dyntools.gate.hostuse import url_problem
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metatext import METADATA_CONSTANTS, check_metadata_text, has_hidden_text
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -22,15 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import Any
 
     from dyntools.gate.capabilities import Capabilities
     from dyntools.gate.metadata import ToolMetadata
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 
 class Family(StrEnum):
@@ -45,10 +43,8 @@ class Family(StrEnum):
     INTERNAL = "internal"
 
 
-# The gate's small immutable values are NamedTuples, not dataclasses: making ~20 dataclasses
-# (and importing dataclasses, which imports inspect) was ~10 ms of every start-up that loads
-# the gate; a NamedTuple class costs a twentieth of one. They compare, hash, order and refuse
-# attribute writes as the frozen dataclasses did.
+# The gate's small immutable values are NamedTuples: they compare, hash, order and refuse
+# attribute writes.
 class Rule(NamedTuple):
     code: str
     family: Family

@@ -10,15 +10,13 @@ without it (docs/gate.md).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 from dyntools.base.hidden_text import hidden_character_class
 from dyntools.gate.findings import Finding
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     import re
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 # PEP 263: a comment on line 1 or 2 matching this declares the source encoding.
 _CODING_COOKIE = rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)"

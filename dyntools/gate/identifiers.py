@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import io
 import sys
+from typing import TYPE_CHECKING
 
 from dyntools.gate.findings import Finding
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -16,16 +16,14 @@ import sys
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.base import jsontext
 from dyntools.gate.findings import sha256_hex
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 ALLOWLIST_ENV = "DYNTOOLS_ALLOWLIST"
 

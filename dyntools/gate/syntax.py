@@ -12,8 +12,8 @@ from __future__ import annotations
 import _ast as ast
 import sys
 from collections import deque
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any

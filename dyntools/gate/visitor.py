@@ -17,6 +17,7 @@ from __future__ import annotations
 import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.gate.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
@@ -24,11 +25,8 @@ from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
 from dyntools.gate.syntax import iter_child_nodes, walk
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
 INERT_NODES: frozenset[type[ast.AST]] = frozenset(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dyntools.capabilities.hostcalls import HostCalls
 from dyntools.errors import (
@@ -21,12 +21,6 @@ from dyntools.pipeline.toolmeta import (
     Tool,
 )
 from dyntools.registry.records import VersionRecord
-
-if TYPE_CHECKING:
-    pass
-
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    pass
 
 
 class Calling(PipelineCore):

@@ -41,12 +41,9 @@ from dyntools.registry.signing import Signer
 from dyntools.sandbox import SandboxLimits
 
 if TYPE_CHECKING:
-
     from dyntools.capabilities.policy import CapabilityPolicy
     from dyntools.generators.base import Generator
     from dyntools.pipeline.verify import Example, HostFor
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    pass
 
 
 ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"

@@ -42,8 +42,7 @@ PoolFactory = Callable[[VersionRecord, str], Pool]
 
 
 class _Slot:
-    """One version's pool and its calls in flight. (A plain class: a dataclass costs every
-    cold `dyntools call` its creation, and slots are compared by identity anyway.)"""
+    """One version's pool and its calls in flight (compared by identity)."""
 
     __slots__ = ("in_flight", "pool", "record", "retiring")
 

@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.errors import (
     BadResult,
@@ -37,11 +37,6 @@ from dyntools.errors import (
 from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
 from dyntools.sandbox.worker import protocol
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 BOOTSTRAP = (
@@ -80,7 +75,7 @@ _SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
 HostHandler = Callable[[Any, float], dict[str, Any]]
 
 
-class CallOutcome(NamedTuple):  # not a dataclass: see registry/records.py
+class CallOutcome(NamedTuple):
     result: dict[str, Any]
     output: str
 

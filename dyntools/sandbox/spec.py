@@ -49,8 +49,7 @@ TESTABLE_SKIPS = frozenset(LAYERS)
 
 
 class WorkerSpec:
-    """The init message for workers of one tool version, plus host-side settings. (A plain
-    class: a frozen, slotted dataclass costs a cold `dyntools call` 1 ms to create.)"""
+    """The init message for workers of one tool version, plus host-side settings."""
 
     __slots__ = ("init_message", "limits", "module_name", "require_layers", "source_path")
 
