@@ -25,11 +25,10 @@ load it.
 
 from __future__ import annotations
 
+import json
 import types
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
-
-from dyntools.base import jsontext
 
 if TYPE_CHECKING:
     from typing import Any
@@ -251,7 +250,7 @@ def validation_error(validator: Any, instance: Any) -> Invalid | None:
 
 def canonical_json(schema: Any) -> str:
     """The schema as canonical JSON (the cache key); raises TypeError or ValueError."""
-    return jsontext.dumps(schema, sort_keys=True, allow_nan=False)
+    return json.dumps(schema, sort_keys=True, allow_nan=False)
 
 
 # Verdicts are cached for schemas up to this size only: a compiled validator costs up to
@@ -283,7 +282,7 @@ def params_schema_verdict(schema: Any, *, surrogates: bool = True) -> SchemaVerd
 def has_lone_surrogate(value: Any) -> bool:
     """True when a string in `value` cannot be written as UTF-8 ('\\ud800' in a literal)."""
     try:
-        jsontext.dumps(value, ensure_ascii=False).encode("utf-8")
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return True
     except (TypeError, ValueError, RecursionError):
@@ -293,7 +292,7 @@ def has_lone_surrogate(value: Any) -> bool:
 
 @lru_cache(maxsize=128)
 def _verdict(canonical: str) -> SchemaVerdict:
-    schema = jsontext.loads(canonical)
+    schema = json.loads(canonical)
     # Keys appear in canonical JSON as themselves: without the text no walk can find them.
     remote, where = (_remote_reference(schema) if any(f'"{key}"' in canonical for key in _REF_KEYS)
                      else (None, None))
@@ -340,7 +339,7 @@ def params_schema_problem(schema: Any) -> str | None:
 
 @lru_cache(maxsize=512)
 def _host_validator(canonical: str) -> SafeSchema:
-    schema = jsontext.loads(canonical)
+    schema = json.loads(canonical)
     per_value = value_cost_ns(schema)
     return SafeSchema(compile_validator(schema), per_value, validation_budget_units(per_value))
 

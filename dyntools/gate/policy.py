@@ -11,6 +11,7 @@ editable install).
 from __future__ import annotations
 
 import _thread
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -18,7 +19,6 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
-from dyntools.base import jsontext
 from dyntools.gate.findings import sha256_hex
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ def _parsed_cache_file(digest: str) -> str:
 def _read_parsed(digest: str) -> dict[str, Any] | None:
     try:
         with open(_parsed_cache_file(digest), "rb") as handle:
-            entry = jsontext.loads(handle.read().decode("utf-8"))
+            entry = json.loads(handle.read())
     except (OSError, ValueError):  # none yet, not UTF-8 (a UnicodeDecodeError) or not JSON
         return None
     if (not isinstance(entry, dict) or entry.get("version") != _PARSED_VERSION
@@ -220,7 +220,7 @@ def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
     if sys.dont_write_bytecode:
         return
     try:
-        encoded = jsontext.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
+        encoded = json.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
                                  allow_nan=False)
     except (TypeError, ValueError):  # a TOML date or time, or a float JSON cannot hold
         return
