@@ -14,7 +14,7 @@ only then are the constants walked one by one (the walks report where).
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING

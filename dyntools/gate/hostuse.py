@@ -16,7 +16,7 @@ request at run time whatever the URL is built from.
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 from collections.abc import Callable
 from typing import NamedTuple
 

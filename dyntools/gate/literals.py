@@ -11,7 +11,7 @@ time (its node and depth limits see the same numbers a walk would).
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:

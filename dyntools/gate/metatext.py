@@ -10,7 +10,7 @@ evaluated, with the source's own classes, and refused at the literal that holds 
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 from collections.abc import Callable
 
 from dyntools.base.hidden_text import NOT_PLAIN, hidden_character_class
