@@ -10,10 +10,11 @@ editable install).
 
 from __future__ import annotations
 
-import _thread
+import contextlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
@@ -225,17 +226,15 @@ def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
     except (TypeError, ValueError):  # a TOML date or time, or a float JSON cannot hold
         return
     target = _parsed_cache_file(digest)
-    temporary = f"{target}.{os.getpid()}.{_thread.get_ident()}.tmp"
+    temporary = f"{target}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(encoded)
         os.replace(temporary, target)
     except OSError:  # a read-only install: parse each time, as before
-        try:  # noqa: SIM105 (contextlib.suppress: a check never imports contextlib)
+        with contextlib.suppress(OSError):
             os.remove(temporary)
-        except OSError:
-            pass
 
 
 _MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires"})
