@@ -62,27 +62,6 @@ def test_any_other_text_goes_to_the_real_function(text: str) -> None:
     assert outcome(_parsedate_to_datetime) == outcome(email.utils.parsedate_to_datetime)
 
 
-@given(st.binary(max_size=4096))
-def test_findings_sha256_is_hashlibs(data: bytes) -> None:
-    import hashlib
-
-    from dyntools.gate.findings import sha256_hex
-
-    assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
-
-
-def test_the_digest_is_the_same_before_and_after_openssl_takes_over() -> None:
-    import hashlib
-
-    from dyntools.gate.findings import _Sha256
-
-    digest = _Sha256()
-    chunk = bytes(range(256)) * 1024  # 256 KiB
-    answers = [digest.hexdigest(chunk + bytes([i])) for i in range(6)]
-    assert digest.function is hashlib.sha256  # switched after 1 MiB
-    assert answers == [hashlib.sha256(chunk + bytes([i])).hexdigest() for i in range(6)]
-
-
 def test_gate_values_stay_immutable_comparable_and_picklable() -> None:
     import pickle
 

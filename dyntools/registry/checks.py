@@ -52,8 +52,6 @@ def _read_failure(path: Path, exc: OSError) -> VersionCheck:
 
 
 def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) -> VersionCheck:
-    # The interpreter's own SHA-256 (findings.sha256_hex): `import hashlib` would load
-    # OpenSSL into every cold `dyntools call` for this one digest.
     digest = sha256_hex(data)
     if digest != entry.sha256:
         return VersionCheck(
