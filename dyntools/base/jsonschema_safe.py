@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -682,10 +683,7 @@ def _nested_resource_id(schema: Any) -> str | None:
 # An array index in a JSON pointer (RFC 6901): "0" or ASCII digits without a leading zero.
 # str.isdigit() also accepts '²' and '٣', which int() refuses, and int() refuses 5,000
 # digits: both crashed this rule (DT902) before.
-def _is_array_index(part: str) -> bool:
-    """`0|[1-9][0-9]{0,17}`, with str's methods (a check imports no `re`, docs/gate.md)."""
-    return part == "0" or (0 < len(part) <= 18 and part.isascii() and part.isdigit()
-                           and part[0] != "0")
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
 
 
 def _resolve_pointer(schema: Any, ref: str) -> Any:
@@ -694,7 +692,7 @@ def _resolve_pointer(schema: Any, ref: str) -> Any:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(target, dict) and part in target:
             target = target[part]
-        elif (isinstance(target, list) and _is_array_index(part)
+        elif (isinstance(target, list) and _ARRAY_INDEX.fullmatch(part)
               and int(part) < len(target)):
             target = target[int(part)]
         else:
