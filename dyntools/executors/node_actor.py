@@ -57,7 +57,7 @@ from dyntools.errors import (
     UsageError,
     WorkerCrashed,
 )
-from dyntools.executors import PoolSettings
+from dyntools.executors.base import PoolSettings
 
 OK, ERROR, NEED_SOURCE = "ok", "error", "need_source"
 REQUEST = "request"  # an interim reply: (REQUEST, frame), the call waits for `resume`
