@@ -23,9 +23,9 @@ NEVER_ON_CALL = (
     "asyncio", "structlog", "rich", "filelock", "watchdog", "anthropic", "openai", "mcp",
     "httpx", "pydantic", "ray", "dyntools.generators", "dyntools.pipeline.verify",
     "dyntools.catalog",
-    # the broker's side of capabilities (a call's host, capabilities.hostcalls, is on the way)
-    "dyntools.capabilities.broker", "dyntools.capabilities.policy",
-    "dyntools.capabilities.replay", "dyntools.capabilities.addresses",
+    # the broker's side of capabilities (a call's host and the operator's policy, which says
+    # what "none" is, are on the way: capabilities.hostcalls and capabilities.policy)
+    "dyntools.capabilities.broker", "dyntools.capabilities.replay",
     "dyntools.capabilities.pinning", "dyntools.capabilities.redaction",
     "dyntools.executors.ray_executor", "dyntools.executors.node_actor",
     "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",

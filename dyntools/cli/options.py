@@ -59,7 +59,8 @@ def sandbox_limits(timeout: float | None) -> Any:
 
 
 def capability_policy_option(path: str | None) -> Any:
-    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else None (nothing granted)."""
+    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else EMPTY_POLICY (nothing
+    granted)."""
     return as_usage_error(capability_policy_value, path)
 
 

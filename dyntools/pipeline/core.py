@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from dyntools.capabilities.hostcalls import CapabilityHost, ToolCaller
+from dyntools.capabilities.policy import CapabilityPolicy, resolve_capability_policy
 from dyntools.errors import (
     UsageError,
 )
@@ -41,12 +42,10 @@ from dyntools.registry.signing import Signer
 from dyntools.sandbox import SandboxLimits
 
 if TYPE_CHECKING:
-    from dyntools.capabilities.policy import CapabilityPolicy
     from dyntools.generators.base import Generator
     from dyntools.pipeline.verify import Example, HostFor
 
 
-ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
 # generate_gated's own default (generators/loop.py; tests/test_startup.py holds the two
 # equal), named here so that a `Dyntools` made only to call tools need not import the loop.
 DEFAULT_MAX_ATTEMPTS = 3
@@ -113,7 +112,7 @@ class PipelineCore:
         self._name_locks: dict[str, threading.Lock] = {}
         # The operator's capability policy: `capabilities`, else DYNTOOLS_CAPABILITIES, else
         # none (nothing granted). A version's CAPABILITIES are granted only within it.
-        self.capabilities = CapabilityHost(capability_policy(capabilities))
+        self.capabilities = CapabilityHost(resolve_capability_policy(capabilities))
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
@@ -309,16 +308,3 @@ def pool_call(pool: Any) -> Callable[..., dict[str, Any]]:
         return result
 
     return call
-
-
-def capability_policy(value: CapabilityPolicy | str | os.PathLike[str] | None,
-                       ) -> CapabilityPolicy | None:
-    """The operator's policy from an object, a path, or DYNTOOLS_CAPABILITIES; None when
-    none is given (checked without importing the broker)."""
-    if value is None and not os.environ.get(ENV_CAPABILITIES):
-        return None
-    from dyntools.capabilities.policy import CapabilityPolicy, resolve_capability_policy
-
-    if isinstance(value, CapabilityPolicy):
-        return value
-    return resolve_capability_policy(os.fspath(value) if value is not None else None)

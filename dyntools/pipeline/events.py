@@ -17,11 +17,6 @@ from dyntools.errors import (
     DyntoolsError,
 )
 
-ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
-# generate_gated's own default (generators/loop.py; tests/test_startup.py holds the two
-# equal), named here so that a `Dyntools` made only to call tools need not import the loop.
-DEFAULT_MAX_ATTEMPTS = 3
-
 STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
 LOOKUP, EXECUTE = "lookup", "execute"
 RUNNING, OK, FAILED = "running", "ok", "failed"

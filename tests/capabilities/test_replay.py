@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from dyntools.capabilities import HttpFailure, ReplayMismatch, ReplaySession, policy_from_mapping
+from dyntools.capabilities import (
+    EMPTY_POLICY,
+    HttpFailure,
+    ReplayMismatch,
+    ReplaySession,
+    policy_from_mapping,
+)
 from dyntools.errors import CapabilityViolation
 from dyntools.gate.capabilities import parse_capabilities, parse_exchanges
 
@@ -23,7 +29,7 @@ RECORDED = [
 ]
 
 
-def session(recorded=RECORDED, policy=None, caps=CAPS):
+def session(recorded=RECORDED, policy=EMPTY_POLICY, caps=CAPS):
     return ReplaySession(parse_exchanges(recorded), declared=caps, policy=policy,
                          tool="probe", version=1)
 
