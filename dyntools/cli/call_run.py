@@ -129,17 +129,15 @@ def call_tool(arguments: CallArguments) -> None:
         with Dyntools(registry, limits=limits, require_layers=layers,
                       executor=arguments.executor, ray_address=arguments.ray_address,
                       pool_size=1, capabilities=granted) as dt:
-            result = dt.call(name, params)
-            record = registry.current(name)
+            served = dt.call_served(name, params)
     except DyntoolsError as exc:
         fail(exc, arguments.as_json, [])
         return
     if arguments.as_json:
-        echo(json.dumps({"ok": True, "tool": name,
-                         "version": record.version if record else None,
-                         "result": result}, indent=2))
+        echo(json.dumps({"ok": True, "tool": name, "version": served.version,
+                         "result": served.result}, indent=2))
     else:
-        echo(json.dumps(result))
+        echo(json.dumps(served.result))
 
 
 def run_fast(arguments: CallArguments) -> int:

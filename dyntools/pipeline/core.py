@@ -197,11 +197,14 @@ class PipelineCore:
         meta = self._meta(record)
         return Tool(record.name, meta.description, meta.params, REGISTRY, record.version)
 
-    def _params_check(self, record: VersionRecord) -> Callable[[Any], None]:
+    def _params_check(self, record: VersionRecord,
+                      source: bytes | None = None) -> Callable[[Any], None]:
+        """The check of a call's params for `record` (`source`: its verified bytes, when the
+        caller holds them)."""
         key = (record.name, record.version, record.sha256)
         check = self._checks.get(key)
         if check is None:
-            check = params_check(self._meta(record).params, record.name)
+            check = params_check(self._meta(record, source).params, record.name)
             self._checks[key] = check
         return check
 
@@ -210,13 +213,15 @@ class PipelineCore:
         ones gated), so serving it needs no second parse."""
         self._metadata[(record.name, record.version, record.sha256)] = meta
 
-    def _meta(self, record: VersionRecord) -> ToolMetadata:
+    def _meta(self, record: VersionRecord, source: bytes | None = None) -> ToolMetadata:
+        """What `record` declares (`source`: its verified bytes, when the caller holds them;
+        else they are read, hash-checked, here)."""
         key = (record.name, record.version, record.sha256)
         meta = self._metadata.get(key)
         if meta is None:
-            data = (self.registry.verified_source(record.name, record.version)
-                    if record.usable else self.registry.read_recorded(record.name,
-                                                                      record.version))
+            data = source if source is not None else (
+                self.registry.verified_source(record.name, record.version) if record.usable
+                else self.registry.read_recorded(record.name, record.version))
             meta = read_metadata(data)
             self._metadata[key] = meta
         return meta

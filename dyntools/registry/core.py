@@ -309,7 +309,7 @@ class Registry:
         require_valid_name(name)
         state = self._state(name)
         if state is None:
-            raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
+            raise self._unknown(name)
         return state
 
     def current(self, name: str) -> VersionRecord | None:
@@ -317,6 +317,20 @@ class Registry:
         require_valid_name(name)
         state = self._state(name)
         return state.current_record if state is not None else None
+
+    def served(self, name: str) -> VersionRecord:
+        """The version that takes new calls; UnknownTool when there is no such tool,
+        VersionUnusable when none of its versions may be served."""
+        record = self.current(name)
+        if record is not None:
+            return record
+        if name not in self.names():
+            raise self._unknown(name)
+        raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, rejected, "
+                              "or none is current)", tool=name)
+
+    def _unknown(self, name: str) -> UnknownTool:
+        return UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
 
     def versions(self, name: str) -> list[VersionRecord]:
         require_valid_name(name)
