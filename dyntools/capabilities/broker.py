@@ -35,6 +35,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from dyntools.base.closing import Closing
 from dyntools.capabilities import checks
 from dyntools.capabilities.addresses import IPAddress, address_problem, parse_address
 from dyntools.capabilities.checks import Target, check_target, shape_request
@@ -87,7 +88,7 @@ def system_resolver(host: str, port: int) -> list[str]:
     return seen
 
 
-class HttpBroker:
+class HttpBroker(Closing):
     """One per host process and policy: a pinned connection pool (keep-alive across calls)
     and the DNS lookups. Sessions carry the per-call state."""
 
@@ -124,11 +125,6 @@ class HttpBroker:
         self._closed = True
         self._pool.close()
 
-    def __enter__(self) -> HttpBroker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _lookup(self, host: str, port: int, deadline: float) -> list[str]:
         """The resolver's answer, within the deadline (getaddrinfo has no timeout of its

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
+from dyntools.base.closing import Closing
 from dyntools.catalog.search import SearchHit, ToolIndex, params_compatible
 from dyntools.catalog.signature import CallShape, call_shape
 from dyntools.errors import BadResult, InvalidParams, ToolRuntimeError, UnknownTool, UsageError
@@ -63,7 +64,7 @@ class _HandWritten:
     shape: CallShape
 
 
-class Catalog:
+class Catalog(Closing):
     """Resolve names from hand-written tools, then the registry, then generation.
 
     `generate=False` makes `resolve` stop at the registry (a miss is `UnknownTool`).
@@ -322,12 +323,6 @@ class Catalog:
         if index is not None:
             index.close()
         self.dyntools.close()
-
-    def __enter__(self) -> Catalog:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _function_name(func: Callable[..., Any]) -> str:

@@ -11,9 +11,9 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol
 
+from dyntools.base.closing import Closing
 from dyntools.capabilities.hostcalls import CapabilityHost, ToolCaller
 from dyntools.capabilities.policy import CapabilityPolicy, resolve_capability_policy
 from dyntools.errors import (
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 DEFAULT_MAX_ATTEMPTS = 3
 
 
-class PipelineCore:
+class PipelineCore(Closing):
     """The shared state and lookups of `Dyntools` (see its docstring for the arguments)."""
 
     if TYPE_CHECKING:  # pipeline/calls.py's: a composed tool is called as any other
@@ -272,17 +272,6 @@ class PipelineCore:
         self.capabilities.close()
         if self._owns_executor:
             self.executor.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def approver_name() -> str:

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from dyntools.base.closing import Closing
 from dyntools.base.log import get_logger
 from dyntools.errors import VersionUnusable
 from dyntools.executors import Executor, Pool, PoolSettings, build_executor
@@ -53,7 +53,7 @@ class _Slot:
         self.retiring = False
 
 
-class Runtime:
+class Runtime(Closing):
     """Thread-safe. `close()` retires every pool (waiting for running calls)."""
 
     def __init__(
@@ -279,17 +279,6 @@ class Runtime:
             slot.pool.close(wait=True)
         if self._owns_executor:
             self.executor.close()
-
-    def __enter__(self) -> Runtime:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _start_quietly(pool: Pool) -> None:
