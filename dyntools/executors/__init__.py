@@ -36,18 +36,7 @@ class LocalExecutor:
     adopts_local_pools = True
 
     def pool(self, record: VersionRecord, source: str, settings: PoolSettings) -> Pool:
-        from dyntools.sandbox import WorkerPool
-
-        return WorkerPool(
-            record.path,
-            module_name=record.module_name,
-            policy=settings.policy,
-            limits=settings.limits,
-            size=settings.size,
-            max_calls_per_worker=settings.max_calls_per_worker,
-            require_layers=settings.require_layers,
-            source=source,
-        )
+        return settings.worker_pool(record.path, record.module_name, source)
 
     def doctor(self, settings: PoolSettings) -> dict[str, Any]:
         import platform

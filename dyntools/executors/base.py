@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from dyntools.sandbox.limits import SandboxLimits
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from dyntools.gate.policy import Policy
     from dyntools.registry.records import VersionRecord
     from dyntools.sandbox.runner import HostHandler
@@ -34,6 +36,16 @@ class PoolSettings(NamedTuple):
     size: int = 2
     max_calls_per_worker: int = 1000
     require_layers: frozenset[str] = frozenset()
+
+    def worker_pool(self, path: Path | str, module_name: str, source: str) -> Pool:
+        """A pool of worker processes here, for the tool file `path`, from `source` (its
+        verified bytes, decoded) under these settings."""
+        from dyntools.sandbox import WorkerPool
+
+        return WorkerPool(path, module_name=module_name, policy=self.policy,
+                          limits=self.limits, size=self.size,
+                          max_calls_per_worker=self.max_calls_per_worker,
+                          require_layers=self.require_layers, source=source)
 
 
 class Executor(Protocol):

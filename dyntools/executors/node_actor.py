@@ -492,19 +492,7 @@ class SandboxHost:
             self._refused()
             raise SourceRefused(f"{name} v{version}: the bytes are not UTF-8",
                                 tool=name, version=version, check="utf-8") from exc
-        from dyntools.sandbox import WorkerPool
-
-        settings = shipment.settings
-        return WorkerPool(
-            shipment.path,
-            module_name=shipment.module_name,
-            policy=settings.policy,
-            limits=settings.limits,
-            size=settings.size,
-            max_calls_per_worker=settings.max_calls_per_worker,
-            require_layers=settings.require_layers,
-            source=text,
-        )
+        return shipment.settings.worker_pool(shipment.path, shipment.module_name, text)
 
     def _refused(self) -> None:
         with self._lock:
