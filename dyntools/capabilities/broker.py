@@ -185,13 +185,6 @@ class BrokerSession:
     def _policy(self) -> CapabilityPolicy:
         return self._broker.policy
 
-    @property
-    def requests_made(self) -> int:
-        return self.budget.made
-
-    @property
-    def non_get_made(self) -> bool:
-        return self.budget.non_get
 
     def redact(self, text: str) -> str:
         """`text` with every form of every policy secret replaced by [redacted:NAME]."""

@@ -19,11 +19,11 @@ a 4xx, a composed tool that failed) are answered to the tool as an error it may 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from dyntools.base.closing import OnDemand
 from dyntools.capabilities.policy import (
     EMPTY_POLICY,
     CapabilityPolicy,
@@ -96,10 +96,6 @@ class HostCalls:
     @property
     def policy(self) -> CapabilityPolicy:
         return self.capabilities.policy
-
-    @property
-    def requests(self) -> int:
-        return self.budget.made
 
     @property
     def non_get(self) -> bool:
@@ -285,8 +281,7 @@ class CapabilityHost:
 
     def __init__(self, policy: CapabilityPolicy = EMPTY_POLICY) -> None:
         self.policy = policy
-        self._broker: Any = None
-        self._lock = threading.Lock()
+        self._broker: OnDemand[Any] = OnDemand(self._make_broker)
 
     def live(self, *, tool: str, version: int | None, declared: Capabilities,
              tools: ToolCaller, chain: tuple[str, ...] = (),
@@ -294,7 +289,7 @@ class CapabilityHost:
         """The host for a real call: HTTP through the broker, tools through `tools`."""
         http: SessionFactory | None = None
         if self.policy.configured and declared.http:
-            broker = self._get_broker()
+            broker = self._broker.get()
 
             def http(deadline: float, budget: RequestBudget) -> HttpSession:
                 session: HttpSession = broker.session(tool=tool, version=version,
@@ -321,23 +316,21 @@ class CapabilityHost:
 
         return host_for
 
-    def _get_broker(self) -> Any:
-        with self._lock:
-            if self._broker is None:
-                from dyntools.base.log import get_logger
-                from dyntools.capabilities.broker import HttpBroker
+    def _make_broker(self) -> Any:
+        from dyntools.base.log import get_logger
+        from dyntools.capabilities.broker import HttpBroker
 
-                log = get_logger("broker")
+        log = get_logger("broker")
 
-                def audit(event: Mapping[str, Any]) -> None:
-                    fields = dict(event)
-                    log.info(str(fields.pop("event", "broker.request")), **fields)
+        def audit(event: Mapping[str, Any]) -> None:
+            fields = dict(event)
+            log.info(str(fields.pop("event", "broker.request")), **fields)
 
-                self._broker = HttpBroker(self.policy, audit=audit)
-            return self._broker
+        return HttpBroker(self.policy, audit=audit)
+
+    def broker(self) -> Any:
+        """The HTTP broker of this policy (made on first use)."""
+        return self._broker.get()
 
     def close(self) -> None:
-        with self._lock:
-            broker, self._broker = self._broker, None
-        if broker is not None:
-            broker.close()
+        self._broker.close()

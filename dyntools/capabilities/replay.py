@@ -64,14 +64,6 @@ class ReplaySession:
         self.version = version
         self.budget = budget if budget is not None else RequestBudget(policy)
 
-    @property
-    def requests_made(self) -> int:
-        return self.budget.made
-
-    @property
-    def non_get_made(self) -> bool:
-        return self.budget.non_get
-
     def redact(self, text: str) -> str:
         """Nothing to redact: no secret is read or sent at verification."""
         return text

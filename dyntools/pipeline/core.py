@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from dyntools.base.closing import Closing
+from dyntools.base.closing import Closing, OnDemand
 from dyntools.capabilities.hostcalls import CapabilityHost, ToolCaller
 from dyntools.capabilities.policy import CapabilityPolicy, resolve_capability_policy
 from dyntools.errors import (
@@ -106,7 +106,7 @@ class PipelineCore(Closing):
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise UsageError(f"pool_size must be a whole number of at least 1, got {pool_size!r}")
         self.pool_size = pool_size
-        self._runtime = runtime
+        self._runtime: OnDemand[Runtime] = OnDemand(self._make_runtime, runtime)
         self._watch = watch
         self._lock = threading.Lock()
         self._name_locks: dict[str, threading.Lock] = {}
@@ -255,20 +255,16 @@ class PipelineCore(Closing):
         """The warm runtime calls go through (created on first use): one worker pool per tool
         version, swapped when the current version changes. Its `describe()` shows the
         active versions and their calls in flight; `close()` here closes it."""
-        with self._lock:
-            if self._runtime is None:
-                self._runtime = Runtime(self.registry, limits=self.limits,
-                                        require_layers=self.require_layers, watch=self._watch,
-                                        executor=self.executor, pool_size=self.pool_size)
-            return self._runtime
+        return self._runtime.get()
+
+    def _make_runtime(self) -> Runtime:
+        return Runtime(self.registry, limits=self.limits, require_layers=self.require_layers,
+                       watch=self._watch, executor=self.executor, pool_size=self.pool_size)
 
     # ---------------------------------------------------------------------------- lifecycle
 
     def close(self) -> None:
-        with self._lock:
-            runtime, self._runtime = self._runtime, None
-        if runtime is not None:
-            runtime.close()
+        self._runtime.close()
         self.capabilities.close()
         if self._owns_executor:
             self.executor.close()

@@ -40,15 +40,7 @@ class StationEvent(NamedTuple):
         return self.outcome != RUNNING
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool,
-            "station": self.station,
-            "outcome": self.outcome,
-            "duration_ms": self.duration_ms,
-            "version": self.version,
-            "reason": self.reason,
-            "detail": self.detail,
-        }
+        return self._asdict()
 
 
 StationListener = Callable[[StationEvent], None]

@@ -88,7 +88,7 @@ def test_a_call_reads_the_policy_its_host_holds() -> None:
                              tools=lambda *a: {})
     assert call.policy is policy and call.budget.limit == 3
     try:
-        broker = capabilities._get_broker()
+        broker = capabilities.broker()
         assert broker.policy is policy
         session = broker.session(tool="fetcher", version=1, declared=declared,
                                  deadline=time.monotonic() + 5, budget=call.budget)

@@ -274,7 +274,7 @@ def test_more_requests_than_the_limit_end_the_call() -> None:
         host(frame, deadline)
     for _ in range(6):
         host({"op": "call_tool", "name": "helper", "params": {}}, deadline)
-    assert host.requests == 16
+    assert host.budget.made == 16
     with pytest.raises(CapabilityViolation, match="more than 16 host requests") as info:
         host(frame, deadline)
     assert info.value.details["code"] == "http.too_many_requests"
