@@ -48,11 +48,10 @@ BOOTSTRAP = (
 _ENVELOPE_BYTES = 64 * 1024
 _ID_BYTES = 7  # 56 random bits per call id
 _ID_BATCH = 512
-# The standard decoder's scanner: what json.loads runs once it has found the text (typeshed
-# does not declare the attribute).
 _monotonic = time.monotonic
-_scan_json: Callable[[str, int], tuple[Any, int]] = (
-    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+# A JSON document at the start of a text, and where it ends (json.loads would first guess an
+# encoding and skip whitespace on either side).
+_decode_json = json.JSONDecoder().raw_decode
 
 _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
@@ -397,16 +396,20 @@ class WorkerProcess:
                 pass
             except OSError:
                 raise self._died() from None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000) + 1)):
-                if time.monotonic() < deadline:
-                    continue
-                self.kill()
-                what = "start" if starting else "read what the host sent it"
-                raise SandboxTimeout(
-                    f"the worker did not {what} within the time limit; it was killed",
-                    timeout_s=self.spec.limits.timeout_s,
-                )
+            self._wait(self._write_poll, deadline,
+                       "start" if starting else "read what the host sent it")
+
+    def _wait(self, poll: select.poll, deadline: float, what: str) -> bool:
+        """Poll until the pipe is ready (True) or the poll ends early (False: look again);
+        past `deadline` the worker is killed, for not doing `what` in time."""
+        remaining = deadline - time.monotonic()
+        if remaining > 0 and poll.poll(max(1, int(remaining * 1000) + 1)):
+            return True
+        if time.monotonic() < deadline:
+            return False
+        self.kill()
+        raise SandboxTimeout(f"the worker did not {what} within the time limit; it was killed",
+                             timeout_s=self.spec.limits.timeout_s)
 
     def _receive(self, deadline: float, *, starting: bool = False,
                  spin_s: float = 0.0) -> dict[str, Any]:
@@ -438,17 +441,9 @@ class WorkerProcess:
                 want = end - have
             else:
                 want = protocol.HEADER_BYTES - have
-            if not ready:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
-                    if time.monotonic() < deadline:
-                        continue
-                    self.kill()
-                    what = "start" if starting else "finish"
-                    raise SandboxTimeout(
-                        f"the worker did not {what} within the time limit; it was killed",
-                        timeout_s=self.spec.limits.timeout_s,
-                    )
+            if not ready and not self._wait(self._poll, deadline,
+                                            "start" if starting else "finish"):
+                continue
             ready = False
             chunk = os.read(self._read_fd, max(65536, want))
             if not chunk:
@@ -456,8 +451,8 @@ class WorkerProcess:
             buffer = self._buffer = buffer + chunk
         try:  # self._parse's usual case, inlined; anything else goes through it
             text = payload.decode("ascii")
-            parsed, end = _scan_json(text, 0)
-        except (StopIteration, ValueError, RecursionError):  # UnicodeDecodeError included
+            parsed, end = _decode_json(text)
+        except (ValueError, RecursionError):  # UnicodeDecodeError, JSONDecodeError included
             text, parsed, end = "", None, -1
         reply: dict[str, Any] = (parsed if end == len(text) and type(parsed) is dict
                                  else self._parse(payload))
@@ -484,14 +479,10 @@ class WorkerProcess:
 
     def _parse(self, payload: bytes) -> dict[str, Any]:
         """One reply: a JSON object in ASCII text (the worker escapes everything else), the
-        whole payload and nothing around it. Parsed by the decoder's scanner itself:
-        `json.loads` would first guess an encoding and match whitespace on either side."""
+        whole payload and nothing around it."""
         try:
             text = payload.decode("ascii")
-            reply, end = _scan_json(text, 0)
-        except StopIteration:
-            self.kill()
-            raise BadResult("the worker sent a reply that is not JSON") from None
+            reply, end = _decode_json(text)
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             self.kill()
             raise BadResult(f"the worker sent a reply that is not JSON: {exc}") from None
