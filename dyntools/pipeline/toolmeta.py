@@ -185,10 +185,4 @@ class Tool(NamedTuple):
     version: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "params": dict(self.params),
-            "origin": self.origin,
-            "version": self.version,
-        }
+        return {**self._asdict(), "params": dict(self.params)}

@@ -7,6 +7,7 @@ import marshal
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,23 +49,15 @@ HOST_MODULES = frozenset({"host"})
 TESTABLE_SKIPS = frozenset(LAYERS)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WorkerSpec:
     """The init message for workers of one tool version, plus host-side settings."""
 
-    __slots__ = ("init_message", "limits", "module_name", "require_layers", "source_path")
-
-    def __init__(self, *, source_path: str, module_name: str, limits: SandboxLimits,
-                 require_layers: frozenset[str], init_message: bytes) -> None:
-        self.source_path = source_path
-        self.module_name = module_name
-        self.limits = limits
-        self.require_layers = require_layers
-        self.init_message = init_message
-
-    def __repr__(self) -> str:
-        return (f"WorkerSpec(source_path={self.source_path!r}, module_name="
-                f"{self.module_name!r}, limits={self.limits!r}, "
-                f"require_layers={self.require_layers!r})")
+    source_path: str
+    module_name: str
+    limits: SandboxLimits
+    require_layers: frozenset[str]
+    init_message: bytes = field(repr=False)
 
 
 def stdlib_paths() -> list[str]:
