@@ -28,7 +28,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
@@ -167,18 +167,21 @@ class _Answer:
     body: bytes
 
 
+@dataclass(eq=False, slots=True)
 class BrokerSession:
     """One call's requests: its request budget, its redaction, its audit identity. The
     policy is the broker's."""
 
-    def __init__(self, broker: HttpBroker, tool: str, version: int | None,
-                 declared: Capabilities, deadline: float, budget: RequestBudget) -> None:
-        self._broker = broker
-        self.tool = tool
-        self.version = version
-        self.declared = declared
-        self.deadline = deadline
-        self.budget = budget
+    _broker: HttpBroker
+    tool: str
+    version: int | None
+    declared: Capabilities
+    deadline: float
+    budget: RequestBudget
+    _redactor: Redactor = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        broker = self._broker
         self._redactor = Redactor(available_secrets(broker.policy.secrets, broker._environ))
 
     @property
