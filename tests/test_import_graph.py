@@ -37,8 +37,8 @@ GATE = "dyntools.gate"
 GATE_THIRD_PARTY = frozenset({"jsonschema_rs"})
 # 2. The worker side of the sandbox is the folder dyntools/sandbox/worker/: nothing under it
 #    imports anything of dyntools outside it (the parent packages `dyntools` and
-#    `dyntools.sandbox` are loaded on the way in and import nothing), nor anything outside the
-#    standard library.
+#    `dyntools.sandbox` are loaded on the way in and import nothing but each other), nor
+#    anything outside the standard library.
 WORKER_PACKAGE = "dyntools.sandbox.worker"
 WORKER = "dyntools.sandbox.worker.process"
 WORKER_PARENTS = frozenset({"dyntools", "dyntools.sandbox"})
