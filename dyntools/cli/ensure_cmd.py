@@ -33,11 +33,11 @@ from dyntools.cli.options import (
     common_options,
     echo_model_notice,
     json_option,
+    require_layers_option,
     sandbox_limits,
     sign_key_click,
     signer_option,
 )
-from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError
 from dyntools.generators.factory import DEFAULT_GENERATOR, GENERATOR_NAMES, MODEL_GENERATORS
 

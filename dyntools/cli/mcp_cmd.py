@@ -101,11 +101,11 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         echo_model_notice,
         policy_option,
         registry_root,
+        require_layers_option,
         sandbox_limits,
         setup_logging,
         trusted_keys_option,
     )
-    from dyntools.cli.options import require_layers as require_layers_option
     from dyntools.errors import DyntoolsError
     from dyntools.generators import Generator, build_generator
     from dyntools.pipeline.dyntools import Dyntools

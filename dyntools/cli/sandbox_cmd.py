@@ -25,8 +25,8 @@ from dyntools.cli.options import (
     executor_options,
     json_option,
     policy_option,
+    require_layers_option,
 )
-from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.gate import check_source
 from dyntools.gate.findings import render_text
