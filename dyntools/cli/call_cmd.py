@@ -15,6 +15,7 @@ import click
 from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG
 from dyntools.cli.options import (
+    allow_weaker_option,
     capability_policy_option,
     common_options,
     json_option,
@@ -29,8 +30,8 @@ from dyntools.cli.options import (
 @click.option("--params", "params_text", required=True, help="The params object, as JSON.")
 @common_options
 def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
-         timeout: float | None, require_layers: str | None, log_level: str,
-         as_json: bool, executor: str | None, ray_address: str | None,
+         timeout: float | None, require_layers: str | None, allow_weaker_sandbox: bool,
+         log_level: str, as_json: bool, executor: str | None, ray_address: str | None,
          trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
     """Call the current version of tool NAME with --params; print the result JSON."""
     from dyntools.executors import ENV_EXECUTOR
@@ -55,7 +56,8 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
                                  must_exist=True)
         # One call: one worker (a second would only compete with it for the CPU).
         with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
-                      ray_address=ray_address, pool_size=1, capabilities=granted) as dt:
+                      ray_address=ray_address, pool_size=1, capabilities=granted,
+                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
             result = dt.call(name, params)
             record = registry.current(name)
     except DyntoolsError as exc:

@@ -205,6 +205,21 @@ capabilities_click = click.option(
     help=CAPABILITIES_HELP)
 
 
+ALLOW_WEAKER_HELP = (
+    "Run tool code even where the sandbox is below its default minimum (seccomp, and mountns "
+    "with userns or landlock_fs), which it refuses otherwise; the opt-in is recorded in the "
+    "audit log. Default: DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 opts in. It lowers only the default "
+    "minimum: --require-layers still applies.")
+allow_weaker_click = click.option(
+    "--allow-weaker-sandbox", "allow_weaker_sandbox", is_flag=True, help=ALLOW_WEAKER_HELP)
+
+
+def allow_weaker_option(flag: bool) -> bool | None:
+    """`--allow-weaker-sandbox` for `Dyntools(allow_weaker_sandbox=...)`: True when given,
+    else None (DYNTOOLS_ALLOW_WEAKER_SANDBOX decides)."""
+    return True if flag else None
+
+
 # The options `ensure` and `call` share (as their keyword arguments' names say).
 COMMON_OPTIONS = [
     click.option("--registry", "registry_path", type=str, default=None,
@@ -216,6 +231,7 @@ COMMON_OPTIONS = [
                  help="Wall-clock limit per sandboxed call, in seconds."),
     click.option("--require-layers", default=None,
                  help="Comma list of sandbox layers that must be active, or 'all'."),
+    allow_weaker_click,
     click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
                  default="warning", show_default=True,
                  help="Log level on stderr (the registry's audit.log always gets info)."),

@@ -36,6 +36,7 @@ from dyntools.cli.options import (
 from dyntools.errors import (
     DyntoolsError,
     GateRejected,
+    LayerUnavailable,
     PendingApproval,
     PolicyLoadError,
     RegistryError,
@@ -116,8 +117,8 @@ def _fail(exc: DyntoolsError) -> None:
                 f"{terminal_safe(finding['message'])}",
                 err=True,
             )
-    if isinstance(exc, VerificationFailed | PendingApproval):
-        sys.exit(exit_code_for(exc))
+    if isinstance(exc, VerificationFailed | PendingApproval | LayerUnavailable):
+        sys.exit(exit_code_for(exc))  # ensure's codes: 12, 17, 10 (a sandbox below minimum)
     sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
 
 
