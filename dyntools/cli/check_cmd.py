@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gc
 import os
-import stat
 import sys
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 import click
 
 from dyntools import __version__
+from dyntools.base.regular_files import NotRegularFile, open_regular
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import policy_option
@@ -34,24 +34,21 @@ class CheckArguments(NamedTuple):
 
 def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
     """Read at most `limit + 1` bytes (one more than allowed shows the file is too large);
-    `-` is standard input. A file it cannot read is a UsageError."""
+    `-` is standard input. A path that is not a regular file (checked on what was opened:
+    dyntools/base/regular_files.py) or cannot be read is a UsageError."""
     if name == "-":
         stream = stdin or sys.stdin.buffer
         return stream.read(limit + 1)
     try:
-        status = os.stat(name)
-        mode = status.st_mode
+        with open_regular(name) as handle:
+            return read_bounded(handle, os.fstat(handle.fileno()).st_size, limit)
+    except NotRegularFile as exc:
+        if exc.kind == "folder":
+            raise click.UsageError(f"{terminal_safe(name)}: is a directory; pass tool files"
+                                   ) from None
+        raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror}") from None
     except OSError as exc:
-        raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
-    if stat.S_ISDIR(mode):
-        raise click.UsageError(f"{terminal_safe(name)}: is a directory; pass tool files")
-    if not stat.S_ISREG(mode):
-        raise click.UsageError(f"{terminal_safe(name)}: not a regular file")
-    try:
-        with open(name, "rb") as handle:
-            return read_bounded(handle, status.st_size, limit)
-    except OSError as exc:
-        raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from exc
+        raise click.UsageError(f"{terminal_safe(name)}: {exc.strerror or exc}") from None
 
 
 def check_files(arguments: CheckArguments) -> tuple[str, int]:

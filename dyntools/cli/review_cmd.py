@@ -170,9 +170,14 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
     data = None
     if file_path is not None:
         # The gate refuses anything over its size limit; reading one byte more is enough to
-        # know, and /dev/zero or an endless pipe cannot fill memory.
-        with open(file_path, "rb") as handle:
-            data = handle.read(registry.policy.limits.max_bytes + 1)
+        # know. A regular file only: a FIFO or a device is refused without a wait.
+        from dyntools.base.regular_files import read_regular
+
+        try:
+            data = read_regular(file_path, registry.policy.limits.max_bytes + 1)
+        except OSError as exc:
+            raise UsageError(f"--file {file_path}: cannot read it ({exc.strerror or exc})"
+                             ) from None
     with Dyntools(registry, signer=signer,
                   allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
         record, report = dt.approve(
