@@ -176,6 +176,8 @@ def version_page(request: Request) -> HTMLResponse:
     return render(request, "version.html", view=view,
                   lines=source_lines(view.text, view.findings) if view.text is not None else [],
                   done=DONE.get(done), signer=ui.signer is not None,
+                  trusted=ui.registry.trusted_keys is not None,
+                  chain=ui.registry.tool(name).chain,
                   by_default=default_approver(),
                   rules={code: rule.title for code, rule in RULES.items()})
 
