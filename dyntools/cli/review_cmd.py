@@ -277,6 +277,8 @@ def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
         raise SigningKeyRequired("sign-state signs with a key: give --sign-key FILE (or set "
                                  "DYNTOOLS_SIGNING_KEY)")
     targets = list(names) or [state.name for state in registry.tools() if state.records]
+    if not targets and not as_json:
+        click.echo(f"no tools in {registry.root}")
     rows: list[dict[str, Any]] = []
     failed: DyntoolsError | None = None
     for name in targets:

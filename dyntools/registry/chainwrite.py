@@ -64,7 +64,8 @@ def decision_base(name: str, manifest: Manifest, action: str, version: int | Non
     if trusted is None:
         return None
     verdict = chain.judge(name, manifest.chain, manifest.current,
-                          chain.manifest_statuses(manifest.versions), trusted)
+                          chain.manifest_statuses(manifest.versions), trusted,
+                          trust.accepted(name) if trust is not None else None)
     if trust is not None:
         verdict = trust.admit(name, verdict)
     if verdict.code == chain.TRUST_STATE:

@@ -181,6 +181,16 @@ class TrustState:
                 self._write(entries)
         return verdict
 
+    def accepted(self, tool: str) -> tuple[int, str] | None:
+        """The (seq, hash) of the head accepted for `tool`, or None (also when the record
+        cannot be read: `admit` then says so)."""
+        try:
+            with self._mutex:
+                head = self._entries().get(tool)
+        except TrustStateError:
+            return None
+        return (head.seq, head.digest) if head is not None else None
+
     def extension_problem(self, tool: str, records: Sequence[ChainRecord]) -> str | None:
         """For a writer about to commit a chain: why it would not extend the accepted head.
         Raises TrustStateError."""

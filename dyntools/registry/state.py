@@ -363,10 +363,15 @@ class StateBuilder:
         consumer's accepted heads (freshness); None without trusted keys."""
         if self.trusted_keys is None:
             return None
-        from dyntools.registry.chain import judge, manifest_statuses
+        from dyntools.registry.chain import CHAIN_MISMATCH, ChainVerdict, judge, manifest_statuses
 
-        verdict = judge(manifest.name, manifest.chain, manifest.current,
-                        manifest_statuses(manifest.versions), self.trusted_keys)
+        try:
+            accepted = self.trust.accepted(manifest.name) if self.trust is not None else None
+            verdict = judge(manifest.name, manifest.chain, manifest.current,
+                            manifest_statuses(manifest.versions), self.trusted_keys, accepted)
+        except Exception as exc:  # a check that breaks refuses: fail closed
+            return ChainVerdict(CHAIN_MISMATCH, f"the decision chain of {manifest.name} "
+                                f"cannot be checked ({type(exc).__name__})")
         return self.trust.admit(manifest.name, verdict) if self.trust is not None else verdict
 
     def extended(self, state: ToolState, manifest: Manifest, entry: VersionEntry,

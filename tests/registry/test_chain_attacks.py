@@ -151,9 +151,12 @@ ATTACKS: dict[str, tuple[Attack, str]] = {
 }
 
 
+@pytest.mark.parametrize("seen", [False, True], ids=["new consumer", "consumer with state"])
 @pytest.mark.parametrize("attack", list(ATTACKS))
-def test_a_tampered_chain_is_refused(attacked: Operator, attack: str) -> None:
+def test_a_tampered_chain_is_refused(attacked: Operator, attack: str, seen: bool) -> None:
     change, expected = ATTACKS[attack]
+    if seen:  # this consumer accepted head #4: it re-verifies only what follows it
+        assert json.loads(attacked.call().stdout)["version"] == 2
     edit_manifest(attacked.reg, "slugify_text", lambda data: change(data, attacked))
     message = refused(attacked.call(), "chain_mismatch")
     assert expected in message, message
