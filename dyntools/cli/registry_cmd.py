@@ -146,6 +146,8 @@ def _tool_status(registry: Registry, name: str) -> str:
         parts.append(f"{len(state.unrecorded)} unrecorded")
     if state.current is None:
         parts.append("no usable version")
+    if state.chain is not None and state.chain.needs_attention:
+        parts.append(f"decision chain: {state.chain.code or 'disagrees'} (dyntools review)")
     last = max((r.last_decision for r in state.records.values() if r.last_decision),
                key=lambda d: str(d.get("time")), default=None)
     if last is not None:

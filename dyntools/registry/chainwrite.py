@@ -184,8 +184,8 @@ def sign_state(name: str, manifest: Manifest, signer: Signer, trusted: frozenset
         if not accept_manifest:
             raise ChainMismatch(
                 f"the decision chain of {name} does not verify: {check.problem}. Restore the "
-                f"manifest from a good copy, or start over from the chain's valid part: "
-                f"dyntools sign-state {name} --accept-manifest", tool=name)
+                f"manifest from a good copy, or sign today's state after the chain's valid "
+                f"records: dyntools sign-state {name} --accept-manifest", tool=name)
         overridden = (f"the chain did not verify: {check.problem}",)
     base = check.records
     seq, prev = len(base), (base[-1].digest if base else None)

@@ -110,6 +110,7 @@ class TrustState:
 
     def __init__(self, root: Path, folder: str | os.PathLike[str] | None = None) -> None:
         self.root = root
+        self._id: str | None = None
         self._folder = Path(folder) if folder is not None else None
         self._mutex = threading.RLock()
         self._cache: tuple[tuple[int, int, int, int], dict[str, AcceptedHead]] | None = None
@@ -123,8 +124,14 @@ class TrustState:
         return self._folder
 
     @property
+    def registry_id(self) -> str:
+        if self._id is None:
+            self._id = registry_id(self.root)
+        return self._id
+
+    @property
     def path(self) -> Path:
-        return self.folder / f"{registry_id(self.root)}.json"
+        return self.folder / f"{self.registry_id}.json"
 
     def _hint(self, tool: str) -> str:
         return (f"restore the registry's newest manifest of {tool}; if the older one is what "
@@ -237,7 +244,7 @@ class TrustState:
                 f"cannot create {folder} for the accepted chain heads: "
                 f"{exc.strerror or exc}; set {TRUST_STATE_ENV} to a writable folder",
                 path=str(folder)) from None
-        lock = WriterLock(folder, name=f"{registry_id(self.root)}.json.lock")
+        lock = WriterLock(folder, name=f"{self.registry_id}.json.lock")
         try:
             with lock.held():
                 yield
