@@ -36,6 +36,8 @@ class PoolSettings(NamedTuple):
     size: int = 2
     max_calls_per_worker: int = 1000
     require_layers: frozenset[str] = frozenset()
+    # the operator's opt-in to run below the sandbox's default minimum (sandbox/minimum.py)
+    allow_weaker_sandbox: bool = False
 
     def worker_pool(self, path: Path | str, module_name: str, source: str) -> Pool:
         """A pool of worker processes here, for the tool file `path`, from `source` (its
@@ -45,7 +47,8 @@ class PoolSettings(NamedTuple):
         return WorkerPool(path, module_name=module_name, policy=self.policy,
                           limits=self.limits, size=self.size,
                           max_calls_per_worker=self.max_calls_per_worker,
-                          require_layers=self.require_layers, source=source)
+                          require_layers=self.require_layers, source=source,
+                          allow_weaker_sandbox=self.allow_weaker_sandbox)
 
 
 class Executor(Protocol):

@@ -20,6 +20,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
+from dyntools.base.regular_files import open_regular
 from dyntools.gate.findings import sha256_hex
 
 if TYPE_CHECKING:
@@ -302,7 +303,8 @@ def _default_allowlist_file() -> str:
 def load_policy(path: str | os.PathLike[str] | None = None) -> Policy:
     target = os.fspath(path) if path is not None else _default_allowlist_file()
     try:
-        with open(target, "rb") as handle:
+        # a regular file only: a FIFO or a device named as the allow-list never ends a read
+        with open_regular(target) as handle:
             data = handle.read()
     except OSError as exc:
         raise PolicyError(f"cannot read allow-list {target}: {exc.strerror or exc}") from exc

@@ -77,6 +77,7 @@ class PipelineCore(Closing):
         approver: str | None = None,
         pool_size: int = 2,
         capabilities: CapabilityPolicy | str | os.PathLike[str] | None = None,
+        allow_weaker_sandbox: bool | None = None,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
@@ -96,6 +97,9 @@ class PipelineCore(Closing):
             raise UsageError(f"unknown sandbox layer(s) {', '.join(unknown)}; known: "
                              f"{', '.join(LAYERS)}")
         self.require_layers = frozenset(require_layers)
+        # Tool code runs only where the sandbox's default minimum holds (sandbox/minimum.py),
+        # unless the operator opts in: here, else DYNTOOLS_ALLOW_WEAKER_SANDBOX=1.
+        self.allow_weaker_sandbox = _allow_weaker(allow_weaker_sandbox)
         self.max_attempts = max_attempts
         # The approval policy: the registry's, made stricter (never looser) by `approval`.
         self.approval = stricter(self.registry.approval,
@@ -145,6 +149,7 @@ class PipelineCore(Closing):
             size=1,
             require_layers=self.require_layers,
             source=source,
+            allow_weaker_sandbox=self.allow_weaker_sandbox,
         )
         try:
             pool.start()
@@ -259,7 +264,8 @@ class PipelineCore(Closing):
 
     def _make_runtime(self) -> Runtime:
         return Runtime(self.registry, limits=self.limits, require_layers=self.require_layers,
-                       watch=self._watch, executor=self.executor, pool_size=self.pool_size)
+                       watch=self._watch, executor=self.executor, pool_size=self.pool_size,
+                       allow_weaker_sandbox=self.allow_weaker_sandbox)
 
     # ---------------------------------------------------------------------------- lifecycle
 
@@ -268,6 +274,21 @@ class PipelineCore(Closing):
         self.capabilities.close()
         if self._owns_executor:
             self.executor.close()
+
+
+def _allow_weaker(explicit: bool | None) -> bool:
+    """The opt-in below the sandbox's minimum: `explicit`, else the environment's; an opt-in
+    is written to the audit log (the layers a worker then lacks are too, as it starts)."""
+    from dyntools.sandbox.minimum import ALLOW_WEAKER_ENV, MINIMUM_TEXT, resolve_allow_weaker
+
+    allowed = resolve_allow_weaker(explicit)
+    if allowed:
+        from dyntools.base.log import get_logger
+
+        get_logger("pipeline").info(
+            "sandbox.weaker_allowed", minimum=MINIMUM_TEXT,
+            source="allow_weaker_sandbox=True" if explicit else f"{ALLOW_WEAKER_ENV}=1")
+    return allowed
 
 
 def approver_name() -> str:

@@ -8,11 +8,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import UsageError
 from dyntools.registry.manifest import APPROVED
+
+if TYPE_CHECKING:
+    from dyntools.registry.chain import ChainVerdict
 
 REGISTRY_ENV = "DYNTOOLS_REGISTRY"
 DEFAULT_REGISTRY_DIR = "generated_tools"
@@ -126,6 +129,8 @@ class ToolState(NamedTuple):
     error: str | None = None
     unrecorded: tuple[Unrecorded, ...] = ()
     history: tuple[Mapping[str, Any], ...] = ()
+    # With trusted keys: what the tool's decision chain says (chain.py); None without them.
+    chain: ChainVerdict | None = None
 
     @property
     def current_record(self) -> VersionRecord | None:
@@ -140,6 +145,7 @@ class ToolState(NamedTuple):
             "versions": [self.records[v].as_dict() for v in sorted(self.records)],
             "unrecorded": [u.as_dict() for u in self.unrecorded],
             "history": [dict(e) for e in self.history],
+            "chain": self.chain.as_dict() if self.chain is not None else None,
         }
 
 

@@ -58,6 +58,8 @@ class WorkerSpec:
     limits: SandboxLimits
     require_layers: frozenset[str]
     init_message: bytes = field(repr=False)
+    # The operator's opt-in below the default minimum (sandbox/minimum.py)
+    allow_weaker_sandbox: bool = False
 
 
 def stdlib_paths() -> list[str]:
@@ -173,8 +175,15 @@ def build_spec(
     skip_layers: frozenset[str] = frozenset(),
     source: str | None = None,
     on_imports: Callable[[list[str]], None] | None = None,
+    allow_weaker_sandbox: bool = False,
 ) -> WorkerSpec:
     """Read, parse and transform the source (never compile it) and prepare the init message.
+
+    Workers of the spec refuse to run tool code below the default minimum
+    (sandbox/minimum.py) unless `allow_weaker_sandbox`. `skip_layers` (the test suite's
+    seam) is not an opt-in of its own: a worker that skips a layer of the minimum is
+    refused like one on a host without it, unless the caller also opts in (as
+    `run_unchecked(disable=...)` and `exec --disable-layer` do).
 
     `on_imports` is told the allowed modules the tool imports as soon as they are known,
     before the transformation (a started interpreter imports them meanwhile: `Interpreter.
@@ -249,4 +258,5 @@ def build_spec(
         limits=limits,
         require_layers=frozenset(require_layers),
         init_message=marshal.dumps(message),
+        allow_weaker_sandbox=bool(allow_weaker_sandbox),
     )

@@ -44,10 +44,10 @@ def opened(path, *args, **kwargs):
 Registry.current, Registry.verified_source, os.open = current, verified, opened
 sys.argv = ["dyntools", "call", "echo_tool", "--params", "{}", "--json", "--registry",
             sys.argv[2]]
-from dyntools.cli import run
+from dyntools.cli import script
 code = 0
 try:
-    run()
+    script()
 except SystemExit as exc:
     code = exc.code or 0
 sys.stdout.flush()
