@@ -1,0 +1,133 @@
+"""`dyntools serve-mcp` over stdio at its two ends: what a person sees who starts it in a
+terminal, and a client that leaves while the tool list is changing (the SDK's own client,
+in a process of its own, so everything it and the server print can be read)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+WAITING = "waiting for an MCP client on stdin; see docs/adapters.md"
+ROOT = Path(__file__).resolve().parents[2]
+
+# A client that makes a tool with ensure_tool and leaves while another writer keeps adding
+# versions of it (each one a change the registry watch hands to the server's notifier from
+# its own thread), so notifications are due while the session closes.
+CLIENT = r'''
+import sys
+import threading
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+from dyntools.generators.offline import template_source
+from dyntools.registry import Registry
+
+registry, mode = sys.argv[1], sys.argv[2]
+
+
+def writer(stop):
+    versions = Registry.open(registry)
+    n = 0
+    while not stop.is_set():
+        n += 1
+        source = template_source("word_count").replace("Counts the words",
+                                                       f"Counts ({n}) the words")
+        versions.add_version("word_count", source, {"generator": "file"})
+
+
+async def main():
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "dyntools", "serve-mcp", "--registry", registry, "--generators", "offline"])
+    stop = threading.Event()
+    async with Client(params, mode=mode, read_timeout_seconds=30) as client:
+        made = await client.call_tool("ensure_tool", {"name": "word_count"})
+        assert made.is_error is False, made.content
+        thread = threading.Thread(target=writer, args=(stop,))
+        thread.start()
+        await anyio.sleep(0.4)
+    stop.set()
+    thread.join()
+    print("left")
+
+
+anyio.run(main)
+'''
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_a_client_that_leaves_while_the_list_changes_sees_no_traceback(
+        tmp_path: Path, mode: str) -> None:
+    registry = tmp_path / "registry"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    done = subprocess.run([sys.executable, "-c", CLIENT, str(registry), mode], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    # The client's stderr carries the server's too (the SDK passes it through).
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "left"
+    assert "Traceback" not in done.stderr
+    # The server ended on its own when its stdin closed: the client did not have to
+    # escalate to SIGTERM after its grace period.
+    assert "interrupted" not in done.stderr
+    assert WAITING not in done.stderr  # stdin was a pipe, not a person
+    audit = (registry / "audit.log").read_text()
+    assert '"mcp.stopped"' in audit
+
+
+def test_a_terminal_on_stdin_is_told_what_the_server_waits_for(tmp_path: Path) -> None:
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dyntools", "serve-mcp", "--registry", str(tmp_path / "r"),
+         "--generators", "offline"],
+        stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    try:
+        assert process.stderr is not None
+        seen = b""
+        deadline = time.monotonic() + 60
+        while WAITING.encode() not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([process.stderr], [], [], 1.0)
+            if ready:
+                chunk = os.read(process.stderr.fileno(), 4096)
+                if not chunk:
+                    break
+                seen += chunk
+        assert WAITING.encode() in seen, seen.decode(errors="replace")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+        assert process.stdout is not None
+        assert process.stdout.read() == b""  # stdout stays the protocol's
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(leader)
+
+
+def test_the_http_default_port_is_not_the_demo_page_nor_the_review_page() -> None:
+    from dyntools.cli import main
+    from dyntools.cli.app import load_commands
+
+    load_commands(["serve-mcp", "ui"])
+
+    def default_port(command: str) -> int:
+        option = next(p for p in main.commands[command].params if p.name == "port")
+        return int(option.default)
+
+    demo = tomllib.loads((ROOT / "examples" / "demo_capabilities.toml").read_text())
+    demo_ports = {int(host.rsplit(":", 1)[1]) for host in demo["http"]["allow"]}
+    mcp_port = default_port("serve-mcp")
+    assert demo_ports == {8765}
+    assert mcp_port not in demo_ports
+    assert mcp_port != default_port("ui")
+    assert mcp_port == 8767
