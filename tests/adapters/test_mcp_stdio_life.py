@@ -4,6 +4,7 @@ in a process of its own, so everything it and the server print can be read)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import pty
 import select
@@ -131,3 +132,34 @@ def test_the_http_default_port_is_not_the_demo_page_nor_the_review_page() -> Non
     assert mcp_port not in demo_ports
     assert mcp_port != default_port("ui")
     assert mcp_port == 8767
+
+
+def test_serve_mcp_starts_without_any_model_sdk(tmp_path: Path) -> None:
+    """Every offered generator (the default), a model option given: the server starts,
+    answers a client and ends without importing anthropic or openai; a model's SDK is
+    imported when ensure_tool first asks that model (bench/mcp.py measures the start)."""
+    probe = (
+        "import sys\n"
+        "from dyntools.cli import run\n"
+        "sys.argv = ['dyntools', 'serve-mcp', '--registry', sys.argv[1], "
+        "'--model', 'claude-opus-4-5']\n"
+        "code = 0\n"
+        "try:\n"
+        "    run()\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code or 0\n"
+        "sys.stderr.write('\\n' + repr([code, sorted(sys.modules)]) + '\\n')\n"
+    )
+    initialize = ('{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": '
+                  '{"protocolVersion": "2025-11-25", "capabilities": {}, '
+                  '"clientInfo": {"name": "t", "version": "0"}}}\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "registry")],
+                          input=initialize, capture_output=True, text=True, env=env,
+                          timeout=120, check=True)
+    assert '"serverInfo"' in done.stdout  # it served
+    code, modules = ast.literal_eval(done.stderr.strip().splitlines()[-1])
+    assert code == 0
+    sdks = [m for m in modules if m.split(".")[0] in ("anthropic", "openai")]
+    assert sdks == []
+    assert "dyntools.generators.anthropic" in modules  # the options were checked at start
