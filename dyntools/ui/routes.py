@@ -176,7 +176,7 @@ def version_page(request: Request) -> HTMLResponse:
     return render(request, "version.html", view=view,
                   lines=source_lines(view.text, view.findings) if view.text is not None else [],
                   done=DONE.get(done), signer=ui.signer is not None,
-                  by_default=default_approver(),
+                  by_default=default_approver(), destructive=queries.DESTRUCTIVE,
                   rules={code: rule.title for code, rule in RULES.items()})
 
 
