@@ -101,9 +101,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     another process writing to the registry), in both protocol eras; clients that never
     refresh their list find and call every tool through find_tools and call_tool.
     """
-    import anyio
 
-    from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
+    from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer
     from dyntools.catalog.core import Catalog
     from dyntools.cli.options import (
         allow_weaker_option,
@@ -173,12 +172,20 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
             if transport == "http":
                 _serve_http(server, str(token), host, sock)
             else:
-                if os.isatty(0):
-                    # A person ran it by hand: say what it waits for (stdin is the protocol).
-                    click.echo(WAITING_ON_A_TERMINAL, err=True)
-                anyio.run(serve_stdio, server)
+                _serve_stdio(server)
         finally:
             server.close()
+
+
+def _serve_stdio(server: Any) -> None:
+    import anyio
+
+    from dyntools.adapters.mcp_server import serve_stdio
+
+    if os.isatty(0):
+        # A person ran it by hand: say what it waits for (stdin is the protocol).
+        click.echo(WAITING_ON_A_TERMINAL, err=True)
+    anyio.run(serve_stdio, server)
 
 
 def _serve_http(server: Any, token: str, host: str, sock: Any) -> None:
