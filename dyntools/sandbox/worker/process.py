@@ -30,6 +30,7 @@ import sys
 import time
 
 from dyntools.sandbox.worker import protocol
+from dyntools.sandbox.worker.state import NotWalked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -205,21 +206,33 @@ class Worker:
             denied_modules=init["denied_modules"],
             real_import=__import__,
         )
+        # The worker's own objects a tool may hold (its print, the import guard, the hardened
+        # copy members, the host stubs): the state check understands them as they are.
+        own_objects: list[Any] = [value for members in replacements.values()
+                                  for value in members.values()]
         for name, members in init["modules"].items():
             module = self._host_module(init) if name == HOST_MODULE else sys.modules.get(name)
             if module is not None:
                 self.guards.add_module(name, module, members, replacements.get(name))
+                if name == HOST_MODULE:
+                    own_objects += vars(module).values()
         self.builtins = safe_builtins(init["builtins"], self.guards)
+        own_objects += self.builtins.values()
         self.module_view_type = ModuleView
         self.tripwire: Any = None
-        self.state: Any = None  # the tool's module state after load (see `state`)
+        # The names the worker put into the tool's globals before its module body ran, and
+        # the objects under them (`tool_globals`).
+        self.own_names: dict[str, Any] = {}
         # Imported now: once Landlock is on, the worker can import nothing more of its own.
-        from dyntools.sandbox.worker.state import ModuleState, static_kinds
+        from dyntools.sandbox.worker.state import ModuleState
 
+        # Until the module body has run and been walked, every call would be spent.
+        self.state: Any = NotWalked()
         self.module_state: Callable[[dict[str, Any]], ModuleState] = (
             lambda namespace: ModuleState(
-                namespace, static_kinds(ModuleView),
-                [v for view in self.guards.views.values() for v in vars(view).values()]))
+                namespace, own=self.own_names, own_objects=own_objects,
+                members=[v for view in self.guards.views.values() for v in vars(view).values()],
+                module_view_type=ModuleView))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
 
@@ -287,6 +300,7 @@ class Worker:
 
             namespace["__builtins__"] = builtins
             namespace.update(permissive_guard_names())
+        self.own_names = dict(namespace)
         return namespace
 
     def reply_exception(self, exc: BaseException, *, during: str, fatal: bool = False) -> bool:
@@ -335,7 +349,7 @@ class Worker:
             if tripwire is not None:
                 tripwire.inside_tool = False
             self.check_threads()
-            spent = self.state is not None and self.state.changed()
+            spent = self.state.changed()
             return not self.reply_exception(exc, during="during the call",
                                             fatal=spent) and not spent
         if tripwire is not None:
@@ -344,7 +358,7 @@ class Worker:
             self.check_threads()
         # State this call left behind must not reach the next caller: the reply says the
         # worker is spent, and it ends after sending it.
-        spent = self.state is not None and self.state.changed()
+        spent = self.state.changed()
         try:
             if type(result) is not dict and not isinstance(result, dict):
                 raise TypeError(f"run() returned {type(result).__name__}, not a dict")
@@ -355,12 +369,13 @@ class Worker:
             return False
         except (TypeError, ValueError, RecursionError) as exc:
             channel.send_error("bad_result", f"the result is not JSON: {exc}",
-                               output=guards.take_output())
-            return True
+                               output=guards.take_output(), fatal=spent)
+            return not spent
         if len(text) > self.max_result_bytes:
             channel.send_error("bad_result", f"the result is {len(text)} bytes, over the cap "
-                               f"of {self.max_result_bytes}", output=guards.take_output())
-            return True
+                               f"of {self.max_result_bytes}", output=guards.take_output(),
+                               fatal=spent)
+            return not spent
         out = guards.take_output() if guards.output else ""  # nothing printed: nothing to take
         ending = (',"out":' + _encode_str(out) if out else "") + (',"spent":true}' if spent
                                                                    else "}")
@@ -468,7 +483,10 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
         worker.channel.send_error("compile_error", "the tool defines no run(params) function",
                                   fatal=True)
         posix._exit(EXIT_STOPPED)
-    worker.state = worker.module_state(namespace)
+    try:
+        worker.state = worker.module_state(namespace)
+    except BaseException:  # the state stays NotWalked: every call spends the worker
+        worker.state = NotWalked()
     return run
 
 
