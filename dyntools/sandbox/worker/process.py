@@ -349,16 +349,20 @@ class Worker:
             if tripwire is not None:
                 tripwire.inside_tool = False
             self.check_threads()
-            spent = self.state.changed()
+            spent = self.spent_after_call()
             return not self.reply_exception(exc, during="during the call",
                                             fatal=spent) and not spent
         if tripwire is not None:
             tripwire.inside_tool = False
+            if tripwire.violation is not None:
+                self.stop_missed_violation()
         if _thread_count():  # self.check_threads(), inlined
             self.check_threads()
-        # State this call left behind must not reach the next caller: the reply says the
-        # worker is spent, and it ends after sending it.
-        spent = self.state.changed()
+        # State this call left behind must not reach the next caller, and a check that
+        # could not finish refused its operation: the reply says the worker is spent, and
+        # it ends after sending it.
+        spent = (self.state.changed() or guards.failed
+                 or (tripwire is not None and tripwire.tripped))
         try:
             if type(result) is not dict and not isinstance(result, dict):
                 raise TypeError(f"run() returned {type(result).__name__}, not a dict")
@@ -381,6 +385,23 @@ class Worker:
                                                                    else "}")
         channel.send_text(channel.opening + '"ok":' + text + ending)
         return not spent
+
+    def spent_after_call(self) -> bool:
+        """After a call (the tool's flag already off): end now if the audit hook judged an
+        event a violation it could not stop; otherwise, must the worker end after its reply?
+        (The state check runs either way: it reseeds `random` and empties caches.)"""
+        tripwire = self.tripwire
+        if tripwire is not None and tripwire.violation is not None:
+            self.stop_missed_violation()
+        changed = self.state.changed()
+        return changed or self.guards.failed or (tripwire is not None and tripwire.tripped)
+
+    def stop_missed_violation(self) -> NoReturn:
+        """An audit event was judged a violation, but the hook could not end the call at once
+        (`stop` itself failed, at the edge of the stack): the event was refused, and the call
+        ends now that the tool has returned."""
+        self.stop("sandbox_violation", f"the tool triggered the audit event "
+                  f"{self.tripwire.violation!r}; it was refused, and the call ends here")
 
     def check_threads(self) -> None:
         """No thread may outlive a call. Nothing a tool may use starts one (and seccomp kills
@@ -454,7 +475,7 @@ def _lock_down(worker: Worker, init: dict[str, Any]) -> dict[str, list[object]]:
     if "audit_hook" in worker.skip:
         report["audit_hook"] = [False, "disabled"]
     else:
-        worker.tripwire = AuditTripwire(worker.stop, worker.filename)
+        worker.tripwire = AuditTripwire(worker.stop)
         worker.tripwire.install()
         worker.guards.tripwire = worker.tripwire
         report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
@@ -468,8 +489,11 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
     tripwire = worker.tripwire
     try:
         if tripwire is not None:
+            tripwire.tool_code = code  # the one exec of tool code the hook lets through
             tripwire.inside_tool = True
         exec(code, namespace)
+        if tripwire is not None:
+            tripwire.tool_code = None  # its one run is over
     except BaseException as exc:  # module-level failure: report, then end
         if tripwire is not None:
             tripwire.inside_tool = False  # reading the traceback raises audit events
@@ -478,6 +502,8 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
     finally:
         if tripwire is not None:
             tripwire.inside_tool = False
+    if tripwire is not None and tripwire.violation is not None:
+        worker.stop_missed_violation()
     run = namespace.get("run")
     if not callable(run):
         worker.channel.send_error("compile_error", "the tool defines no run(params) function",
