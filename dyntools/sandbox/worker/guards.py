@@ -23,12 +23,12 @@ Where values enter tool code, and what checks them:
 
 `check_value` refuses every value a tool must never hold: modules, code, frames, tracebacks,
 cells, generator frames' owners' internals, descriptors and property objects (their `fset`
-writes onto any object), weak references, `ForwardRef`s, the worker's own
-objects, classes that are not allowed members or builtins (`type` itself, metaclasses,
-anything built at run time), Python functions that are neither allowed members nor the tool's
-own (an unbound library method accepts a foreign `self`), built-in functions of modules that
-are not allowed members, and the policy's escape routes. Values of the plain built-in types
-pass on a set lookup: this is the hot path.
+writes onto any object; a `cached_property`'s lock is shared process-wide), weak references,
+`ForwardRef`s, the worker's own objects, classes that are not allowed members or builtins
+(`type` itself, metaclasses, anything built at run time), Python functions that are neither
+allowed members nor the tool's own (an unbound library method accepts a foreign `self`),
+built-in functions of modules that are not allowed members, and the policy's escape routes.
+Values of the plain built-in types pass on a set lookup: this is the hot path.
 """
 
 from __future__ import annotations
@@ -550,6 +550,24 @@ class Guards:
         self.output.clear()
         self.output_size = 0
         return text
+
+
+def refused_library_kinds() -> list[type]:
+    """Library kinds no tool may hold, beyond `FORBIDDEN_TYPES` (the worker forbids them with
+    its own objects' kinds): weak references (they reach objects behind the guards), typing's
+    `ForwardRef` (a compiled annotation string), and `functools.cached_property`, a class's
+    descriptor read off the class itself (its `lock` is shared by every instance: a tool that
+    held it could leave it locked, or read who holds it, from call to call)."""
+    import _weakref
+
+    kinds: list[type] = [_weakref.ReferenceType, _weakref.ProxyType,
+                         _weakref.CallableProxyType]
+    for module_name, name in (("typing", "ForwardRef"), ("functools", "cached_property")):
+        module = sys.modules.get(module_name)
+        kind = getattr(module, name, None) if module is not None else None
+        if isinstance(kind, type):
+            kinds.append(kind)
+    return kinds
 
 
 def safe_builtins(names: Iterable[str], guards: Guards) -> dict[str, Any]:

@@ -255,17 +255,10 @@ class Worker:
         return {"copy": {"copy": copy, "deepcopy": deepcopy}}
 
     def _worker_types(self) -> list[type]:
-        import _weakref
-
         from dyntools.sandbox.worker.audit import AuditTripwire
-        from dyntools.sandbox.worker.guards import Guards
+        from dyntools.sandbox.worker.guards import Guards, refused_library_kinds
 
-        kinds = [Worker, Channel, Guards, AuditTripwire, _weakref.ReferenceType,
-                 _weakref.ProxyType, _weakref.CallableProxyType]
-        typing = sys.modules.get("typing")
-        if typing is not None:
-            kinds.append(typing.ForwardRef)
-        return kinds
+        return [Worker, Channel, Guards, AuditTripwire, *refused_library_kinds()]
 
     def stop(self, reason: str, message: str) -> NoReturn:
         """End the call now: report on the protocol pipe and exit, uncatchable by the tool."""
