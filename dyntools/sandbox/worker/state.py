@@ -181,37 +181,48 @@ class ModuleState:
             if name in own and own[name] is value:
                 continue  # the worker's own name, still holding the worker's own object
             walk.value(value, 0, name)
-        self.reseed = _resetter()
-        self.reseed()
+        self.reset = _resetter()
+        self.reset()
         self.process = _process_state()
         self.fingerprint = self.process()
         self.clearers = [cache.cache_clear for cache in walk.caches]
-        self.checks = walk.checks()
+        self.sized, self.iterables, self.reads = walk.per_call()
+        self.lengths = tuple(map(len, self.sized))
+        self.loaded = tuple(self.objects())
+        self.arrays = tuple(walk.bytearrays)
+        self.array_copies = tuple(map(bytes, self.arrays))
+        self.has_process_state = bool(self.fingerprint)
+
+    def objects(self) -> Iterable[Any]:
+        """Everything compared by identity, in one pass (`Walk.per_call`)."""
+        if self.reads:
+            return chain(*self.iterables, *[map(read, group) for read, group in self.reads])
+        return chain(*self.iterables)
 
     def changed(self) -> bool:
         """Did the last call leave anything behind? (Resets what the worker resets and empties
         the caches it clears either way.) Any exception inside says yes."""
         try:
-            self.reseed()
+            self.reset()
             for clear in self.clearers:
                 clear()
             if self.opaque:
                 return True
-            namespace = self.namespace
-            if (len(namespace) != len(self.keys)
-                    or not all(map(is_, namespace.values(), self.values))
-                    or tuple(namespace) != self.keys):
+            # Every length first: with them equal, the two passes below line up item by item.
+            if tuple(map(len, self.sized)) != self.lengths:
                 return True
-            for check in self.checks:
-                if check():
-                    return True
-            return bool(self.process() != self.fingerprint)
+            if not all(map(is_, self.objects(), self.loaded)):
+                return True
+            if self.arrays and tuple(map(bytes, self.arrays)) != self.array_copies:
+                return True
+            return self.has_process_state and bool(self.process() != self.fingerprint)
         except BaseException:  # fail closed
             return True
 
     def changed_slowly(self) -> bool:
-        """The reference form of `changed`: walk everything again from the start and compare
-        the two images item by item (the tests hold the two to the same answers)."""
+        """The reference form of `changed`: every name looked up again, and everything the
+        walk registered read again one object at a time (`Walk.image`), compared with what
+        the same reading gave after load (the tests hold the two to the same answers)."""
         try:
             if self.opaque or self.walk is None:
                 return True
@@ -401,34 +412,27 @@ class Walk:
 
     # -- the per-call check ------------------------------------------------------------------
 
-    def checks(self) -> list[Callable[[], bool]]:
-        """Zero-argument checks, each True when what it watches changed since load."""
-        found: list[Callable[[], bool]] = []
-        for group, items in ((tuple(self.sequences), chain.from_iterable),
-                             (tuple(self.sets), chain.from_iterable)):
-            if group:
-                found.append(_same_items(group, items))
-        if self.mappings:
-            mappings = tuple(self.mappings)
-            found.append(_same_items(mappings, chain.from_iterable))
-            found.append(_same_items(mappings, _mapping_values))
-        if self.bytearrays:
-            arrays = tuple(self.bytearrays)
-            copies = tuple(map(bytes, arrays))
-            found.append(lambda: tuple(map(bytes, arrays)) != copies)
-        if self.factories:
-            found.append(_same_parts(tuple(self.factories), _default_factory))
-        if self.partials:
-            partials = tuple(self.partials)
-            found += [_same_parts(partials, part) for part in _partial_parts]
-        if self.cells:
-            found.append(_same_parts(tuple(self.cells), _cell_contents))
-        if self.functions:
-            functions = tuple(self.functions)
-            found.append(_same_parts(functions, _defaults))
-            found.append(_same_parts(functions, _kwdefaults))
+    def per_call(self) -> tuple[tuple[Any, ...], tuple[Any, ...],
+                                tuple[tuple[Callable[[Any], Any], tuple[Any, ...]], ...]]:
+        """What `ModuleState.changed` reads after each call: the objects whose lengths it
+        compares (the namespace and every container met); the live iterables it reads in
+        one pass (the namespace's names and values, every container's items in order, each
+        dict's keys and values: iterating a dict or a view of it reads it as it is now); and
+        the parts it reads off objects (`read`, `objects`): the closure cells' contents, the
+        tool's functions' defaults, the partials' parts, the default factories. Everything
+        is compared by identity with what the same pass read after load; with every length
+        equal, the two passes line up."""
+        namespace = self.namespace
+        containers = (*self.sequences, *self.sets, *self.mappings)
+        iterables = (namespace, namespace.values(), *containers,
+                     *[dict.values(mapping) for mapping in self.mappings])
+        func, args, keywords = _partial_parts
+        reads = tuple((read, tuple(group)) for group, parts in (
+            (self.cells, (_cell_contents,)), (self.functions, (_defaults, _kwdefaults)),
+            (self.partials, (func, args, keywords)), (self.factories, (_default_factory,)))
+            if group for read in parts)
         self.loaded_image = self.image()
-        return found
+        return (namespace, *containers), iterables, reads
 
     def image(self) -> list[_Same]:
         """Everything the per-call check compares, read again one object at a time: the
@@ -474,33 +478,6 @@ class _Same:
             self.what is other.what)
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _mapping_values(mappings: Iterable[Any]) -> Iterable[Any]:
-    return chain.from_iterable(map(dict.values, mappings))
-
-
-def _same_items(group: tuple[Any, ...],
-                items: Callable[[Iterable[Any]], Iterable[Any]]) -> Callable[[], bool]:
-    """A check of a group of containers: the same lengths, and the same objects in order."""
-    lengths = tuple(map(len, group))
-    loaded = tuple(items(group))
-
-    def changed() -> bool:
-        return tuple(map(len, group)) != lengths or not all(map(is_, items(group), loaded))
-
-    return changed
-
-
-def _same_parts(group: tuple[Any, ...], part: Callable[[Any], Any]) -> Callable[[], bool]:
-    """A check of one part of each object in a group (a cell's contents, a function's
-    defaults, ...): the same object as after load. Raising (an emptied cell) is a change."""
-    loaded = tuple(map(part, group))
-
-    def changed() -> bool:
-        return not all(map(is_, map(part, group), loaded))
-
-    return changed
 
 
 def _rules(walk: Walk) -> dict[type, Callable[[Any, int], None]]:
