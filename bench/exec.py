@@ -431,15 +431,15 @@ def state_check_costs(compare: Path | None) -> None:
               f" max {ratios[-1]:.2f}x")
 
 
-ZYGOTE_CHILD = "--zygote-child"
-
-
-def zygote_child(lock_down: bool) -> None:
-    """An already-imported parent that forks one child per call: the child locks itself down
-    (or not: the floor), runs the tool's module body and answers one call, then exits."""
-    import posix
-
+# An already-imported parent that forks one child per call: the child locks itself down (or
+# not: the floor), runs the tool's module body and answers one call, then exits. Started as a
+# worker is (`python -I -S`, the worker's modules only), so a fork copies a worker-sized process.
+ZYGOTE = textwrap.dedent('''
+    import marshal, posix, sys
+    sys.path.insert(0, sys.argv[1])
+    lock_down = sys.argv[2] == "1"
     from dyntools.sandbox.worker import process
+    from dyntools.sandbox.worker.protocol import read_frame
 
     channel = process._take_protocol_fds()
     process._preload()
@@ -451,7 +451,7 @@ def zygote_child(lock_down: bool) -> None:
         try:
             message = channel.receive(1 << 20)
         except EOFError:
-            return
+            break
         pid = posix.fork()
         if pid == 0:
             if lock_down:
@@ -461,14 +461,22 @@ def zygote_child(lock_down: bool) -> None:
             worker.answer(run, message[1])
             posix._exit(0)
         posix.waitpid(pid, 0)
+''')
 
 
-def zygote_round_trip(path: Path, count: int, lock_down: bool) -> list[float]:
-    """Calls through a zygote (`zygote_child`), timed from here as a warm call is."""
+def zygote_round_trip(path: Path, count: int, lock_down: bool) -> tuple[list[float], float]:
+    """Calls through a zygote (`ZYGOTE`), timed from here as a warm call is; and the CPU time
+    the zygote and its children used per call (user + system: what a loaded machine's wait
+    for a CPU does not inflate)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     spec = build_spec(path, module_name="echo_v1", policy=load_policy(),
                       limits=SandboxLimits(timeout_s=30.0))
-    child = subprocess.Popen([sys.executable, __file__, ZYGOTE_CHILD, str(int(lock_down))],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    checkout = str(Path(__file__).resolve().parents[1])
+    child = subprocess.Popen([sys.executable, "-I", "-S", "-c", ZYGOTE, checkout,
+                              str(int(lock_down))],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={})
     assert child.stdin and child.stdout
     wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
     os.write(wfd, frame(spec.init_message))
@@ -485,7 +493,9 @@ def zygote_round_trip(path: Path, count: int, lock_down: bool) -> list[float]:
     samples = timed(one, count)
     child.stdin.close()
     child.wait()
-    return samples
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return samples, cpu / (count + 3)
 
 
 def zygote_against_warm(files: dict[str, Path], count: int) -> None:
@@ -493,24 +503,25 @@ def zygote_against_warm(files: dict[str, Path], count: int) -> None:
     print(f"a fork per call from an already-imported parent against the warm call; "
           f"{load_text()}")
     rounds: dict[str, list[float]] = {"warm": [], "fork": [], "fork+lock": []}
+    cpu: dict[str, list[float]] = {"fork": [], "fork+lock": []}
     for _ in range(3):
         rounds["warm"] += warm_round_trip(files["trivial"], count * 20)
-        rounds["fork"] += zygote_round_trip(files["trivial"], count, lock_down=False)
-        rounds["fork+lock"] += zygote_round_trip(files["trivial"], count, lock_down=True)
+        for key, lock_down in (("fork", False), ("fork+lock", True)):
+            samples, per_call = zygote_round_trip(files["trivial"], count, lock_down)
+            rounds[key] += samples
+            cpu[key].append(per_call)
     warm = statistics.median(rounds["warm"])
     for label, key in (("warm call, new state check", "warm"),
                        ("fork per call, no lock-down (floor)", "fork"),
                        ("fork per call, lock-down + module body", "fork+lock")):
         median = statistics.median(rounds[key])
+        used = f"  CPU {ms(min(cpu[key])).strip()} a call" if key in cpu else ""
         print(f"  {label:40} {us(median)}  p90 {us(percentile(rounds[key], 0.9))}  "
-              f"{median / warm:7.1f}x the warm call")
+              f"{median / warm:7.1f}x the warm call{used}")
     print(f"  {load_text()}")
 
 
 def main() -> None:
-    if len(sys.argv) == 3 and sys.argv[1] == ZYGOTE_CHILD:
-        zygote_child(sys.argv[2] == "1")
-        return
     if len(sys.argv) == 4 and sys.argv[1] == "--warm-child":
         import dyntools
 
