@@ -29,6 +29,9 @@ NEVER_ON_CALL = (
     "dyntools.capabilities.pinning", "dyntools.capabilities.redaction",
     "dyntools.executors.ray_executor", "dyntools.executors.node_actor",
     "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",
+    # the decision chain: its checks and the record of accepted heads only with trusted keys,
+    # its writing only for a decision
+    "dyntools.registry.chain", "dyntools.registry.chainwrite", "dyntools.registry.freshness",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
     # and the standard library's heavier corners the call path has no use for: OpenSSL

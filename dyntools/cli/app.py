@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "reject": "review_cmd",
     "activate": "review_cmd",
     "retire": "review_cmd",
+    "sign-state": "review_cmd",
     "exec": "sandbox_cmd",
     "doctor": "sandbox_cmd",
     "ui": "ui_cmd",

@@ -91,11 +91,14 @@ audit_log_option = click.option(
 trusted_keys_click = click.option(
     "--trusted-keys", "trusted_keys", type=click.Path(dir_okay=False), default=None,
     help="A file of trusted Ed25519 public keys, one a line (default: "
-         "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused.")
+         "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused, and "
+         "tools whose decision chain does not vouch for what is served.")
 sign_key_click = click.option(
     "--sign-key", "sign_key", type=click.Path(dir_okay=False), default=None,
-    help="Sign the approved version record with this Ed25519 key (default: "
-         "DYNTOOLS_SIGNING_KEY; dyntools keygen makes one).")
+    help="Sign the decision with this Ed25519 key (default: DYNTOOLS_SIGNING_KEY; dyntools "
+         "keygen makes one): its record joins the tool's decision chain, and an approved "
+         "version's record is signed too. With trusted keys, a decision needs one of them "
+         "(exit 14).")
 
 
 CAPABILITIES_HELP = ("The operator's capability policy (TOML): which hosts, secrets and tools a "

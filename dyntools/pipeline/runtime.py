@@ -180,6 +180,9 @@ class Runtime:
             return record
         if name not in self.registry.names():
             raise UnknownTool(f"unknown tool {name!r}", tool=name)
+        refusal = self.registry.refusal(name)  # with trusted keys: its decision chain
+        if refusal is not None:
+            raise refusal
         raise VersionUnusable(f"tool {name!r} has no usable version (all quarantined, "
                               "rejected, or none is current)", tool=name)
 

@@ -27,10 +27,14 @@ from starlette.responses import (
 from dyntools.base.log import get_logger
 from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import (
+    ChainMismatch,
     DyntoolsError,
     GateRejected,
+    NoChain,
     PendingApproval,
     PersistError,
+    SigningKeyRequired,
+    TrustStateError,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -76,6 +80,12 @@ def render(request: Request, template: str, http_status: int = 200,
 def status_for(error: DyntoolsError) -> int:
     if isinstance(error, UnknownTool | UnknownVersion):
         return 404
+    if isinstance(error, SigningKeyRequired):
+        return 403  # this page may not decide: it has no trusted key
+    if isinstance(error, ChainMismatch | NoChain):
+        return 409
+    if isinstance(error, TrustStateError):
+        return 503
     if isinstance(error, VerificationFailed | GateRejected):
         return 422
     if isinstance(error, PendingApproval | VersionUnusable):
@@ -176,6 +186,8 @@ def version_page(request: Request) -> HTMLResponse:
     return render(request, "version.html", view=view,
                   lines=source_lines(view.text, view.findings) if view.text is not None else [],
                   done=DONE.get(done), signer=ui.signer is not None,
+                  trusted=ui.registry.trusted_keys is not None,
+                  chain=ui.registry.tool(name).chain,
                   by_default=default_approver(),
                   rules={code: rule.title for code, rule in RULES.items()})
 
