@@ -382,7 +382,8 @@ class Worker:
     def spent_after_call(self) -> bool:
         """After a call (the tool's flag already off): end now if the audit hook judged an
         event a violation it could not stop; otherwise, must the worker end after its reply?
-        (The state check runs either way: it reseeds `random` and empties caches.)"""
+        (The state check runs either way: it resets what the worker resets after each call
+        and empties the caches it clears.)"""
         tripwire = self.tripwire
         if tripwire is not None and tripwire.violation is not None:
             self.stop_missed_violation()
