@@ -1,10 +1,10 @@
 """What `dyntools ensure` and `dyntools call` share: their exit codes, how they fail and how
 they open the registry.
 
-A module of its own, without click, so that `dyntools call` (call_run.py) loads none of what
-only `ensure` needs (the generators' names and models, the station display, the catalog),
-and its fast path no click: a cold call's start-up is its cost (bench/startup.py,
-tests/test_startup.py). The options they share are in options.py (`common_options`).
+A module of its own, so that `dyntools call` (call_cmd.py) loads none of what only `ensure`
+needs (the generators' names and models, the station display, the catalog): a cold call's
+start-up is its cost (bench/startup.py, tests/test_startup.py). The options they share are in
+options.py (`common_options`).
 
 Exit codes (the same numbers as `exec` for the sandbox reasons):
     0 ok                      8 sandbox_violation
@@ -30,14 +30,10 @@ import json
 import sys
 from typing import Any
 
+import click
+
 from dyntools.base.terminal import terminal_safe
-from dyntools.cli.values import (
-    echo,
-    echo_error,
-    registry_root,
-    setup_logging,
-    trusted_keys_option,
-)
+from dyntools.cli.options import echo_error, registry_root, setup_logging, trusted_keys_option
 from dyntools.errors import (
     BadResult,
     ChainMismatch,
@@ -121,7 +117,7 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
     with its code."""
     code = exit_code_for(error)
     if as_json:
-        echo(json.dumps({"ok": False, "error": error.as_dict(),
+        click.echo(json.dumps({"ok": False, "error": error.as_dict(),
                          "stations": [e.as_dict() for e in stations]}, indent=2))
     else:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []

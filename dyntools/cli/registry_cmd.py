@@ -41,6 +41,7 @@ from dyntools.errors import (
     ChainMismatch,
     DyntoolsError,
     GateRejected,
+    LayerUnavailable,
     NoChain,
     PendingApproval,
     PolicyLoadError,
@@ -124,8 +125,9 @@ def _fail(exc: DyntoolsError) -> None:
                 f"{terminal_safe(finding['message'])}",
                 err=True,
             )
+    # ensure's codes: 12, 17, 14 and 16, and 10 (a sandbox below its default minimum)
     if isinstance(exc, VerificationFailed | PendingApproval | SigningKeyRequired | ChainMismatch
-                  | NoChain | TrustStateError):
+                  | NoChain | TrustStateError | LayerUnavailable):
         sys.exit(exit_code_for(exc))
     sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
 

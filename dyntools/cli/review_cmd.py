@@ -28,7 +28,13 @@ import click
 
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
-from dyntools.cli.options import json_option, sign_key_click, signer_option
+from dyntools.cli.options import (
+    allow_weaker_click,
+    allow_weaker_option,
+    json_option,
+    sign_key_click,
+    signer_option,
+)
 from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
 from dyntools.errors import DyntoolsError, UsageError
 from dyntools.registry.config import APPROVAL_POLICIES, RegistryConfig, read_config, write_config
@@ -148,10 +154,12 @@ def pending(registry: Registry, as_json: bool) -> None:
 @sign_key_click
 @click.option("--activate/--no-activate", default=True, show_default=True,
               help="Make the approved version current.")
+@allow_weaker_click
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
 def approve(registry: Registry, *, name: str, version: int | None, file_path: str | None,
             example_texts: tuple[str, ...], contract_change: bool, reason: str | None,
-            by: str | None, sign_key: str | None, activate: bool, as_json: bool) -> None:
+            by: str | None, sign_key: str | None, activate: bool, allow_weaker_sandbox: bool,
+            as_json: bool) -> None:
     """Approve a pending version or a dropped-in vN.py (NAME VERSION), or add a file as a new
     version (NAME --file PATH), after verifying it as ensure does.
 
@@ -166,10 +174,16 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
     data = None
     if file_path is not None:
         # The gate refuses anything over its size limit; reading one byte more is enough to
-        # know, and /dev/zero or an endless pipe cannot fill memory.
-        with open(file_path, "rb") as handle:
-            data = handle.read(registry.policy.limits.max_bytes + 1)
-    with Dyntools(registry, signer=signer) as dt:
+        # know. A regular file only: a FIFO or a device is refused without a wait.
+        from dyntools.base.regular_files import read_regular
+
+        try:
+            data = read_regular(file_path, registry.policy.limits.max_bytes + 1)
+        except OSError as exc:
+            raise UsageError(f"--file {file_path}: cannot read it ({exc.strerror or exc})"
+                             ) from None
+    with Dyntools(registry, signer=signer,
+                  allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
         record, report = dt.approve(
             name, version, source=data, examples=examples, contract_change=contract_change,
             by=by, reason=reason, activate=activate,

@@ -30,6 +30,7 @@ from dyntools.errors import (
     ChainMismatch,
     DyntoolsError,
     GateRejected,
+    LayerUnavailable,
     NoChain,
     PendingApproval,
     PersistError,
@@ -73,8 +74,19 @@ def render(request: Request, template: str, http_status: int = 200,
     ui = _ui(request)
     html = ui.templates.get_template(template).render(
         csrf=ui.session.csrf if _authed(request) else "",
-        registry_root=str(ui.registry.root), path=request.url.path, **context)
+        registry_root=str(ui.registry.root), path=request.url.path,
+        **_weaker_sandbox(ui), **context)
     return HTMLResponse(html, status_code=http_status)
+
+
+def _weaker_sandbox(ui: Any) -> dict[str, Any]:
+    """The banner every page shows when the operator allowed a sandbox below the minimum."""
+    from dyntools.sandbox.minimum import ALLOW_WEAKER_ENV, MINIMUM_TEXT
+
+    allowed = bool(ui.dyntools.allow_weaker_sandbox)
+    return {"weaker_sandbox": allowed, "minimum_text": MINIMUM_TEXT,
+            "weaker_source": ("--allow-weaker-sandbox" if ui.weaker_sandbox_flag
+                              else f"{ALLOW_WEAKER_ENV}=1")}
 
 
 def status_for(error: DyntoolsError) -> int:
@@ -92,8 +104,8 @@ def status_for(error: DyntoolsError) -> int:
         return 409
     if isinstance(error, UsageError):
         return 400
-    if isinstance(error, PersistError):
-        return 503
+    if isinstance(error, PersistError | LayerUnavailable):
+        return 503  # the host cannot do it now (a read-only registry, a sandbox below minimum)
     return 500
 
 
