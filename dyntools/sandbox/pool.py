@@ -406,6 +406,18 @@ def _take_spare() -> tuple[Interpreter, EmptyDirectory] | None:
     return spare
 
 
+def warm_up() -> None:
+    """Start this process's zygote now (sandbox/zygote.py), for the pools it will create:
+    `Dyntools(...)` calls it, so that the zygote's interpreter starts while the registry
+    opens and the first tool is checked. Nothing when a prestarted interpreter waits for a
+    pool (`prestart`: a one-shot `dyntools call` needs no zygote) or no zygote can be
+    used here."""
+    with _spare_lock:
+        if _spare:
+            return
+    zygote.shared()
+
+
 def _end_spare() -> None:
     with _spare_lock:
         left, _spare[:] = list(_spare), []
