@@ -145,6 +145,80 @@ def _memory_holds(pid: int, needles: list[bytes]) -> list[bytes]:
     return sorted(found)
 
 
+# With the Python layers off (the tool's code runs as written), the OS layers alone must keep a
+# child from the zygote's memory and state and from a sibling's: they share an address-space
+# layout (docs/sandbox.md, "The zygote"), and that must be all they share.
+PRY = '''
+import os
+
+def _attempt(fn):
+    try:
+        fn()
+    except BaseException as exc:  # refused, one way or another
+        return "refused: " + type(exc).__name__
+    return "DONE"
+
+def _read(path):
+    def read():
+        with open(path, "rb") as opened:
+            opened.read(64)
+    return read
+
+def _vm_read(pid):
+    def read():
+        import ctypes
+
+        class IoVec(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_void_p), ("size", ctypes.c_size_t)]
+
+        buffer = ctypes.create_string_buffer(64)
+        here = IoVec(ctypes.cast(buffer, ctypes.c_void_p), 64)
+        there = IoVec(id(os), 64)  # the same layout: this address is os's there too
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.process_vm_readv(pid, ctypes.byref(here), 1, ctypes.byref(there), 1, 0) < 0:
+            raise OSError(ctypes.get_errno(), "process_vm_readv")
+    return read
+
+def run(params):
+    got = {}
+    for who in ("zygote", "sibling"):
+        pid = params[who]
+        if params["try"] == "memory":  # the seccomp filter may kill the worker for it
+            got[who + " process_vm_readv"] = _attempt(_vm_read(pid))
+            continue
+        for what in ("mem", "environ", "maps", "stat"):
+            got[who + " " + what] = _attempt(_read(f"/proc/{pid}/{what}"))
+        got[who + " signal"] = _attempt(lambda: os.kill(pid, 0))
+    return got
+'''
+
+
+def test_a_child_cannot_reach_the_zygotes_or_a_siblings_memory_or_state(tool, policy, limits):
+    with WorkerPool(tool(PRY), module_name="forked_v1", policy=policy, limits=limits,
+                    size=2, allow_weaker_sandbox=True,
+                    _skip_layers=frozenset({"restricted", "audit_hook"})) as pool:
+        pool.start()
+        first, second = list(pool._idle)
+        assert first.interpreter.forked and second.interpreter.forked
+        zygote = zygote_module.shared()
+        assert zygote is not None
+        pids = {"zygote": zygote.process.pid, "sibling": second.pid}
+        result, _ = first.call_result({**pids, "try": "files"})
+        assert len(result) == 10
+        try:
+            memory, _ = first.call_result({**pids, "try": "memory"})
+        except SandboxViolation as exc:  # killed for the system call: refused too
+            assert "seccomp" in str(exc)
+            memory = {}
+        else:
+            assert len(memory) == 2
+        assert second.call_result({"zygote": 1, "sibling": 1, "try": "files"})[0]
+        assert zygote.alive()
+    reached = {what: how for what, how in {**result, **memory}.items()
+               if not how.startswith("refused")}
+    assert not reached, f"a child reached {reached}"
+
+
 LOOP = '''
 def run(params):
     while True:
