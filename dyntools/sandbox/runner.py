@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +38,7 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.sandbox.minimum import MINIMUM_TEXT, below_minimum_message, missing_for_minimum
-from dyntools.sandbox.placement import Placement
+from dyntools.sandbox.placement import Placement, gil_watch, others_cpu
 from dyntools.sandbox.spec import WorkerSpec
 from dyntools.sandbox.worker import protocol
 from dyntools.sandbox.zygote import ForkedProcess, Zygote, ZygoteError
@@ -383,8 +384,22 @@ class WorkerProcess:
         if not isinstance(params, dict):
             raise UsageError(f"params must be a dict, got {type(params).__name__}")
         check_plain_data(params)
+        in_flight = gil_watch.enter()
+        try:
+            return self._exchange(params, timeout, host, in_flight)
+        finally:
+            gil_watch.leave()
+
+    def _exchange(self, params: dict[str, Any], timeout: float | None,
+                  host: HostHandler | None, in_flight: int) -> tuple[dict[str, Any], str]:
+        """Send one call and take its one reply (`call_result`; `in_flight`: calls of this
+        process waiting for a reply, this one included)."""
         call_id = self._call_id()
-        spin = self._spin_for_call()
+        spin = self._spin_for_call(in_flight)
+        # A spinning call beside other Python threads: what they computed meanwhile says
+        # whether the spin kept them from the GIL (placement.py).
+        watched = others_cpu() if spin and threading.active_count() > 1 else -1.0
+        began = _monotonic()
         try:
             payload = marshal.dumps((call_id, params, spin))
         except ValueError as exc:
@@ -419,6 +434,8 @@ class WorkerProcess:
                 break
             self._answer(request, host, deadline)
         self.broken = False
+        if watched >= 0.0:
+            gil_watch.judge(others_cpu() - watched, _monotonic() - began)
         ok = reply.get("ok", _MISSING)
         if ok is not _MISSING:
             if not isinstance(ok, dict):
@@ -435,15 +452,16 @@ class WorkerProcess:
             self.kill()
         raise error
 
-    def _spin_for_call(self) -> float:
-        """How long both sides may poll during this call (placement.py). A one-shot call
-        (the CLI's) never pays for placement: ctypes, sched_setaffinity."""
+    def _spin_for_call(self, in_flight: int) -> float:
+        """How long both sides may poll during this call (placement.py), with `in_flight`
+        calls of this process waiting for a reply. A one-shot call (the CLI's) never pays
+        for placement: ctypes, sched_setaffinity."""
         placement = self._placement
         if placement is None:
             if not self.calls:
                 return 0.0
             placement = self._placement = Placement(self.pid)
-        return placement.spin()
+        return placement.spin(in_flight)
 
     def _call_id(self) -> int:
         """An id the worker cannot predict: a frame sent ahead of time, or a second reply,
