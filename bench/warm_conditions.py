@@ -3,6 +3,7 @@
     .venv/bin/python bench/warm_conditions.py [--quick] [--machines idle,busy]
                                               [--compare CHECKOUT] [--only warm,cold,concurrent]
                                               [--waits default,block,spin] [--hosts ...]
+                                              [--apis pool,dyntools]
 
 Every cell runs in a fresh process (the checkout's dyntools first on its path), so that what
 one condition leaves behind (threads, a zygote, a warm cache) is never another's: the pipe
@@ -118,9 +119,9 @@ def force_wait(wait: str) -> None:
     from dyntools.sandbox import placement
 
     if wait == "block":
-        placement.Placement.spin = lambda self: 0.0  # type: ignore[method-assign]
+        placement.Placement.spin = lambda self, *_: 0.0  # type: ignore[method-assign]
     elif wait == "spin":
-        def spin_whatever_threads(self: Any) -> float:
+        def spin_whatever_threads(self: Any, *_: Any) -> float:
             cpu = self.cpu
             if cpu is None or len(self.allowed) < 2:
                 return 0.0
@@ -261,7 +262,7 @@ def _us(seconds: float) -> str:
 
 
 def warm(folder: Path, checkouts: list[Path], machines: list[str], count: int,
-         waits: list[str], hosts: list[str]) -> None:
+         waits: list[str], hosts: list[str], apis: list[str]) -> None:
     import conditions
 
     print(f"warm calls in the hosts' conditions, against the pipe floor of the same process "
@@ -273,7 +274,7 @@ def warm(folder: Path, checkouts: list[Path], machines: list[str], count: int,
     print(header)
     for machine in machines:
         with _machine(machine):
-            for api in ("pool", "dyntools"):
+            for api in apis:
                 for host in hosts:
                     for checkout, wait in [(c, w) for c in checkouts for w in waits]:
                         got = _run_child(checkout, ["--child", "warm", api, host, str(count),
@@ -348,6 +349,7 @@ def main() -> None:
     parser.add_argument("--machines", default="idle,busy")
     parser.add_argument("--only", default="warm,concurrent,cold")
     parser.add_argument("--compare", type=Path, default=None)
+    parser.add_argument("--apis", default="pool,dyntools")
     parser.add_argument("--waits", default="default",
                         help=f"comma-separated, of {', '.join(WAITS)} (force_wait)")
     parser.add_argument("--hosts", default=",".join(HOST_NAMES),
@@ -357,18 +359,22 @@ def main() -> None:
     hosts = args.hosts.split(",")
     if set(waits) - set(WAITS) or set(hosts) - set(HOST_NAMES):
         parser.error(f"--waits of {WAITS}, --hosts of {HOST_NAMES}")
-    run(args.quick, args.machines.split(","), args.only.split(","), args.compare, waits, hosts)
+    apis = args.apis.split(",")
+    if set(apis) - {"pool", "dyntools"}:
+        parser.error("--apis of pool, dyntools")
+    run(args.quick, args.machines.split(","), args.only.split(","), args.compare, waits, hosts,
+        apis)
 
 
 def run(quick: bool, machines: list[str], parts: list[str], compare: Path | None,
-        waits: list[str], hosts: list[str]) -> None:
+        waits: list[str], hosts: list[str], apis: list[str]) -> None:
     checkouts = [THIS] + ([compare] if compare is not None else [])
     with tempfile.TemporaryDirectory(prefix="dyntools-conditions-") as name:
         folder = Path(name)
         PYCACHE[:] = [folder / "pycache"]
         build(folder)
         if "warm" in parts:
-            warm(folder, checkouts, machines, 2000 if quick else 8000, waits, hosts)
+            warm(folder, checkouts, machines, 2000 if quick else 8000, waits, hosts, apis)
             print()
         if "concurrent" in parts:
             concurrent(folder, checkouts, machines, 2, 1.0 if quick else 3.0)
