@@ -228,7 +228,17 @@ class Worker:
         from dyntools.sandbox.worker import hostapi
 
         return hostapi.build(self.channel, lambda value: "".join(_encode_json(value, 0)),
-                             init["max_host_answer_bytes"])
+                             init["max_host_answer_bytes"], take_output=self.printed_so_far)
+
+    def printed_so_far(self) -> str:
+        """What the tool printed since the last request frame, for the next one. The count
+        against the output cap is not reset: the cap holds for the whole call."""
+        output = self.guards.output
+        if not output:
+            return ""
+        text = "".join(output)
+        output.clear()
+        return text
 
     def _harden(self) -> dict[str, dict[str, Any]]:
         """Make the allowed modules safe before any view of them exists (see `hardening`);

@@ -1,0 +1,45 @@
+"""One segment of a script in one sandboxed worker: started, called once, ended.
+
+A script's worker is a tool worker (dyntools/sandbox/): the same init message, the same
+layers checked against /proc before any of its code runs, the same refusal below the
+default minimum unless the operator opted in, and the same RestrictedPython transform of its
+tree (the wrapped script, dyntools/codemode/wrap.py). It serves one call and ends: a script
+is run once, so a warm pool would only hold a worker nothing reuses. Scripts run on this
+machine whatever the executor; the tools they call run where that executor puts them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from dyntools.codemode.host import ScriptHost
+from dyntools.gate.policy import Policy
+from dyntools.sandbox.limits import SandboxLimits
+from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, Interpreter, WorkerProcess
+from dyntools.sandbox.spec import build_spec
+
+
+def run_in_worker(*, source: str, tree: ast.Module, inputs: dict[str, Any], host: ScriptHost,
+                  path: Path, module_name: str, policy: Policy, limits: SandboxLimits,
+                  require_layers: frozenset[str], allow_weaker_sandbox: bool) -> CallOutcome:
+    """Run the wrapped `tree` once with `inputs`, its requests answered by `host`. Raises
+    what the worker's call raises (a DyntoolsError, or what `host` raised)."""
+    cwd = EmptyDirectory()
+    try:
+        # Started first: the interpreter starts while this process transforms the script.
+        interpreter = Interpreter(cwd.path)
+        try:
+            spec = build_spec(path, module_name=module_name, policy=policy, limits=limits,
+                              require_layers=require_layers, source=source, tree=tree,
+                              on_imports=interpreter.preimport,
+                              allow_weaker_sandbox=allow_weaker_sandbox)
+            worker = WorkerProcess(spec, cwd.path, interpreter=interpreter)
+            worker.start()
+            host.started()
+            return worker.call(inputs, host=host, on_output=host.printed)
+        finally:
+            interpreter.kill()
+    finally:
+        cwd.remove()
