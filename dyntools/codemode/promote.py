@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from dyntools.codemode.host import ToolSurface
     from dyntools.generators.base import Generator
     from dyntools.pipeline.ensure import EnsureResult
+    from dyntools.pipeline.events import StationListener
 
 GENERATOR_ID = "promote"
 PARAMETER = "params"
@@ -69,7 +70,8 @@ class PromotingPipeline(Protocol):
 
     def ensure(self, spec: ToolSpec | str, *, generator: Generator | None = None,
                new_version: bool = False, require_approval: bool = False,
-               tools: Any = None) -> EnsureResult: ...
+               tools: Any = None, on_station: StationListener | None = None,
+               ) -> EnsureResult: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,8 @@ class PromotedGenerator:
 
 
 def promote(pipeline: Any, run_id: str, name: str, description: str | None = None, *,
-            require_approval: bool = False, tools: ToolSurface | None = None) -> EnsureResult:
+            require_approval: bool = False, tools: ToolSurface | None = None,
+            on_station: StationListener | None = None) -> EnsureResult:
     """Turn kept run `run_id` into tool `name` (a new version when `name` has versions)."""
     from dyntools.codemode.engine import run_store
     from dyntools.gate import check_script
@@ -127,7 +130,7 @@ def promote(pipeline: Any, run_id: str, name: str, description: str | None = Non
         exists = name in pipeline.registry.names()
         result: EnsureResult = pipeline.ensure(
             ToolSpec(name, description or ""), generator=generator, new_version=exists,
-            require_approval=require_approval, tools=tools)
+            require_approval=require_approval, tools=tools, on_station=on_station)
         record.promoted = {"tool": name, "version": result.version,
                            "sha256": result.record.sha256, "status": result.record.status}
         get_logger("codemode", run_id=run_id).info(

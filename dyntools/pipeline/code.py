@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from dyntools.codemode.outcome import RunOutcome
     from dyntools.codemode.record import RunRecord
     from dyntools.pipeline.ensure import EnsureResult
+    from dyntools.pipeline.events import StationListener
     from dyntools.pipeline.toolmeta import Tool
 
 
@@ -49,16 +50,17 @@ class CodeRunning(PipelineCore):
         return resume_run(self, run_id, tools)
 
     def promote(self, run_id: str, name: str, description: str | None = None, *,
-                require_approval: bool = False,
-                tools: ToolSurface | None = None) -> EnsureResult:
+                require_approval: bool = False, tools: ToolSurface | None = None,
+                on_station: StationListener | None = None) -> EnsureResult:
         """Make tool `name` from run `run_id`, which ended ok with a JSON object (PARAMS from
         its inputs, EXAMPLES from the recorded run, CAPABILITIES for the tools it calls),
         through `ensure`: gated, verified, persisted under the approval policy. Raises
-        PromotionRefused (why it cannot), and what `ensure` raises."""
+        PromotionRefused (why it cannot), and what `ensure` raises; `on_station` sees
+        `ensure`'s stations."""
         from dyntools.codemode.promote import promote
 
         return promote(self, run_id, name, description, require_approval=require_approval,
-                       tools=tools)
+                       tools=tools, on_station=on_station)
 
     def runs(self) -> list[RunRecord]:
         """Every kept script run of this registry, newest first."""
