@@ -11,14 +11,22 @@ machine whatever the executor; the tools they call run where that executor puts 
 from __future__ import annotations
 
 import ast
+import threading
 from pathlib import Path
 from typing import Any
 
 from dyntools.codemode.host import ScriptHost
+from dyntools.errors import Overloaded
 from dyntools.gate.policy import Policy
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import CallOutcome, EmptyDirectory, Interpreter, WorkerProcess
 from dyntools.sandbox.spec import build_spec
+
+# Script workers one process runs at once (an MCP server or an agent loop may run many
+# scripts in parallel, and each is a worker of its own, not one from a bounded pool); a run
+# past it waits for a slot within its own time, then is refused (Overloaded).
+MAX_CONCURRENT_SCRIPTS = 8
+_SLOTS = threading.BoundedSemaphore(MAX_CONCURRENT_SCRIPTS)
 
 
 def run_in_worker(*, source: str, tree: ast.Module, inputs: dict[str, Any], host: ScriptHost,
@@ -26,6 +34,21 @@ def run_in_worker(*, source: str, tree: ast.Module, inputs: dict[str, Any], host
                   require_layers: frozenset[str], allow_weaker_sandbox: bool) -> CallOutcome:
     """Run the wrapped `tree` once with `inputs`, its requests answered by `host`. Raises
     what the worker's call raises (a DyntoolsError, or what `host` raised)."""
+    if not _SLOTS.acquire(timeout=limits.timeout_s):
+        raise Overloaded(f"{MAX_CONCURRENT_SCRIPTS} scripts were already running in this "
+                         f"process for the whole of this run's {limits.timeout_s:g} s",
+                         max_concurrent=MAX_CONCURRENT_SCRIPTS)
+    try:
+        return _run(source=source, tree=tree, inputs=inputs, host=host, path=path,
+                    module_name=module_name, policy=policy, limits=limits,
+                    require_layers=require_layers, allow_weaker_sandbox=allow_weaker_sandbox)
+    finally:
+        _SLOTS.release()
+
+
+def _run(*, source: str, tree: ast.Module, inputs: dict[str, Any], host: ScriptHost,
+         path: Path, module_name: str, policy: Policy, limits: SandboxLimits,
+         require_layers: frozenset[str], allow_weaker_sandbox: bool) -> CallOutcome:
     cwd = EmptyDirectory()
     try:
         # Started first: the interpreter starts while this process transforms the script.

@@ -21,8 +21,10 @@ then the oldest waiting ones.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -61,11 +63,9 @@ class RunStore:
         """The kept record of `run_id`; UnknownRun when there is none (never made, or
         removed by retention), RunLimitExceeded... never: a record that cannot be read or is
         not well formed is UnknownRun too, with why."""
-        from dyntools.registry.store import read_regular
-
         path = self.path_of(run_id)
         try:
-            data = read_regular(path, self.max_record_bytes + 1)
+            data = _read_own(path, self.max_record_bytes + 1)
         except FileNotFoundError:
             raise UnknownRun(f"no run {run_id} is kept in {self.folder} (never made here, or "
                              "removed by the retention limit)", run_id=run_id) from None
@@ -179,6 +179,7 @@ class RunStore:
                 removed.append(run_id)
                 count -= 1
                 total -= size
+                (self.folder / f".{run_id}.lock").unlink(missing_ok=True)
             del waiting
         return removed
 
@@ -209,7 +210,7 @@ class RunStore:
             raise UnknownRun(f"no run {run_id} is kept in {self.folder}", run_id=run_id)
         # A lock object of its own per claim: filelock's locks are reentrant within a
         # thread, and a second claim from the same thread must be refused too.
-        lock = filelock.FileLock(self.folder / f".{run_id}.lock", timeout=0,
+        lock = filelock.FileLock(self.folder / f".{run_id}.lock", timeout=0, mode=0o600,
                                  thread_local=False, is_singleton=False)
         try:
             lock.acquire()
@@ -223,6 +224,30 @@ class RunStore:
             yield
         finally:
             lock.release()
+
+
+def _read_own(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of `path`: a regular file (no symlink followed) that this user
+    owns and no one else may write. A record steers a resume (its replayed results, its
+    source), so one another user could have written is not read."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "is not a regular file")
+        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            raise OSError(errno.EPERM, "is owned by another user or writable by others")
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _dumps(record: RunRecord) -> bytes:

@@ -138,5 +138,7 @@ def check_script_host_use(policy: Policy, imports: list[ast.stmt], uses: list[Ho
             continue
         if use.member not in policy.modules[use.module].requires:
             continue
+        if isinstance(use.node, ast.Name):
+            continue  # a name bound by `from host import member`: reported at its import
         report(use.node, "DT403", f"{use.module}.{use.member} is for tools that declare "
                f"CAPABILITIES; a script declares none and calls tools as {_CALL_FORM}")

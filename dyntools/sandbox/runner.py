@@ -413,10 +413,16 @@ class WorkerProcess:
 
     def _printed(self, out: Any, printed: list[str], on_output: OutputListener | None) -> None:
         """What the tool printed before a request (sandbox/worker/hostapi.py), kept for the
-        call's output and told to `on_output`; a listener that fails ends the call."""
+        call's output and told to `on_output`; a listener that fails ends the call. The
+        worker stops a tool that prints past its cap (in UTF-8 bytes, at least as many as
+        characters): more than that over the call is a worker that ignored its own cap."""
         if not out:
             return
         text = out if type(out) is str else str(out)
+        if sum(map(len, printed)) + len(text) > self._limits.max_output_bytes:
+            self.kill()
+            raise BadResult(f"the worker sent more output than its cap of "
+                            f"{self._limits.max_output_bytes} bytes; it was killed")
         printed.append(text)
         if on_output is not None:
             try:
