@@ -117,6 +117,7 @@ def promote(pipeline: Any, run_id: str, name: str, description: str | None = Non
     store = run_store(pipeline)
     with store.claim(run_id):
         record = store.load(run_id)
+        refuse_unless_promotable(record)
         raw = record.source.encode("utf-8", "surrogatepass")
         report = check_script(raw, pipeline.policy, path="<script>")
         if report.sha256 != record.sha256:
@@ -147,16 +148,7 @@ def promoted_source(record: RunRecord, name: str, description: str | None) -> st
     """The tool file for `record` (see the module docstring); PromotionRefused says why
     there is none."""
     run_id = record.run_id
-    if record.status != OK:
-        raise PromotionRefused(f"run {run_id} is {record.status}; only a run that ended ok "
-                               "can become a tool", run_id=run_id)
-    if not isinstance(record.result, dict):
-        raise PromotionRefused(f"run {run_id}'s result is {type(record.result).__name__}, not "
-                               "a JSON object: a tool's run(params) returns an object, and its "
-                               "EXAMPLES hold that object", run_id=run_id)
-    if record.trimmed and not record.inputs and record.result is None:
-        raise PromotionRefused(f"run {run_id} was too large to keep whole: its inputs and "
-                               "result were not kept", run_id=run_id)
+    refuse_unless_promotable(record)
     tree = ast.parse(record.source, filename="<script>")
     _refuse_global(tree, run_id)
     plan = _Plan(tree, record.source, run_id)
@@ -196,6 +188,21 @@ def promoted_source(record: RunRecord, name: str, description: str | None) -> st
         body=body, decorator_list=[], returns=None, type_comment=None)
     lines += ["", "", ast.unparse(ast.fix_missing_locations(ast.Module([run], [])))]
     return "\n".join(lines) + "\n"
+
+
+def refuse_unless_promotable(record: RunRecord) -> None:
+    """PromotionRefused unless `record` ended ok with a JSON object that was kept whole."""
+    run_id = record.run_id
+    if record.status != OK:
+        raise PromotionRefused(f"run {run_id} is {record.status}; only a run that ended ok "
+                               "can become a tool", run_id=run_id)
+    if record.trimmed and not record.inputs and record.result is None:
+        raise PromotionRefused(f"run {run_id} was too large to keep whole: its inputs and "
+                               "result were not kept", run_id=run_id)
+    if not isinstance(record.result, dict):
+        raise PromotionRefused(f"run {run_id}'s result is {type(record.result).__name__}, not "
+                               "a JSON object: a tool's run(params) returns an object, and its "
+                               "EXAMPLES hold that object", run_id=run_id)
 
 
 def params_schema(inputs: dict[str, Any]) -> dict[str, Any]:

@@ -95,6 +95,7 @@ def is_future_import(stmt: ast.stmt) -> bool:
 
 def wrap_script(tree: ast.Module) -> ast.Module:
     """The worker's tree for `tree`, a script the gate accepted (changed in place)."""
+    calls = bool(tool_calls(tree))
     body: list[ast.stmt] = []
     for stmt in tree.body:
         if not is_future_import(stmt):
@@ -105,14 +106,18 @@ def wrap_script(tree: ast.Module) -> ast.Module:
     if tree.body:
         last = tree.body[-1]
         end_line = last.end_lineno or last.lineno
-    first = ast.Import(names=[ast.alias(name=HOST_MODULE, asname=TOOLS)])
+    # Only a script that calls tools gets the worker's `host` stubs (the worker builds them
+    # only for a tree that imports `host`).
+    first: list[ast.stmt] = [ast.Import(names=[ast.alias(name=HOST_MODULE, asname=TOOLS)])] \
+        if calls else []
     answer = ast.Return(value=ast.Dict(keys=[ast.Constant(RESULT)],
                                        values=[ast.Name(RESULT, ast.Load())]))
-    _place(first, 1)
+    for stmt in first:
+        _place(stmt, 1)
     _place(answer, end_line)
     arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=INPUTS)], vararg=None,
                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    run = ast.FunctionDef(name="run", args=arguments, body=[first, *body, answer],
+    run = ast.FunctionDef(name="run", args=arguments, body=[*first, *body, answer],
                           decorator_list=[], returns=None, type_comment=None)
     _place(run, 1)
     module = ast.Module(body=[run], type_ignores=[])
