@@ -31,11 +31,17 @@ The `openai` package is not imported: calls are read by attribute or key.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from dyntools.adapters.code_tools import CODE_TOOLS, code_tool_definitions, run_code_outcome
-from dyntools.adapters.core import Outcome, field, parse_arguments, run_tool, tool_entries
+from dyntools.adapters.core import (
+    Outcome,
+    field,
+    in_order,
+    parse_arguments,
+    run_tool,
+    tool_entries,
+)
 from dyntools.adapters.results import error_payload
 from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
@@ -122,11 +128,7 @@ def dispatch_openai_tool_calls(
                                adapter="openai")
         return _reply(kind, call_id, outcome)
 
-    if max_workers <= 1 or len(calls) <= 1:
-        return [one(call) for call in calls]
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(calls)),
-                            thread_name_prefix="dyntools-openai") as pool:
-        return list(pool.map(one, calls))
+    return in_order(one, calls, max_workers)
 
 
 def _reply(kind: str, call_id: str, outcome: Outcome) -> dict[str, Any]:

@@ -25,13 +25,12 @@ node and depth limits, so it neither recurses nor runs long.
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from dyntools.base.toolname import tool_name_problem
-from dyntools.gate.syntax import iter_child_nodes
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from dyntools.gate.hostuse import HostUse
     from dyntools.gate.policy import Policy
@@ -76,7 +75,7 @@ def check_script_shape(tree: ast.Module, report: Report) -> None:
         if isinstance(node, ast.Name) and node.id == TOOLS and type(node.ctx) is ast.Load:
             _check_tool_use(node, parent, grand, report)
         inner = nested or isinstance(node, _SCOPES)
-        children = list(iter_child_nodes(node))
+        children = list(ast.iter_child_nodes(node))
         for child in reversed(children):
             stack.append((child, node, parent, inner))
     if not binds_result:
