@@ -1,0 +1,81 @@
+"""The Scripts views: a run's source with the gate's findings inline, its tool-call trace,
+a waiting run's decision buttons (the page's own approve, which verifies as `dyntools
+approve`), and the version a run was promoted to; tool-controlled text escaped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dyntools.pipeline.dyntools import Dyntools
+from tests.cli_probe import run_cli
+from tests.codemode.conftest import TWO_CALLS, registry_with
+
+from .browser import UiServer
+
+HOSTILE = "print('<script>alert(1)</script>', chr(0x202e) + 'evil')\nresult = {'ok': 1}\n"
+
+
+def test_a_waiting_run_is_approved_on_the_page_then_resumed_and_promoted(
+        visit: Any, tmp_path: Path) -> None:
+    registry = registry_with(tmp_path / "registry", pending=("slugify_text",))
+    with Dyntools(registry) as dt:
+        waiting = dt.run_code(TWO_CALLS, {"title": "Hello World"})
+        refused = dt.run_code("import os\nvalue = tools.word_count\nresult = {}\n")
+        hostile = dt.run_code(HOSTILE)
+    assert (waiting.status, refused.status, hostile.status) == ("waiting", "refused", "ok")
+    with UiServer(registry) as server:
+        tab = visit(server)
+        tab.go("/scripts")
+        rows = tab.page.inner_text("#scripts")
+        assert waiting.run_id in rows and "slugify_text v1" in rows
+        tab.go(f"/scripts/{refused.run_id}")
+        assert tab.page.inner_text("#status") == "refused"
+        assert tab.page.inner_text("#gate-verdict") == "gate refuses: 2 finding(s)"
+        under = [row.inner_text() for row in tab.page.query_selector_all("tr.finding-row")]
+        assert [text.split()[:2] for text in under] == [["DT201", "1:8"], ["DT406", "2:9"]]
+        tab.go(f"/scripts/{hostile.run_id}")
+        assert tab.page.query_selector("#output script") is None
+        assert "<script>alert(1)</script>" in tab.page.inner_text("#output")
+        assert tab.page.query_selector("#output .hidden-char") is not None
+        tab.go(f"/scripts/{waiting.run_id}")
+        assert tab.page.inner_text("#status") == "waiting"
+        assert "slugify_text v1" in tab.page.inner_text("#waits")
+        trace = [row.inner_text() for row in tab.page.query_selector_all("#trace tbody tr")]
+        assert "word_count" in trace[0] and "waiting" in trace[1]
+        assert tab.errors == []
+        tab.page.fill("#approve-form input[name=reason]", "read it")
+        tab.page.click("#approve-form button[type=submit]")
+        tab.page.wait_for_url(f"**/scripts/{waiting.run_id}?done=approve")
+        assert f"dyntools resume {waiting.run_id}" in tab.page.inner_text("#flash")
+        code, out, err = run_cli(["resume", waiting.run_id, "--json", "--registry",
+                                  str(registry)], tmp_path)
+        assert code == 0 and json.loads(out)["status"] == "ok", err
+        code, _, err = run_cli(["promote", waiting.run_id, "title_facts", "--registry",
+                                str(registry)], tmp_path)
+        assert code == 0, err
+        tab.go(f"/scripts/{waiting.run_id}")
+        assert tab.page.inner_text("#status") == "ok"
+        link = tab.page.query_selector("#promoted a")
+        assert link is not None and link.get_attribute("href") == "/tools/title_facts/v/1"
+        tab.go("/scripts/0123456789abcdef")
+        assert "unknown_run" in tab.page.content()
+
+
+def test_an_unknown_return_to_never_redirects_off_the_page(visit: Any, tmp_path: Path) -> None:
+    registry = registry_with(tmp_path / "registry", pending=("slugify_text",))
+    with UiServer(registry) as server:
+        tab = visit(server)
+        tab.go("/tools/slugify_text/v/1")
+        tab.page.evaluate("""() => {
+            const form = document.querySelector('#reject-form');
+            const field = document.createElement('input');
+            field.type = 'hidden'; field.name = 'return_to'; field.value = '//evil.example/x';
+            form.appendChild(field);
+        }""")
+        if tab.page.get_attribute("#destructive", "open") is None:
+            tab.page.click("#destructive summary")
+        tab.page.fill("#reject-form input[name=reason]", "no")
+        tab.page.click("#reject-form button[type=submit]")
+        tab.page.wait_for_url("**/tools/slugify_text/v/1?done=reject")
