@@ -28,7 +28,15 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from dyntools.codemode.record import ERROR, OK, REFUSED, WAITING, RunRecord, run_id_problem
+from dyntools.codemode.record import (
+    ERROR,
+    OK,
+    REFUSED,
+    RUNNING,
+    WAITING,
+    RunRecord,
+    run_id_problem,
+)
 from dyntools.errors import PersistError, RunLimitExceeded, UnknownRun, UsageError
 
 RUNS_DIR = ".runs"
@@ -105,15 +113,25 @@ class RunStore:
     # ------------------------------------------------------------------------------ writing
 
     def save(self, record: RunRecord) -> None:
-        """Keep `record` durably, within the bounds (see the module docstring); then apply
-        the retention limit. PersistError when the folder cannot be written (a read-only
-        registry); RunLimitExceeded when a waiting record is over the size cap."""
+        """Keep `record` within the bounds (see the module docstring); then apply the
+        retention limit. A waiting record is made durable (fsync of the file and the folder)
+        before this returns: a resume needs it after any crash. A finished one is replaced
+        atomically but not synced: losing it to a power cut loses a page and a promotion,
+        and the fsyncs were most of a short run's own cost (bench/code_mode.py).
+        PersistError when the folder cannot be written (a read-only registry);
+        RunLimitExceeded when a waiting record is over the size cap."""
         data = self._encoded(record)
-        from dyntools.registry.store import write_replace
+        from dyntools.registry.store import publish, write_temp
 
         try:
             self._prepare()
-            write_replace(self.path_of(record.run_id), data, mode=0o600)
+            target = self.path_of(record.run_id)
+            durable = record.status in (WAITING, RUNNING)
+            temp = write_temp(target, data, 0o600, sync=durable)
+            if durable:
+                publish(temp, target)
+            else:
+                os.replace(temp, target)
         except OSError as exc:
             raise PersistError(f"cannot keep run {record.run_id} in {self.folder}: "
                                f"{exc.strerror or exc}", run_id=record.run_id) from None
@@ -156,18 +174,28 @@ class RunStore:
 
     def prune(self, *, keep: str | None = None) -> list[str]:
         """Remove the oldest runs past `max_runs` or `max_total_bytes`: finished ones first
-        (oldest first), then waiting ones; never `keep`. Returns the ids removed."""
-        entries: list[tuple[bool, float, str, int]] = []
-        for run_id in self._ids():
-            path = self.folder / f"{run_id}{SUFFIX}"
+        (oldest first), then waiting ones; never `keep`. Returns the ids removed. Within the
+        bounds it costs one listing of the folder and a stat per record."""
+        found: list[tuple[float, str, int]] = []
+        try:
+            listing = list(os.scandir(self.folder))
+        except OSError:
+            return []
+        for entry in listing:
+            name = entry.name
+            if not name.endswith(SUFFIX) or run_id_problem(name[:-len(SUFFIX)]) is not None:
+                continue
             try:
-                stat = path.stat()
+                info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            waiting = self._status(path) == WAITING
-            entries.append((waiting, stat.st_mtime, run_id, stat.st_size))
-        count = len(entries)
-        total = sum(size for *_, size in entries)
+            found.append((info.st_mtime, name[:-len(SUFFIX)], info.st_size))
+        count = len(found)
+        total = sum(size for *_, size in found)
+        if count <= self.max_runs and total <= self.max_total_bytes:
+            return []
+        entries = [(self._status(self.folder / f"{run_id}{SUFFIX}") == WAITING, mtime, run_id,
+                    size) for mtime, run_id, size in found]
         removed: list[str] = []
         for waiting, _, run_id, size in sorted(entries):
             if count <= self.max_runs and total <= self.max_total_bytes:

@@ -214,7 +214,7 @@ def build_spec(
                for name in sorted(imported_modules(parsed))
                if name in python or name in provided}
     if on_imports is not None:
-        on_imports([name for name in allowed if name in python])
+        on_imports(list(allowed))  # `host` too: the worker then loads its stubs' module
     from dyntools.sandbox.seccomp_filter import SeccompUnavailable, seccomp_program
 
     try:

@@ -533,9 +533,13 @@ def _preload() -> None:
 def _preimport(modules: Any) -> None:
     """Import the allowed modules the host says the tool imports, before its init message
     arrives (`Interpreter.preimport`): `Worker` imports the same list again from the init
-    message, and finds them loaded."""
+    message, and finds them loaded. For `host`, the worker's own stubs module (made into
+    the tool's `host` by `Worker`, never a module of that name)."""
     for name in modules if type(modules) is list else ():
-        if type(name) is not str or name == HOST_MODULE:
+        if type(name) is not str:
+            continue
+        if name == HOST_MODULE:
+            from dyntools.sandbox.worker import hostapi  # noqa: F401
             continue
         try:  # noqa: SIM105 (contextlib costs the worker start-up time)
             __import__(name)
