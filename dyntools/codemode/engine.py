@@ -42,6 +42,7 @@ from dyntools.errors import (
     PersistError,
     RegistryError,
     RunLimitExceeded,
+    SandboxError,
     SandboxTimeout,
     ToolRuntimeError,
     UsageError,
@@ -179,7 +180,14 @@ def _segment(pipeline: CodePipeline, record: RunRecord, tools: ToolSurface | Non
             allow_weaker_sandbox=pipeline.allow_weaker_sandbox)
     except Suspended:
         return _waiting(pipeline, record, host)
-    except DyntoolsError as exc:
+    except Exception as unexpected:  # a bug or the OS (no temporary folder): the run ends
+        if isinstance(unexpected, DyntoolsError):
+            exc = unexpected
+        else:
+            get_logger("codemode", run_id=record.run_id).error(
+                "run.internal_error", error=repr(unexpected), exc_info=True)
+            exc = SandboxError(f"the run could not go on: {type(unexpected).__name__}: "
+                               f"{unexpected}", run_id=record.run_id)
         output = str(exc.details.pop("output", "")) or "".join(host.chunks)
         _charge(record, host)
         record.calls = host.calls

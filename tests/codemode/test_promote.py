@@ -151,3 +151,25 @@ def test_a_promoted_file_the_gate_refuses_is_not_written(dt: Dyntools) -> None:
     with pytest.raises(GateRejected):
         dt.promote(run.run_id, "hidden_text", description="Looks fine\u202e but is not")
     assert "hidden_text" not in dt.registry.names()
+
+
+def test_with_trusted_keys_a_promotion_is_a_signed_decision(tmp_path: Path) -> None:
+    from dyntools.errors import SigningKeyRequired
+    from dyntools.registry import Registry
+    from dyntools.registry.signing import generate_keypair, load_signing_key
+
+    key, _, public = generate_keypair(tmp_path / "alice.key")
+    root = tmp_path / "registry"
+    Registry.open(root, create=True)
+    trusted = frozenset({public})
+    with Dyntools(Registry.open(root, trusted_keys=trusted)) as dt:
+        run = dt.run_code("result = {'n': inputs['n'] * 3}\n", {"n": 2})
+        with pytest.raises(SigningKeyRequired):
+            dt.promote(run.run_id, "triple")
+        assert "triple" not in dt.registry.names()
+    with Dyntools(Registry.open(root, trusted_keys=trusted),
+                  signer=load_signing_key(key)) as signed:
+        made = signed.promote(run.run_id, "triple")
+        assert made.record.signature is not None
+        assert made.record.signature["key"] == public
+        assert signed.call("triple", {"n": 5}) == {"n": 15}

@@ -162,3 +162,17 @@ def test_a_read_only_registry_still_runs_and_says_the_run_was_not_kept(
         assert outcome.status == "ok"
         return
     assert outcome.status == "ok" and outcome.as_dict()["kept"] is False
+
+
+def test_an_unexpected_failure_ends_the_run_as_an_error(dt: Dyntools,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from dyntools.codemode import runner
+
+    def no_folder() -> None:
+        raise FileNotFoundError("no usable temporary directory")
+
+    monkeypatch.setattr(runner, "EmptyDirectory", no_folder)
+    outcome = dt.run_code("result = {}\n")
+    value = outcome.as_dict()
+    assert (value["status"], value["error"]["reason"]) == ("error", "sandbox_error")
+    assert "FileNotFoundError" in value["error"]["message"]
