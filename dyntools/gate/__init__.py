@@ -165,9 +165,15 @@ def _check(
     contract = None
     if mode == SCRIPT:
         if not any(f.code in ("DT009", "DT010") for f in visitor.findings):
-            from dyntools.gate.script import check_script_host_use, check_script_shape
+            from dyntools.gate.script import (
+                check_script_globals,
+                check_script_host_use,
+                check_script_shape,
+            )
 
             check_script_shape(tree, visitor.report)
+            check_script_globals(tree, {f.line for f in visitor.findings if f.code == "DT105"},
+                                 visitor.report)
             check_script_host_use(policy, visitor.host_imports, visitor.host_uses,
                                   visitor.report)
     elif not any(f.code == "DT009" for f in visitor.findings):

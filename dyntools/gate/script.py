@@ -15,6 +15,8 @@ contract (metadata and the top-level shape of a module), and what is added is he
     DT406  `tools` used in any form but a call `tools.NAME(key=value, **more)`: the host
            rewrites exactly that form into one request for tool NAME, so `tools` is never a
            value a script can hold, pass, index or read an attribute of
+    DT105  (the rule of tool files) `global` and `nonlocal`, whatever a tool file may do
+           with them: a script's top-level names are locals of the run it is wrapped in
     DT403  (the rule of tool files) a member of `host` that reaches something: a script
            declares no capabilities, and calls tools only as `tools.NAME(...)`; it may
            import `host` for its exception classes (`host.ToolError`)
@@ -125,6 +127,19 @@ def _bindings(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.pattern) and isinstance(name, str):
         return [(name, node)]
     return []
+
+
+def check_script_globals(tree: ast.Module, reported: set[int], report: Report) -> None:
+    """DT105 for every `global` and `nonlocal` of a script (at lines not yet reported): the
+    host runs a script's statements as the body of `run(inputs)`, so its top-level names are
+    locals there and `global` would name something else than the reader sees, whatever a
+    tool file may do with `global`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global | ast.Nonlocal) and node.lineno not in reported:
+            keyword = "global" if isinstance(node, ast.Global) else "nonlocal"
+            report(node, "DT105", f"{keyword} is not allowed in a script: its top-level "
+                   "names are the locals of the run the host wraps it in, which a "
+                   f"{keyword} statement does not reach")
 
 
 def check_script_host_use(policy: Policy, imports: list[ast.stmt], uses: list[HostUse],
