@@ -24,6 +24,7 @@ script that then calls differently ends with `replay_diverged` instead of mixing
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -45,6 +46,7 @@ from dyntools.errors import (
     SandboxError,
     SandboxTimeout,
     ToolRuntimeError,
+    UnknownTool,
     UsageError,
 )
 
@@ -345,6 +347,10 @@ def _still_waiting(pipeline: CodePipeline, tools: ToolSurface | None, name: str)
     try:
         if callable(getter) and getter(name) is not None:
             return False
+        # A decision made by another process (a CLI's approve while a server runs): read
+        # the tool's state from disk again, as `ensure` does before it looks.
+        with contextlib.suppress(UnknownTool):
+            pipeline.registry.refresh(name)
         if pipeline.registry.current(name) is not None:
             return False
         return pipeline.pending_version(name) is not None

@@ -233,9 +233,9 @@ class RunStore:
         asks meanwhile gets a UsageError at once rather than running it twice."""
         import filelock
 
-        self.path_of(run_id)  # a bad id never names a lock file
-        if not self.folder.is_dir():
-            raise UnknownRun(f"no run {run_id} is kept in {self.folder}", run_id=run_id)
+        if not self.path_of(run_id).exists():  # a bad id never names a lock file
+            raise UnknownRun(f"no run {run_id} is kept in {self.folder} (never made here, or "
+                             "removed by the retention limit)", run_id=run_id)
         # A lock object of its own per claim: filelock's locks are reentrant within a
         # thread, and a second claim from the same thread must be refused too.
         lock = filelock.FileLock(self.folder / f".{run_id}.lock", timeout=0, mode=0o600,
