@@ -41,8 +41,10 @@ reason it exists before anything raises it.
     │   │                             decision chain yet; dyntools sign-state writes its first)
     │   ├── TrustStateError           reason "trust_state" (the file of accepted chain heads
     │   │                             cannot be read, parsed or written: fail closed)
-    │   └── SigningKeyRequired        reason "signing_key_required" (with trusted keys: a
-    │                                 decision without a key, or with a key they do not list)
+    │   ├── SigningKeyRequired        reason "signing_key_required" (with trusted keys: a
+    │   │                             decision without a key, or with a key they do not list)
+    │   └── RunTampered               reason "run_tampered" (a kept script run whose seal does
+    │                                 not match: edited, copied, or its source swapped)
     ├── LoadError                     station "load", reason "compile_error"
     ├── VerificationFailed            station "verify", reason "verification_failed"
     └── SandboxError                  station "execute"
@@ -248,6 +250,15 @@ class SigningKeyRequired(RegistryError):
     one of them: no key was given, or the key given is not trusted. Nothing changed."""
 
     reason = "signing_key_required"
+
+
+class RunTampered(RegistryError):
+    """A kept script run that does not match its seal (dyntools/codemode/seal.py): its
+    record was edited after it was kept (a recorded result, a limit, the source with its
+    hash), copied from another registry, or has no seal. It is neither resumed nor
+    promoted."""
+
+    reason = "run_tampered"
 
 
 class LoadError(DyntoolsError):

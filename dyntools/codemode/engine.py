@@ -41,8 +41,8 @@ from dyntools.errors import (
     DyntoolsError,
     GateRejected,
     PersistError,
-    RegistryError,
     RunLimitExceeded,
+    RunTampered,
     SandboxError,
     SandboxTimeout,
     ToolRuntimeError,
@@ -128,7 +128,7 @@ def resume_run(pipeline: CodePipeline, run_id: str,
         raw = record.source.encode("utf-8", "surrogatepass")
         report = check_script(raw, pipeline.policy, path="<script>")
         if report.sha256 != record.sha256:
-            raise RegistryError(f"run {run_id}'s kept source is not the source it ran (SHA-256 "
+            raise RunTampered(f"run {run_id}'s kept source is not the source it ran (SHA-256 "
                                 f"{report.sha256[:12]} now, {record.sha256[:12]} recorded): "
                                 "refused", run_id=run_id)
         log.info("run.resumed", segment=record.segments + 1, tool=record.waiting.get("tool"))

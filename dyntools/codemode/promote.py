@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from dyntools.base.log import get_logger
 from dyntools.codemode.record import OK, RunRecord
 from dyntools.codemode.wrap import HOST_MODULE, is_future_import, rewrite_tool_calls, tool_calls
-from dyntools.errors import GateRejected, PromotionRefused, RegistryError
+from dyntools.errors import GateRejected, PromotionRefused, RunTampered
 from dyntools.gate.script import INPUTS, RESULT
 from dyntools.generators.base import GeneratedSource, ToolSpec
 
@@ -121,7 +121,7 @@ def promote(pipeline: Any, run_id: str, name: str, description: str | None = Non
         raw = record.source.encode("utf-8", "surrogatepass")
         report = check_script(raw, pipeline.policy, path="<script>")
         if report.sha256 != record.sha256:
-            raise RegistryError(f"run {run_id}'s kept source is not the source it ran: refused",
+            raise RunTampered(f"run {run_id}'s kept source is not the source it ran: refused",
                                 run_id=run_id)
         if not report.accepted:
             raise GateRejected(report, f"run {run_id}'s script is refused by the gate now "

@@ -16,6 +16,11 @@ results of its tool calls, then without its output; a run that must wait for a d
 over it ends instead, since a resume needs those results); the folder keeps at most
 `max_runs` records and `max_total_bytes` in all, removing the oldest finished runs first,
 then the oldest waiting ones.
+
+Every record carries a seal (seal.py), an HMAC under a key this user keeps outside the
+registry: `load` refuses one that does not match it (`RunTampered`) before it believes any of
+its fields, so an edited recorded result, limit or source never steers a resume or a
+promotion.
 """
 
 from __future__ import annotations
@@ -37,7 +42,15 @@ from dyntools.codemode.record import (
     RunRecord,
     run_id_problem,
 )
-from dyntools.errors import PersistError, RunLimitExceeded, UnknownRun, UsageError
+from dyntools.codemode.seal import SEAL_FIELD, check_seal, seal_key, seal_of
+from dyntools.errors import (
+    PersistError,
+    RunLimitExceeded,
+    RunTampered,
+    TrustStateError,
+    UnknownRun,
+    UsageError,
+)
 
 RUNS_DIR = ".runs"
 GITIGNORE = "*\n"
@@ -50,6 +63,11 @@ FINISHED = (OK, ERROR, REFUSED)
 
 class RunStore:
     """A registry's kept runs. Thread-safe for one record at a time per run (`claim`)."""
+
+    @property
+    def registry_root(self) -> Path:
+        """The registry this folder belongs to (its id is part of every seal)."""
+        return self.folder.parent
 
     def __init__(self, folder: Path, *, max_runs: int = MAX_RUNS,
                  max_record_bytes: int = MAX_RECORD_BYTES,
@@ -84,7 +102,17 @@ class RunStore:
             raise UnknownRun(f"run {run_id}'s record is over {self.max_record_bytes} bytes; it "
                              "is not read", run_id=run_id)
         try:
-            record = RunRecord.from_dict(json.loads(data))
+            body = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise UnknownRun(f"run {run_id}'s record is not one dyntools wrote: {exc}",
+                             run_id=run_id) from None
+        if not isinstance(body, dict):
+            raise UnknownRun(f"run {run_id}'s record is not one dyntools wrote: not an "
+                             "object", run_id=run_id)
+        # Before anything of it is believed: RunTampered when it is not as it was kept.
+        check_seal(seal_key(), self.registry_root, run_id, body)
+        try:
+            record = RunRecord.from_dict(body)
         except (ValueError, RecursionError) as exc:
             raise UnknownRun(f"run {run_id}'s record is not one dyntools wrote: {exc}",
                              run_id=run_id) from None
@@ -93,10 +121,11 @@ class RunStore:
         return record
 
     def records(self) -> list[RunRecord]:
-        """Every readable kept run, newest first (a record that cannot be read is skipped)."""
+        """Every readable kept run, newest first (a record that cannot be read, or does not
+        match its seal, is skipped)."""
         found: list[tuple[str, RunRecord]] = []
         for run_id in self._ids():
-            with contextlib.suppress(UnknownRun):
+            with contextlib.suppress(UnknownRun, RunTampered):
                 record = self.load(run_id)
                 found.append((record.updated, record))
         found.sort(key=lambda pair: pair[0], reverse=True)
@@ -119,8 +148,14 @@ class RunStore:
         atomically but not synced: losing it to a power cut loses a page and a promotion,
         and the fsyncs were most of a short run's own cost (bench/code_mode.py).
         PersistError when the folder cannot be written (a read-only registry);
-        RunLimitExceeded when a waiting record is over the size cap."""
-        data = self._encoded(record)
+        RunLimitExceeded when a waiting record is over the size cap. Every record is
+        sealed (seal.py): PersistError when this user's seal key cannot be had."""
+        try:
+            key = seal_key()
+        except TrustStateError as exc:
+            raise PersistError(f"cannot keep run {record.run_id}: {exc.message}",
+                               run_id=record.run_id) from None
+        data = self._encoded(record, key)
         from dyntools.registry.store import publish, write_temp
 
         try:
@@ -137,8 +172,8 @@ class RunStore:
                                f"{exc.strerror or exc}", run_id=record.run_id) from None
         self.prune(keep=record.run_id)
 
-    def _encoded(self, record: RunRecord) -> bytes:
-        data = _dumps(record)
+    def _encoded(self, record: RunRecord, key: bytes) -> bytes:
+        data = _sealed(record, key, self.registry_root)
         if len(data) <= self.max_record_bytes:
             return data
         if record.status == WAITING:
@@ -151,13 +186,13 @@ class RunStore:
         for call in record.calls:
             call.result = None if call.result is None else {}
             call.params = {}
-        data = _dumps(record)
+        data = _sealed(record, key, self.registry_root)
         if len(data) > self.max_record_bytes:
             record.output = record.output[:4096]
-            data = _dumps(record)
+            data = _sealed(record, key, self.registry_root)
         if len(data) > self.max_record_bytes:
             record.inputs, record.result = {}, None
-            data = _dumps(record)
+            data = _sealed(record, key, self.registry_root)
         return data
 
     def _prepare(self) -> None:
@@ -278,6 +313,10 @@ def _read_own(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def _dumps(record: RunRecord) -> bytes:
-    return json.dumps(record.as_dict(), ensure_ascii=False, indent=1,
+def _sealed(record: RunRecord, key: bytes, registry_root: Path) -> bytes:
+    """The record as kept: its JSON (the run id and the status first, see `_status`) with
+    its seal as the last field."""
+    body = record.as_dict()
+    body[SEAL_FIELD] = seal_of(key, registry_root, body)
+    return json.dumps(body, ensure_ascii=False, indent=1,
                       allow_nan=False).encode("utf-8", "surrogatepass")

@@ -4,7 +4,6 @@ it waited at, and goes on. What the replay must guarantee is each test here."""
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from dyntools.gate.policy import load_policy
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 
-from .conftest import TWO_CALLS, registry_with
+from .conftest import TWO_CALLS, registry_with, rewrite_record
 
 COUNTED = '''"""Counts a side effect, then needs a tool that waits for a reviewer."""
 first = tools.bump(by=1)
@@ -109,11 +108,8 @@ def test_a_rejected_tool_raises_tool_error_where_the_script_waited(
 
 
 def _edit(dt: Dyntools, run_id: str, change: Any) -> None:
-    store = run_store(dt)
-    path = store.path_of(run_id)
-    data = json.loads(path.read_text("utf-8"))
-    change(data)
-    path.write_text(json.dumps(data), "utf-8")
+    """An edit sealed again with this user's key: what the replay's own checks see."""
+    rewrite_record(run_store(dt), run_id, change, reseal=True)
 
 
 @pytest.mark.parametrize("where", ["recorded call", "waiting call"])
