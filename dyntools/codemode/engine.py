@@ -124,6 +124,7 @@ def resume_run(pipeline: CodePipeline, run_id: str,
         if record.status != WAITING or record.waiting is None:
             raise UsageError(f"run {run_id} is {record.status}, not waiting: there is nothing "
                              "to resume", run_id=run_id, status=record.status)
+        _refuse_unreachable(pipeline, tools, record)
         log = get_logger("codemode", run_id=run_id)
         raw = record.source.encode("utf-8", "surrogatepass")
         report = check_script(raw, pipeline.policy, path="<script>")
@@ -356,6 +357,33 @@ def _still_waiting(pipeline: CodePipeline, tools: ToolSurface | None, name: str)
         return pipeline.pending_version(name) is not None
     except DyntoolsError:
         return False
+
+
+def _refuse_unreachable(pipeline: CodePipeline, tools: ToolSurface | None,
+                        record: RunRecord) -> None:
+    """UsageError when the run's recorded calls answered from tools this caller's surface
+    does not serve now. Threat: a replay hands the script the recorded answers; a run made
+    through a wider surface (an MCP server's hand-written tools) and resumed through a
+    narrower one (the CLI, another server) would give its caller those tools' data, which
+    it could not get by calling them directly. A call that was answered `unknown_tool`
+    carried no tool's data and is not counted."""
+    getter = getattr(tools, "get", None) if tools is not None and tools is not pipeline \
+        else None
+    lookup: Callable[[str], Tool | None] = getter if callable(getter) else pipeline.tool
+    missing: list[str] = []
+    for name in sorted({call.tool for call in record.calls if call.outcome != "unknown_tool"}):
+        try:
+            served = lookup(name) is not None
+        except DyntoolsError:
+            served = False
+        if not served:
+            missing.append(name)
+    if missing:
+        raise UsageError(
+            f"run {record.run_id} was answered by tool(s) this caller does not serve now "
+            f"({', '.join(missing)}): its replay would hand over their results; resume it "
+            "through the surface that ran it, or run the script again here",
+            run_id=record.run_id, tools=missing)
 
 
 def kept_runs(pipeline: CodePipeline) -> list[RunRecord]:

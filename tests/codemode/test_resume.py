@@ -86,6 +86,23 @@ def test_completed_calls_are_never_executed_again(waiting_registry: Path) -> Non
     assert done.output == "after the wait\n"
 
 
+def test_a_resume_never_hands_over_answers_of_tools_its_caller_does_not_serve(
+        waiting_registry: Path) -> None:
+    """A run made through a catalog with a hand-written tool, resumed through the library
+    (the registry's tools only): refused before anything runs; through the catalog: fine."""
+    calls: list[dict[str, Any]] = []
+    with Dyntools(waiting_registry) as dt:
+        catalog = counting_catalog(dt, calls)
+        first = dt.run_code(COUNTED, {"title": "A B"}, tools=catalog)
+        dt.approve("slugify_text", 1)
+        with pytest.raises(UsageError, match=r"does not serve now \(bump\)") as caught:
+            dt.resume_run(first.run_id)
+        assert caught.value.details["tools"] == ["bump"]
+        assert dt.run_record(first.run_id).status == "waiting"  # nothing ran
+        done = dt.resume_run(first.run_id, tools=catalog)
+    assert done.status == "ok" and calls == [{"by": 1}]
+
+
 def test_a_rejected_tool_raises_tool_error_where_the_script_waited(
         waiting_registry: Path) -> None:
     catching = TWO_CALLS.replace(
