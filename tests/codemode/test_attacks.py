@@ -146,3 +146,59 @@ def test_the_host_counts_calls_whatever_the_worker_says() -> None:
     assert made(frame, 1e12) == {"ok": {"words": 1}}  # replayed, not called
     with pytest.raises(RunLimitExceeded):
         made({"op": "call_tool", "name": "word_count", "params": {"text": "b"}}, 1e12)
+
+
+# ------------------------------------------------------- hostile scripts through run_code
+
+# Each hostile script ends the run with a stable reason; nothing hangs, nothing crashes the
+# host. Sizes are just past the caps so each case takes well under a second.
+HOSTILE_RUNS = {
+    # A tight loop of tool calls that swallows every error: the host ends it at the limit.
+    "tool call loop": ("n = 0\nwhile True:\n    try:\n        tools.word_count(text='x')\n"
+                       "    except Exception:\n        n += 1\nresult = {}\n", "run_limit"),
+    "deep recursion": ("def f(n):\n    return f(n + 1)\nresult = {'v': f(0)}\n",
+                       "runtime_error"),
+    "deeply nested result": ("x = []\nfor i in range(100000):\n    x = [x]\n"
+                             "result = {'x': x}\n", "bad_result"),
+    "deeply nested params": ("x = []\nfor i in range(100000):\n    x = [x]\n"
+                             "result = tools.word_count(text=x)\n", "runtime_error"),
+    "huge result": ("result = {'x': 'y' * (2 * 1024 * 1024)}\n", "bad_result"),
+    "huge output": ("for i in range(100):\n    print('z' * 10000)\nresult = {}\n",
+                    "bad_result"),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_RUNS))
+def test_hostile_scripts_end_with_a_stable_reason(dt: Dyntools, name: str) -> None:
+    source, reason = HOSTILE_RUNS[name]
+    outcome = dt.run_code(source, limits={"timeout": 20, "max_tool_calls": 20})
+    value = outcome.as_dict()
+    assert (value["status"], value["error"]["reason"]) == ("error", reason), value
+    if name == "tool call loop":
+        assert len(value["trace"]) == 20  # exactly the limit, then the run ended
+    assert dt.run_record(outcome.run_id).status == "error"
+
+
+STASH = '''"""Tries to keep what each caller gave it."""
+
+NAME = "stash"
+DESCRIPTION = "Remembers values across calls."
+PARAMS = {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}
+EXAMPLES = [{"params": {"v": "a"}, "result": {"seen": ["a"]}}]
+SEEN = []
+
+
+def run(params):
+    SEEN.append(params["v"])
+    return {"seen": list(SEEN)}
+'''
+
+
+def test_two_runs_cannot_pass_data_through_a_tools_warm_worker(dt: Dyntools) -> None:
+    """Run A leaves a secret in a tool's module state; run B, calling the same tool, does
+    not see it (the worker that held A's state is spent, as for direct calls)."""
+    dt.registry.add_version("stash", STASH, {"generator": "test"})
+    first = dt.run_code("result = tools.stash(v='secret-of-A')\n")
+    second = dt.run_code("result = tools.stash(v='b')\n")
+    assert first.result == {"seen": ["secret-of-A"]}
+    assert second.result == {"seen": ["b"]}
