@@ -177,7 +177,9 @@ def report_outcome(outcome: Any, label: str, as_json: bool) -> int:
             EXIT_PENDING if status == WAITING else
             exit_code_for(outcome.error) if outcome.error is not None else 16)
     if as_json:
-        click.echo(json.dumps(outcome.as_dict(), indent=2, ensure_ascii=False))
+        # ASCII JSON, as `call` prints: a script's or a tool's text never reaches the
+        # terminal as raw C1 controls or bidi overrides (\x9b, \u202e)
+        click.echo(json.dumps(outcome.as_dict(), indent=2))
         return code
     if outcome.output:
         click.echo(terminal_safe(outcome.output), err=True, nl=False)
@@ -196,7 +198,7 @@ def report_outcome(outcome: Any, label: str, as_json: bool) -> int:
             click.echo(f"  approve it: {terminal_safe(str(command))} (or reject it)", err=True)
         click.echo(f"  then:       dyntools resume {outcome.run_id}", err=True)
     elif status == OK:
-        click.echo(json.dumps(outcome.result, ensure_ascii=False))
+        click.echo(json.dumps(outcome.result))
         click.echo(f"run {outcome.run_id}: ok, {len(outcome.trace)} tool call(s)", err=True)
     else:
         if outcome.error is not None:

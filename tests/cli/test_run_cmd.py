@@ -106,6 +106,25 @@ def test_failures_exit_with_calls_codes(tmp_path: Path, registry: Path, text: st
     assert (got, value["status"], value["error"]["reason"]) == (code, "error", reason), err
 
 
+HOSTILE_TEXT = "\x1b]0;owned\x07 \x9b31m \u202egnp.exe \x1b[2J"
+RAW = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_hostile_text_never_reaches_the_terminal_raw(tmp_path: Path, registry: Path,
+                                                     as_json: bool) -> None:
+    """A script's result and output (a tool's text passed along) are escaped on stdout and
+    stderr alike, with --json and without."""
+    job = script(tmp_path, "t = inputs['t']\nprint(t)\nresult = {'text': t}\n")
+    argv = ["run", str(job), "--input", json.dumps({"t": HOSTILE_TEXT}), "--registry",
+            str(registry), *(["--json"] if as_json else [])]
+    code, out, err = run_cli(argv, tmp_path)
+    assert code == 0, err
+    assert not [c for c in RAW if c in out or c in err], (out, err)
+    shown = json.loads(out)
+    assert (shown["result"] if as_json else shown) == {"text": HOSTILE_TEXT}
+
+
 @pytest.mark.parametrize("argv", [
     ["--input", "[1, 2]"],
     ["--input", "{"],
