@@ -16,6 +16,7 @@ from dyntools.errors import RegistryError, UnknownRun, UsageError
 from dyntools.gate.policy import load_policy
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
+from tests.cli_probe import run_cli
 
 from .conftest import TWO_CALLS, registry_with, rewrite_record
 
@@ -70,6 +71,19 @@ def test_pause_approve_resume_finish(waiting_registry: Path) -> None:
     record = Dyntools(waiting_registry).run_record(first.run_id)
     assert record.output == "start Hello big World\ncounted 3\nslugged\n"
     assert (record.status, record.segments, record.waiting) == ("ok", 2, None)
+
+
+def test_a_decision_made_by_another_process_is_seen(waiting_registry: Path,
+                                                     tmp_path: Path) -> None:
+    """A long-lived caller (a server) resumes after `dyntools approve` ran elsewhere."""
+    with Dyntools(waiting_registry) as dt:
+        first = dt.run_code(TWO_CALLS, {"title": "a b"})
+        assert dt.resume_run(first.run_id).status == "waiting"  # read before the decision
+        code, _, err = run_cli(["approve", "slugify_text", "1", "--registry",
+                                str(waiting_registry)], tmp_path)
+        assert code == 0, err
+        done = dt.resume_run(first.run_id)
+    assert (done.status, done.result) == ("ok", {"words": 2, "slug": "a-b"})
 
 
 def test_completed_calls_are_never_executed_again(waiting_registry: Path) -> None:
