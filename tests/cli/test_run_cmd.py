@@ -106,6 +106,21 @@ def test_failures_exit_with_calls_codes(tmp_path: Path, registry: Path, text: st
     assert (got, value["status"], value["error"]["reason"]) == (code, "error", reason), err
 
 
+def test_check_script_gives_scripts_findings_as_text_and_sarif(tmp_path: Path) -> None:
+    good = script(tmp_path, TWO_CALLS, "good.py")
+    bad = script(tmp_path, "n = tools.word_count('a')\n", "bad.py")
+    code, out, err = run_cli(["check", "--script", str(good)], tmp_path)
+    assert (code, out.strip()) == (0, f"{good}: accepted"), err
+    code, out, err = run_cli(["check", str(good)], tmp_path)  # not a tool file
+    assert code == 1 and "NAME" in out, err
+    code, out, err = run_cli(["check", "--script", "--format", "sarif", str(bad)], tmp_path)
+    assert code == 1, err
+    results = json.loads(out)["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} >= {"DT406"}
+    assert all(r["locations"][0]["physicalLocation"]["region"]["startLine"] == 1
+               for r in results)
+
+
 HOSTILE_TEXT = "\x1b]0;owned\x07 \x9b31m \u202egnp.exe \x1b[2J"
 RAW = ("\x1b", "\x07", "\x9b", "\u202e")
 
