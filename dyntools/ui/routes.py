@@ -35,6 +35,7 @@ from dyntools.errors import (
     NoChain,
     PendingApproval,
     PersistError,
+    RunTampered,
     SigningKeyRequired,
     TrustStateError,
     UnknownRun,
@@ -97,8 +98,8 @@ def status_for(error: DyntoolsError) -> int:
         return 404
     if isinstance(error, SigningKeyRequired):
         return 403  # this page may not decide: it has no trusted key
-    if isinstance(error, ChainMismatch | NoChain):
-        return 409
+    if isinstance(error, ChainMismatch | NoChain | RunTampered):
+        return 409  # what is kept disagrees with what vouches for it
     if isinstance(error, TrustStateError):
         return 503
     if isinstance(error, VerificationFailed | GateRejected):

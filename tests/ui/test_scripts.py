@@ -8,9 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
+
+from dyntools.codemode.engine import run_store
 from dyntools.pipeline.dyntools import Dyntools
 from tests.cli_probe import run_cli
-from tests.codemode.conftest import TWO_CALLS, registry_with
+from tests.codemode.conftest import TWO_CALLS, registry_with, rewrite_record
 
 from .browser import UiServer
 
@@ -79,3 +82,23 @@ def test_an_unknown_return_to_never_redirects_off_the_page(visit: Any, tmp_path:
         tab.page.fill("#reject-form input[name=reason]", "no")
         tab.page.click("#reject-form button[type=submit]")
         tab.page.wait_for_url("**/tools/slugify_text/v/1?done=reject")
+
+
+def test_an_edited_run_is_not_shown_as_kept(tmp_path: Path) -> None:
+    """A record edited through the registry's folder: left out of Scripts, and its page is
+    a 409 that names the reason, never the edited content."""
+    registry = registry_with(tmp_path / "registry")
+    with Dyntools(registry) as dt:
+        kept = dt.run_code("result = {'n': 1}\n")
+        edited = dt.run_code("result = {'n': 2}\n")
+        rewrite_record(run_store(dt), edited.run_id,
+                       lambda d: d.update(output="FORGED-OUTPUT"), reseal=False)
+    with UiServer(registry) as server, httpx.Client(
+            base_url=server.url, cookies={server.cookie_name: server.token},
+            follow_redirects=False, timeout=60) as http:
+        listing = http.get("/scripts")
+        page = http.get(f"/scripts/{edited.run_id}")
+    assert listing.status_code == 200
+    assert kept.run_id in listing.text and edited.run_id not in listing.text
+    assert page.status_code == 409
+    assert "run_tampered" in page.text and "FORGED-OUTPUT" not in page.text
