@@ -68,6 +68,12 @@ def seal_key() -> bytes:
         return key
 
 
+def forget_keys() -> None:
+    """Read the key from disk again at its next use (as a new process would)."""
+    with _cache_lock:
+        _cache.clear()
+
+
 def _read_key(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
@@ -143,4 +149,5 @@ def check_seal(key: bytes, registry_root: Path, run_id: str, body: dict[str, Any
                           "run)", run_id=run_id)
 
 
-__all__ = ["KEY_FILE", "SEAL_FIELD", "check_seal", "key_path", "seal_key", "seal_of"]
+__all__ = ["KEY_FILE", "SEAL_FIELD", "check_seal", "forget_keys", "key_path", "seal_key",
+           "seal_of"]

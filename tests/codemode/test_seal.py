@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from dyntools.codemode.engine import run_store
-from dyntools.codemode.seal import SEAL_FIELD, key_path
-from dyntools.codemode.store import RunStore
+from dyntools.codemode.seal import SEAL_FIELD, forget_keys, key_path
 from dyntools.errors import RunTampered, TrustStateError
 from dyntools.gate.findings import sha256_hex
 from dyntools.pipeline.dyntools import Dyntools
@@ -101,16 +100,11 @@ def test_a_tampered_run_is_left_out_of_the_list(dt: Dyntools) -> None:
 
 def test_cli_resume_of_an_edited_run_exits_16_with_the_reason(tmp_path: Path,
                                                               waiting_registry: Path) -> None:
-    job = tmp_path / "job.py"
-    job.write_text(TWO_CALLS, "utf-8")
+    with Dyntools(waiting_registry) as dt:
+        run_id = dt.run_code(TWO_CALLS, {"title": "a b"}).run_id
+        rewrite_record(run_store(dt), run_id, EDITS["a recorded result"], reseal=False)
+        dt.approve("slugify_text", 1)
     base = ["--registry", str(waiting_registry)]
-    code, out, err = run_cli(["run", str(job), "--input", '{"title": "a b"}', "--json",
-                              *base], tmp_path)
-    assert code == 17, err
-    run_id = json.loads(out)["run_id"]
-    rewrite_record(RunStore(waiting_registry / ".runs"), run_id, EDITS["a recorded result"],
-                   reseal=False)
-    assert run_cli(["approve", "slugify_text", "1", *base], tmp_path)[0] == 0
     code, out, err = run_cli(["resume", run_id, "--json", *base], tmp_path)
     assert code == 16, (out, err)
     assert json.loads(out)["error"]["reason"] == "run_tampered"
@@ -123,10 +117,9 @@ def test_a_seal_key_others_may_read_refuses(waiting_registry: Path) -> None:
         first = dt.run_code(TWO_CALLS, {"title": "a b"})
         path = key_path()
         os.chmod(path, 0o644)
-        from dyntools.codemode import seal
-        seal._cache.clear()  # another process: the key is read again
+        forget_keys()  # as another process would, read the key again
         try:
             with pytest.raises(TrustStateError, match="readable by others"):
                 dt.resume_run(first.run_id)
         finally:
-            seal._cache.clear()
+            forget_keys()
