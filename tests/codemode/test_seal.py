@@ -123,3 +123,21 @@ def test_a_seal_key_others_may_read_refuses(waiting_registry: Path) -> None:
                 dt.resume_run(first.run_id)
         finally:
             forget_keys()
+
+
+def test_without_a_seal_key_a_run_is_not_kept_and_cannot_wait(
+        waiting_registry: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "state-is-a-file"
+    blocked.write_text("", "utf-8")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
+    forget_keys()
+    try:
+        with Dyntools(waiting_registry) as dt:
+            done = dt.run_code("result = {'n': 1}\n")
+            waits = dt.run_code(TWO_CALLS, {"title": "a b"})
+    finally:
+        forget_keys()
+    assert (done.status, done.as_dict()["kept"]) == ("ok", False)
+    value = waits.as_dict()
+    assert (value["status"], value["error"]["reason"]) == ("error", "persist_failed")
+    assert "run-seal key" in value["error"]["message"]
