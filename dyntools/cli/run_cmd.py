@@ -114,8 +114,12 @@ def run(file: str, input_text: str | None, timeout: float | None,
 
 @main.command(epilog=RUN_EPILOG)
 @click.argument("run_id")
+@click.option("--timeout", type=float, default=None,
+              help="The most seconds this resume may take; never more than the run has left "
+                   "of its own --timeout (limits hold over the whole run).")
 @run_options
-def resume(run_id: str, registry_path: str | None, allowlist: str | None,
+def resume(run_id: str, timeout: float | None, registry_path: str | None,
+           allowlist: str | None,
            require_layers: str | None, allow_weaker_sandbox: bool, log_level: str,
            as_json: bool, executor: str | None, ray_address: str | None,
            trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
@@ -130,7 +134,7 @@ def resume(run_id: str, registry_path: str | None, allowlist: str | None,
     policy = policy_option(allowlist)
 
     def act(dt: Any) -> Any:
-        return dt.resume_run(run_id)
+        return dt.resume_run(run_id, timeout=timeout)
 
     _with_dyntools(act, "<script>", registry_path, policy, require_layers,
                    allow_weaker_sandbox, log_level, as_json, executor, ray_address,

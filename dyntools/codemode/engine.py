@@ -112,12 +112,14 @@ def run_code(pipeline: CodePipeline, source: str | bytes, inputs: Mapping[str, A
     return _segment(pipeline, record, tools, run_limits, waited=None)
 
 
-def resume_run(pipeline: CodePipeline, run_id: str,
-               tools: ToolSurface | None = None) -> RunOutcome:
+def resume_run(pipeline: CodePipeline, run_id: str, tools: ToolSurface | None = None,
+               timeout: float | None = None) -> RunOutcome:
     """Continue a waiting run after a decision (see the module docstring). UnknownRun for an
-    id that is not kept; UsageError for a run that is not waiting or is being resumed."""
+    id that is not kept; UsageError for a run that is not waiting or is being resumed.
+    `timeout` caps this resume's seconds; it never extends the time the run has left."""
     from dyntools.gate import check_script
 
+    cap = RunLimits(timeout=timeout).timeout if timeout is not None else None
     store = run_store(pipeline)
     with store.claim(run_id):
         record = store.load(run_id)
@@ -143,21 +145,25 @@ def resume_run(pipeline: CodePipeline, run_id: str,
             return outcome_of(record, "")
         run_limits = RunLimits.from_value(record.limits)
         return _segment(pipeline, record, tools, run_limits,
-                        waited=(tool, str(waiting.get("key"))))
+                        waited=(tool, str(waiting.get("key"))), cap=cap)
 
 
 # ------------------------------------------------------------------------------- segments
 
 
 def _segment(pipeline: CodePipeline, record: RunRecord, tools: ToolSurface | None,
-             limits: RunLimits, *, waited: tuple[str, str] | None) -> RunOutcome:
-    """Run the script once (a first run, or a resume that replays `record.calls`)."""
+             limits: RunLimits, *, waited: tuple[str, str] | None,
+             cap: float | None = None) -> RunOutcome:
+    """Run the script once (a first run, or a resume that replays `record.calls`); `cap`:
+    the most seconds of the run's remaining time this segment may use."""
     from dyntools.codemode.runner import run_in_worker
     from dyntools.codemode.wrap import wrap_script
     from dyntools.sandbox.limits import SandboxLimits
 
     surface: ToolSurface = tools if tools is not None else pipeline
     budget = limits.timeout - record.used_ms / 1000
+    if cap is not None:
+        budget = min(budget, cap)
     record.segments += 1
     if budget <= 0:
         return _ended(pipeline, record, None, "", SandboxTimeout(
@@ -192,6 +198,10 @@ def _segment(pipeline: CodePipeline, record: RunRecord, tools: ToolSurface | Non
             exc = SandboxError(f"the run could not go on: {type(unexpected).__name__}: "
                                f"{unexpected}", run_id=record.run_id)
         output = str(exc.details.pop("output", "")) or "".join(host.chunks)
+        if host.overran:  # the resume's watch ended its worker (runner.py)
+            exc = SandboxTimeout(f"the run has used its timeout of {limits.timeout:g} s (or "
+                                 "this resume's)", run_id=record.run_id,
+                                 timeout_s=limits.timeout)
         _charge(record, host)
         record.calls = host.calls
         if isinstance(exc, ToolRuntimeError | BadResult) and host.call_started is not None \

@@ -103,6 +103,9 @@ class ScriptHost:
         self.live_from = 0
         self.live_at: float | None = None
         self.waiting: dict[str, Any] | None = None
+        # Set when the live part passed the run's time left and its worker was ended for it
+        # (runner.py's watch of a resume): the segment then ends as a timeout.
+        self.overran = False
         self._log = get_logger("codemode", run_id=run_id)
 
     def started(self) -> None:
@@ -110,6 +113,10 @@ class ScriptHost:
         self.call_started = time.monotonic()
         if not self.resuming:
             self.live_at = self.call_started
+
+    def live_deadline(self) -> float | None:
+        """When the live part's time is up (monotonic), once it has begun."""
+        return self.live_at + self.budget_s if self.live_at is not None else None
 
     def charged_s(self, ended: float) -> float:
         """The seconds this segment counts against the run's timeout: from the start of its

@@ -11,7 +11,12 @@ machine whatever the executor; the tools they call run where that executor puts 
 from __future__ import annotations
 
 import ast
+import contextlib
+import os
+import signal
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +32,8 @@ from dyntools.sandbox.spec import build_spec
 # past it waits for a slot within its own time, then is refused (Overloaded).
 MAX_CONCURRENT_SCRIPTS = 8
 _SLOTS = threading.BoundedSemaphore(MAX_CONCURRENT_SCRIPTS)
+# How often a resume's watch looks at the clock (seconds).
+WATCH_INTERVAL_S = 0.05
 
 
 def run_in_worker(*, source: str, tree: ast.Module, inputs: dict[str, Any], host: ScriptHost,
@@ -61,8 +68,42 @@ def _run(*, source: str, tree: ast.Module, inputs: dict[str, Any], host: ScriptH
             worker = WorkerProcess(spec, cwd.path, interpreter=interpreter)
             worker.start()
             host.started()
-            return worker.call(inputs, host=host, on_output=host.printed)
+            with _live_deadline_watch(host, worker.pid):
+                return worker.call(inputs, host=host, on_output=host.printed)
         finally:
             interpreter.kill()
     finally:
         cwd.remove()
+
+
+@contextlib.contextmanager
+def _live_deadline_watch(host: ScriptHost, pid: int) -> Iterator[None]:
+    """For a resume: end the worker when its live part passes the run's time left.
+
+    A worker has one deadline, set when its call begins; a resume's must include the time
+    its replayed prefix takes (the prefix's own code runs again), so it is longer than the
+    run has left. This watch holds the live part, which begins at the first call past the
+    record, to the run's time left: past it the worker's process group is killed and
+    `host.overran` makes the segment end as a timeout. A first run needs none (its worker's
+    deadline is the run's time left)."""
+    if not host.resuming:
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(WATCH_INTERVAL_S):
+            deadline = host.live_deadline()
+            if deadline is not None and time.monotonic() >= deadline:
+                host.overran = True
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+                return
+
+    thread = threading.Thread(target=watch, name=f"dyntools-run-{host.run_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

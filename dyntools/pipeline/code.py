@@ -41,13 +41,15 @@ class CodeRunning(PipelineCore):
 
         return run_code(self, source, inputs, limits, tools)
 
-    def resume_run(self, run_id: str, *, tools: ToolSurface | None = None) -> RunOutcome:
+    def resume_run(self, run_id: str, *, tools: ToolSurface | None = None,
+                   timeout: float | None = None) -> RunOutcome:
         """Continue waiting run `run_id` (from this process or another): the script is gated
         again, its recorded calls are replayed (never run twice) and the call it waited at
-        runs now. Still "waiting" while no decision has been made."""
+        runs now. Still "waiting" while no decision has been made. `timeout` caps this
+        resume's seconds (it never extends the time left of the run's own `timeout`)."""
         from dyntools.codemode.engine import resume_run
 
-        return resume_run(self, run_id, tools)
+        return resume_run(self, run_id, tools, timeout)
 
     def promote(self, run_id: str, name: str, description: str | None = None, *,
                 require_approval: bool = False, tools: ToolSurface | None = None,

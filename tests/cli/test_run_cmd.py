@@ -159,6 +159,8 @@ def test_unknown_runs_and_refused_promotions(tmp_path: Path, registry: Path) -> 
     assert code == 2 and "no run 0123456789abcdef" in err
     code, _, err = run_cli(["resume", "../../etc/passwd", *base], tmp_path)
     assert code == 2 and "is not a run id" in err
+    code, _, err = run_cli(["resume", "0123456789abcdef", "--timeout", "0", *base], tmp_path)
+    assert code == 2 and "timeout must be" in err
     job = script(tmp_path, "total = 1\ndef f():\n    return total\nresult = {'v': f()}\n")
     code, out, err = run_cli(["run", str(job), "--json", *base], tmp_path)
     run_id = json.loads(out)["run_id"]

@@ -221,6 +221,27 @@ def test_limits_are_cumulative(waiting_registry: Path) -> None:
     assert [e["outcome"] for e in done.trace] == ["ok", "ok"]
 
 
+def test_a_resume_timeout_caps_the_resume_and_never_extends_the_run(
+        waiting_registry: Path) -> None:
+    spins = TWO_CALLS + "n = 0\nwhile True:\n    n += 1\n"
+    with Dyntools(waiting_registry) as dt:
+        first = dt.run_code(spins, {"title": "a"}, limits={"timeout": 30})
+        second = dt.run_code(TWO_CALLS, {"title": "a"}, limits={"timeout": 30})
+        dt.approve("slugify_text", 1)
+        with pytest.raises(UsageError, match="timeout"):
+            dt.resume_run(first.run_id, timeout=0)
+        before = dt.run_record(first.run_id).used_ms
+        capped = dt.resume_run(first.run_id, timeout=0.5)  # ends at 0.5 s, not at 30
+        # The live part is held to the time given, not to the worker's longer deadline
+        # (which includes the replay's allowance): charged about 0.5 s, not 5.5.
+        assert dt.run_record(first.run_id).used_ms - before < 2500
+        wide = dt.resume_run(second.run_id, timeout=3600)  # allowed; the run's 30 s hold
+        assert dt.run_record(second.run_id).limits["timeout"] == 30
+    value = capped.as_dict()
+    assert (value["status"], value["error"]["reason"]) == ("error", "timeout"), value
+    assert wide.status == "ok"
+
+
 def test_one_resume_at_a_time(waiting_registry: Path) -> None:
     with Dyntools(waiting_registry) as dt:
         first = dt.run_code(TWO_CALLS, {"title": "a"})
