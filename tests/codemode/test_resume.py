@@ -14,6 +14,7 @@ from dyntools.catalog.core import Catalog
 from dyntools.codemode.engine import run_store
 from dyntools.errors import RegistryError, UnknownRun, UsageError
 from dyntools.gate.policy import load_policy
+from dyntools.generators.offline import template_source
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 from tests.cli_probe import run_cli
@@ -264,3 +265,19 @@ def test_one_resume_at_a_time(waiting_registry: Path) -> None:
             release.set()
             thread.join()
         assert dt.resume_run(first.run_id).status == "waiting"
+
+
+def test_a_tool_with_a_current_version_is_called_at_it_while_a_newer_one_waits(
+        registry_path: Path) -> None:
+    """Only a tool with no current version makes a run wait: a pending v2 of word_count
+    leaves its calls at v1."""
+    registry = Registry.open(registry_path)
+    newer = template_source("word_count").replace('"words": len(text.split())',
+                                                  '"words": len(text.split()) + 100')
+    registry.add_version("word_count", newer, {"generator": "test"}, activate=False,
+                         status="pending", reason="awaiting approval")
+    with Dyntools(registry_path) as dt:
+        done = dt.run_code("result = tools.word_count(text='a b')\n")
+    assert (done.status, done.result["words"]) == ("ok", 2)
+    assert [(e["tool"], e["version"], e["outcome"]) for e in done.trace] == [
+        ("word_count", 1, "ok")]
