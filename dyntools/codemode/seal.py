@@ -23,6 +23,7 @@ a process running as this user can read the key as well; the seal is not a signa
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import hmac
@@ -91,28 +92,31 @@ def _read_key(path: Path) -> bytes:
 
 
 def _make_key(path: Path) -> bytes:
+    """A new key, written whole to a temporary file and then linked into place: a process
+    that makes one at the same moment reads the one that won, never a half-written file."""
+    key = os.urandom(KEY_BYTES)
+    temp = path.with_name(f".{KEY_FILE}.{os.urandom(8).hex()}")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
                      | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        # Another process made it meanwhile: read theirs.
         try:
-            return _read_key(path)
-        except OSError as exc:
-            raise TrustStateError(f"the run-seal key {path} cannot be read: "
-                                  f"{exc.strerror or exc}", path=str(path)) from None
+            os.write(fd, key)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            return _read_key(path)  # another process made it meanwhile: theirs holds
+        return key
     except OSError as exc:
-        raise TrustStateError(f"the run-seal key {path} cannot be made: "
+        raise TrustStateError(f"the run-seal key {path} cannot be made or read: "
                               f"{exc.strerror or exc} (set DYNTOOLS_TRUST_STATE to a folder "
                               "this user may write)", path=str(path)) from None
-    key = os.urandom(KEY_BYTES)
-    try:
-        os.write(fd, key)
-        os.fsync(fd)
     finally:
-        os.close(fd)
-    return key
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
 
 
 def canonical(body: dict[str, Any]) -> bytes:

@@ -141,3 +141,17 @@ def test_without_a_seal_key_a_run_is_not_kept_and_cannot_wait(
     value = waits.as_dict()
     assert (value["status"], value["error"]["reason"]) == ("error", "persist_failed")
     assert "run-seal key" in value["error"]["message"]
+
+
+def test_processes_making_the_key_at_once_agree_on_one(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = "from dyntools.codemode.seal import seal_key; print(seal_key().hex())"
+    env = {**os.environ, "DYNTOOLS_TRUST_STATE": str(tmp_path / "state")}
+    started = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE) for _ in range(4)]
+    keys = {started_one.communicate(timeout=60)[0].decode().strip() for started_one in started}
+    assert len(keys) == 1 and len(next(iter(keys))) == 64, keys
+    assert os.stat(tmp_path / "state" / "runs.key").st_mode & 0o777 == 0o600
+    assert sorted(os.listdir(tmp_path / "state")) == ["runs.key"]  # no temporary file left
