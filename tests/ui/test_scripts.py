@@ -5,13 +5,16 @@ approve`), and the version a run was promoted to; tool-controlled text escaped."
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from dyntools.codemode.engine import run_store
+from dyntools.generators.offline import template_source
 from dyntools.pipeline.dyntools import Dyntools
+from dyntools.registry import Registry
 from tests.cli_probe import run_cli
 from tests.codemode.conftest import TWO_CALLS, registry_with, rewrite_record
 
@@ -66,22 +69,34 @@ def test_a_waiting_run_is_approved_on_the_page_then_resumed_and_promoted(
         assert "unknown_run" in tab.page.content()
 
 
-def test_an_unknown_return_to_never_redirects_off_the_page(visit: Any, tmp_path: Path) -> None:
-    registry = registry_with(tmp_path / "registry", pending=("slugify_text",))
-    with UiServer(registry) as server:
-        tab = visit(server)
-        tab.go("/tools/slugify_text/v/1")
-        tab.page.evaluate("""() => {
-            const form = document.querySelector('#reject-form');
-            const field = document.createElement('input');
-            field.type = 'hidden'; field.name = 'return_to'; field.value = '//evil.example/x';
-            form.appendChild(field);
-        }""")
-        if tab.page.get_attribute("#destructive", "open") is None:
-            tab.page.click("#destructive summary")
-        tab.page.fill("#reject-form input[name=reason]", "no")
-        tab.page.click("#reject-form button[type=submit]")
-        tab.page.wait_for_url("**/tools/slugify_text/v/1?done=reject")
+RETURNS = ("//evil.example/x", "https://evil.example/", "/scripts/../tools",
+           "/scripts/0123456789abcdef")
+
+
+def test_return_to_only_ever_leads_back_to_a_run(tmp_path: Path) -> None:
+    """The decision endpoints honour `return_to` only as a /scripts/RUN_ID path; anything
+    else comes back to the version's own page (no open redirect off the page)."""
+    registry_path = registry_with(tmp_path / "registry", pending=("slugify_text",))
+    registry = Registry.open(registry_path)
+    for extra in range(2, len(RETURNS) + 1):  # one pending version per case
+        registry.add_version("slugify_text", template_source("slugify_text") + f"# {extra}\n",
+                             {"generator": "test"}, activate=False, status="pending",
+                             reason="awaiting approval")
+    with UiServer(registry_path) as server, httpx.Client(
+            base_url=server.url, cookies={server.cookie_name: server.token},
+            follow_redirects=False, timeout=60) as http:
+        page = http.get("/tools/slugify_text/v/1").text
+        match = re.search(r'<meta name="csrf-token" content="([0-9a-f]{64})">', page)
+        assert match is not None
+        for version, return_to in enumerate(RETURNS, start=1):
+            answer = http.post(f"/tools/slugify_text/v/{version}/reject",
+                               data={"csrf": match.group(1), "by": "alice", "reason": "no",
+                                     "return_to": return_to},
+                               headers={"origin": server.url})
+            assert answer.status_code == 303, answer.text
+            expected = (f"{return_to}?done=reject" if return_to.startswith("/scripts/0")
+                        else f"/tools/slugify_text/v/{version}?done=reject")
+            assert answer.headers["location"] in (expected, server.url + expected), return_to
 
 
 def test_an_edited_run_is_not_shown_as_kept(tmp_path: Path) -> None:
