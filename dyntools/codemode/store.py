@@ -64,11 +64,6 @@ FINISHED = (OK, ERROR, REFUSED)
 class RunStore:
     """A registry's kept runs. Thread-safe for one record at a time per run (`claim`)."""
 
-    @property
-    def registry_root(self) -> Path:
-        """The registry this folder belongs to (its id is part of every seal)."""
-        return self.folder.parent
-
     def __init__(self, folder: Path, *, max_runs: int = MAX_RUNS,
                  max_record_bytes: int = MAX_RECORD_BYTES,
                  max_total_bytes: int = MAX_TOTAL_BYTES) -> None:
@@ -76,6 +71,11 @@ class RunStore:
         self.max_runs = max_runs
         self.max_record_bytes = max_record_bytes
         self.max_total_bytes = max_total_bytes
+
+    @property
+    def registry_root(self) -> Path:
+        """The registry this folder belongs to (its id is part of every seal)."""
+        return self.folder.parent
 
     # ------------------------------------------------------------------------------ reading
 
