@@ -14,8 +14,12 @@ and the audit log; `show` and `list` show it. With `--sign-key` (or DYNTOOLS_SIG
 is also a signed record of the tool's decision chain (dyntools/registry/chain.py); with
 trusted keys configured, a decision needs one of them (exit 14). `approve` verifies exactly
 as `ensure` does (the version's EXAMPLES, the `--example`s given and the current version's
-contract unless `--contract-change`, in the sandbox): on a failure nothing becomes current,
-the version is recorded as rejected with the failing example, and the exit code is 12.
+contract unless `--contract-change`, in the sandbox). Nothing of a failure is final unless
+the version broke its own EXAMPLES: then it is recorded as rejected with the failing example
+(exit 12). A failure of only what the reviewer added (`--example`, or the current version's
+contract without `--contract-change`) decides nothing (exit 12, the version stays pending);
+a version made with `--contract-change` is approved only with it (exit 2 otherwise, nothing
+runs), and the command `ensure` and `pending` suggest carries it.
 """
 
 from __future__ import annotations
@@ -115,6 +119,8 @@ def keygen(keyfile: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the pending versions as JSON.")
 def pending(registry: Registry, as_json: bool) -> None:
     """List versions that passed gate and verification and wait for a reviewer."""
+    from dyntools.pipeline.events import approve_command_for
+
     records = [record for state in registry.tools()
                for _, record in sorted(state.records.items()) if record.status == "pending"]
     if as_json:
@@ -134,7 +140,7 @@ def pending(registry: Registry, as_json: bool) -> None:
         base = f" {current[1:]}" if current != "none" else ""
         click.echo(f"  read: dyntools show {record.name} --version {record.version}"
                    + (f"; dyntools diff {record.name}{base} {record.version}" if base else ""))
-        click.echo(f"  then: dyntools approve {record.name} {record.version} --reason TEXT   "
+        click.echo(f"  then: {approve_command_for(record)} --reason TEXT   "
                    f"or   dyntools reject {record.name} {record.version} --reason TEXT")
 
 
@@ -148,7 +154,8 @@ def pending(registry: Registry, as_json: bool) -> None:
               help='An example the version must also pass: {"params": {...}, "result": '
                    "{...}}. Repeatable.")
 @click.option("--contract-change", is_flag=True,
-              help="Do not hold the version to the examples the current version passed.")
+              help="Do not hold the version to the examples the current version passed "
+                   "(required for a version made with --contract-change).")
 @click.option("--reason", default=None, help="Why it is approved (recorded).")
 @_by_option
 @sign_key_click
@@ -163,7 +170,9 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
     """Approve a pending version or a dropped-in vN.py (NAME VERSION), or add a file as a new
     version (NAME --file PATH), after verifying it as ensure does.
 
-    Exit 12 when verification fails: the version is then recorded as rejected.
+    Exit 12 when verification fails: recorded as rejected when the version broke its own
+    EXAMPLES, left pending when only an --example or the current version's contract failed.
+    Exit 2, nothing run, for a version made with --contract-change approved without it.
     """
     from dyntools.pipeline.dyntools import Dyntools
 

@@ -16,7 +16,7 @@ from dyntools.errors import (
     VersionUnusable,
 )
 from dyntools.pipeline.core import PipelineCore, ToolSource
-from dyntools.pipeline.events import FAILED, OK, approve_command, log_execute
+from dyntools.pipeline.events import FAILED, OK, approve_command_for, log_execute
 from dyntools.pipeline.toolmeta import (
     Tool,
 )
@@ -60,9 +60,9 @@ class Calling(PipelineCore):
                     raise PendingApproval(
                         f"tool {name!r} v{waiting.version} is pending approval and is not "
                         f"served until a reviewer approves it: "
-                        f"{approve_command(name, waiting.version)}",
+                        f"{approve_command_for(waiting)}",
                         tool=name, version=waiting.version,
-                        approve_command=approve_command(name, waiting.version))
+                        approve_command=approve_command_for(waiting))
                 state = self.registry.tool(name)
                 pointed = (state.records.get(state.recorded_current)
                            if state.recorded_current is not None else None)

@@ -34,7 +34,7 @@ from dyntools.pipeline.events import (
     Recorder,
     StationEvent,
     StationListener,
-    approve_command,
+    approve_command_for,
     ms_since,
 )
 from dyntools.pipeline.toolmeta import (
@@ -84,7 +84,7 @@ class EnsureResult(NamedTuple):
 
     @property
     def approve_command(self) -> str:
-        return approve_command(self.record.name, self.record.version)
+        return approve_command_for(self.record)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -162,7 +162,7 @@ class Ensuring(PipelineCore):
                     recorder.version = waiting.version
                     found.outcome = PENDING
                     found.detail = (f"v{waiting.version} is pending approval (nothing "
-                                    f"generated): {approve_command(spec.name, waiting.version)}")
+                                    f"generated): {approve_command_for(waiting)}")
                 elif current is None:
                     found.outcome = "miss"
                     found.detail = (
@@ -292,7 +292,7 @@ class Ensuring(PipelineCore):
                                        pending=f"awaiting approval (policy: {approval})")
                 recorder.done("activate", PENDING, 0.0,
                               detail=f"not served until a reviewer approves it: "
-                                     f"{approve_command(spec.name, record.version)}")
+                                     f"{approve_command_for(record)}")
                 return EnsureResult(self._tool(record), record, True, tuple(recorder.events),
                                     report)
             record = self._persist(spec.name, source, gated.report, provenance, recorder)
