@@ -3,7 +3,8 @@
 Exit codes of `exec` (documented in the README):
     0 ok, 1 rejected by the gate, 2 usage, 3 compile_error, 4 runtime_error, 5 timeout,
     6 memory_limit, 7 bad_result, 8 sandbox_violation, 9 worker_crashed,
-    10 layer_unavailable, 11 any other sandbox error.
+    10 layer_unavailable, 11 any other sandbox error, 18 http_error (a host request failed
+    and the tool let its host.HttpError end the call).
 `doctor` exits 0, or 10 when `--require-layers` names a layer that is not active.
 """
 
@@ -43,6 +44,7 @@ EXIT_BY_REASON: dict[str, int] = {
     "sandbox_violation": 8,
     "worker_crashed": 9,
     "layer_unavailable": 10,
+    "http_error": 18,
 }
 EXIT_OTHER_SANDBOX_ERROR = 11
 

@@ -31,6 +31,7 @@ from dyntools.errors import (
     SandboxMemoryLimit,
     SandboxTimeout,
     SandboxViolation,
+    ToolHttpError,
     ToolRuntimeError,
     UsageError,
     WorkerCrashed,
@@ -64,6 +65,7 @@ _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
     "memory_limit": SandboxMemoryLimit,
     "runtime_error": ToolRuntimeError,
+    "http_error": ToolHttpError,
     "bad_result": BadResult,
     "sandbox_violation": SandboxViolation,
 }
