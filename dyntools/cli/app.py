@@ -66,7 +66,11 @@ class _Group(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in COMMANDS and cmd_name not in self.commands:
             load_commands([cmd_name])
-        return super().get_command(ctx, cmd_name)
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and not any(p.name == "log_format" for p in command.params):
+            # The one option every command takes, without a parameter in every signature.
+            command.params.append(log_format_option())
+        return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         from dyntools.base import interrupts
@@ -117,6 +121,33 @@ def _report_interrupt(ctx: click.Context, code: int) -> None:
         sys.stderr.flush()
 
 
+LOG_FORMAT_HELP = (
+    "How log events look on stderr: text (a readable line each) or json (one JSON object a "
+    "line). Default: DYNTOOLS_LOG_FORMAT, else text on a terminal and json otherwise. The "
+    "audit log is JSON either way.")
+
+
+def _chosen_log_format(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        from dyntools.base.log import set_log_format
+
+        set_log_format(value)
+
+
+def log_format_option() -> click.Option:
+    """`--log-format text|json` (DYNTOOLS_LOG_FORMAT): every command takes it, and so does
+    the group (`dyntools --log-format json list`); click checks the variable's value too."""
+    return click.Option(["--log-format"], type=click.Choice(["text", "json"]), default=None,
+                        envvar="DYNTOOLS_LOG_FORMAT", expose_value=False, is_eager=True,
+                        callback=_chosen_log_format, help=LOG_FORMAT_HELP)
+
+
+def _with_log_format(command: _Group) -> _Group:
+    command.params.append(log_format_option())
+    return command
+
+
+@_with_log_format
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dyntools")
 def main() -> None:

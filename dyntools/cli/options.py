@@ -138,9 +138,9 @@ def setup_logging(level: str, root: Path, *, audit: bool, audit_log: str | None)
     explicit = audit_log or os.environ.get(AUDIT_LOG_ENV) or None
     path = Path(explicit) if explicit else (root / "audit.log" if audit else None)
     try:
-        configure_logging(level, audit_path=path)
+        configure_logging(level, audit_path=path, json=None)  # --log-format decides
     except OSError as exc:
-        configure_logging("info" if level in ("warning", "error") else level)
+        configure_logging("info" if level in ("warning", "error") else level, json=None)
         get_logger("cli").warning("audit.stderr", path=str(path),
                                   reason=f"cannot write the audit log: {exc.strerror or exc}",
                                   hint="audit events go to stderr (or pass --audit-log PATH)")

@@ -473,12 +473,15 @@ def open_problems(states: Mapping[str, ToolState], stray: tuple[Unrecorded, ...]
     problems: list[str] = []
     for state in states.values():
         if state.error:
-            problems.append(f"{state.name}: manifest invalid")
-        if state.chain is not None and state.chain.needs_attention:
-            problems.append(f"{state.name}: {state.chain.code or 'chain disagrees'}")
+            problems.append(f"{state.name}: manifest invalid: {state.error}")
+        chain = state.chain
+        if chain is not None and chain.needs_attention:
+            said = chain.problem or "; ".join(chain.disagreements)
+            problems.append(f"{state.name}: {chain.code or 'chain disagrees'}: {said}")
         for version, record in sorted(state.records.items()):
             if record.status == QUARANTINED:
-                problems.append(f"{state.name} v{version}: {record.reason_code}")
+                problems.append(f"{state.name} v{version}: {record.reason_code}: "
+                                f"{record.reason}")
         problems += [f"{state.name}: unrecorded {u.path.name}" for u in state.unrecorded]
     problems += [f"unrecorded {u.path.name}" for u in stray]
     return problems
