@@ -37,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "activate": "review_cmd",
     "retire": "review_cmd",
     "sign-state": "review_cmd",
+    "alias": "review_cmd",
+    "unalias": "review_cmd",
     "exec": "sandbox_cmd",
     "doctor": "sandbox_cmd",
     "ui": "ui_cmd",

@@ -129,7 +129,25 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
         echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
                            f"{terminal_safe(f['message'])}" for f in findings))
+        echo_earlier_attempts(error.details.get("earlier_attempts"))
     sys.exit(code)
+
+
+def echo_earlier_attempts(attempts: Any) -> None:
+    """On stderr, what the gate said of each refused attempt before the last (its findings
+    went back to the model): `earlier_attempts` as generators/loop.py records it."""
+    if not isinstance(attempts, list) or not attempts:
+        return
+    click.echo(f"the gate refused {len(attempts)} earlier attempt(s); each one's findings "
+               "went back to the model:", err=True)
+    for attempt in attempts:
+        if not isinstance(attempt, dict):
+            continue
+        click.echo(f"  attempt {attempt.get('attempt')}:", err=True)
+        for finding in attempt.get("findings") or []:
+            click.echo(f"    {terminal_safe(finding)}", err=True)
+        if attempt.get("more"):
+            click.echo(f"    ... and {attempt['more']} more", err=True)
 
 
 def open_registry(registry_path: str | None, policy: Any, trusted_keys: str | None,

@@ -1,4 +1,5 @@
-"""The review workflow: init, pending, approve, reject, activate, retire, keygen, sign-state.
+"""The review workflow: init, pending, approve, reject, activate, retire, keygen, sign-state,
+alias and unalias.
 
     dyntools init [PATH] --approval always      the registry holds every new version back
     dyntools pending                            what waits for a decision
@@ -8,6 +9,8 @@
     dyntools activate NAME 1 --reason "v2 misbehaves"     forward or back
     dyntools retire NAME 4 --reason "tampered on disk, incident 12"
     dyntools sign-state [NAME...] --sign-key alice.key    the first record of each chain
+    dyntools alias count_words word_count                count_words serves word_count
+    dyntools unalias count_words                          and no longer
 
 Each decision records who (`--by`, else the login name), when and why in the tool's manifest
 and the audit log; `show` and `list` show it. With `--sign-key` (or DYNTOOLS_SIGNING_KEY) it
@@ -55,7 +58,7 @@ def _decided_line(record: VersionRecord) -> str:
     last = record.last_decision
     if last is None:
         return ""
-    why = f": {terminal_safe(last.get('reason'))}" if last.get("reason") else ""
+    why = f"; reason: {terminal_safe(last.get('reason'))}" if last.get("reason") else ""
     signed = ", signed" if record.signature is not None else ""
     return f" (by {terminal_safe(last.get('by'))} at {last.get('time')}{signed}{why})"
 
@@ -67,19 +70,27 @@ def _current_text(registry: Registry, name: str) -> str:
 
 @main.command()
 @click.argument("path", required=False)
+@click.option("--registry", "registry_path", type=str, default=None,
+              help="Registry folder, as every command takes it (the same as PATH; default: "
+                   "DYNTOOLS_REGISTRY, else ./generated_tools).")
 @click.option("--approval", type=click.Choice(APPROVAL_POLICIES), default=None,
               help="Which verified versions wait for a reviewer: never (default), "
-                   "capabilities (versions that widen the current version's CAPABILITIES), always.")
-def init(path: str | None, approval: str | None) -> None:
-    """Create a registry folder (PATH, else DYNTOOLS_REGISTRY, else ./generated_tools) and
-    its config.json; on an existing registry, set its approval policy."""
+                   "capabilities (versions that widen the current version's CAPABILITIES, "
+                   "or that declare any when the tool has no current version), always.")
+def init(path: str | None, registry_path: str | None, approval: str | None) -> None:
+    """Create a registry folder (PATH or --registry, else DYNTOOLS_REGISTRY, else
+    ./generated_tools) and its config.json; on an existing registry, set its approval
+    policy."""
     import os
 
     from dyntools.cli.options import registry_root
     from dyntools.registry.store import fsync_dir
 
+    if path is not None and registry_path is not None and path != registry_path:
+        raise click.UsageError(f"two registries named: PATH {path!r} and --registry "
+                               f"{registry_path!r}; give one")
     try:
-        root = registry_root(path, must_exist=False)
+        root = registry_root(path if path is not None else registry_path, must_exist=False)
         existing = read_config(root) if root.exists() else RegistryConfig()
         config = RegistryConfig(approval=approval or existing.approval)
         try:
@@ -333,3 +344,45 @@ def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
         _echo_json({"registry": str(registry.root), "tools": rows})
     if failed is not None:
         sys.exit(exit_code_for(failed))
+
+
+@main.command("alias")
+@writer_options
+@click.argument("name")
+@click.argument("target")
+@click.option("--reason", default=None, help="Why (recorded).")
+@_by_option
+@sign_key_click
+@click.option("--json", "as_json", is_flag=True, help="Print the alias as JSON.")
+def alias_cmd(registry: Registry, name: str, target: str, reason: str | None, by: str | None,
+              sign_key: str | None, as_json: bool) -> None:
+    """Make NAME serve TARGET's current version (what ensure --reuse-similar records): NAME
+    must have no versions of its own. With --sign-key it is a signed record of NAME's
+    decision chain; with trusted keys it needs one of them (exit 14)."""
+    from dyntools.registry.records import require_valid_name
+
+    require_valid_name(target)
+    state = registry.set_alias(name, target, by=by, reason=reason,
+                               signer=signer_option(sign_key))
+    if as_json:
+        _echo_json({"name": name, "alias_of": state.alias})
+        return
+    click.echo(f"{name}: an alias of {state.alias} (dyntools unalias {name} removes it)")
+
+
+@main.command("unalias")
+@writer_options
+@click.argument("name")
+@click.option("--reason", default=None, help="Why (recorded).")
+@_by_option
+@sign_key_click
+@click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
+def unalias_cmd(registry: Registry, name: str, reason: str | None, by: str | None,
+                sign_key: str | None, as_json: bool) -> None:
+    """Remove the alias NAME: it no longer serves another tool (which is left as it is).
+    Signed like alias; with trusted keys it needs one of the keys (exit 14)."""
+    target = registry.remove_alias(name, by=by, reason=reason, signer=signer_option(sign_key))
+    if as_json:
+        _echo_json({"name": name, "alias_of": None, "was_alias_of": target})
+        return
+    click.echo(f"{name}: no longer an alias of {target}")

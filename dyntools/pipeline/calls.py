@@ -42,8 +42,10 @@ class Calling(PipelineCore):
         passes itself; default: this registry); `chain` lists the tools already waiting on
         this call (composition depth and cycles). With `read_only` (a tool composed while
         another is verified) its HTTP requests may only GET, and so may what it composes.
-        No secret leaves in the result or error."""
+        No secret leaves in the result or error. A name that is an alias calls the tool it
+        serves (`Registry.alias_of`)."""
         started = time.perf_counter()
+        name = self.registry.alias_of(name) or name
         record = self.registry.current(name)
         version = record.version if record is not None else None
         try:
@@ -105,9 +107,20 @@ class Calling(PipelineCore):
         return result
 
     def tool(self, name: str) -> Tool | None:
-        """The current version of `name` as callers see it, or None."""
-        record = self.registry.current(name)
+        """The current version of `name` as callers see it (of the tool it serves, for an
+        alias), or None."""
+        record = self.registry.current(self.registry.alias_of(name) or name)
         return self._tool(record) if record is not None else None
+
+    def aliases(self) -> dict[str, Tool]:
+        """Each served alias and the tool it calls: names callers may use, never tools of
+        their own (`tools` does not list them)."""
+        served = {}
+        for name in self.registry.aliases():
+            tool = self.tool(name)
+            if tool is not None and self.registry.alias_of(name) is not None:
+                served[name] = tool
+        return served
 
     def tools(self) -> list[Tool]:
         """Every registry tool with a usable current version."""

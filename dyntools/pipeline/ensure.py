@@ -147,9 +147,13 @@ class Ensuring(PipelineCore):
         recorder = Recorder(spec.name, on_station)
         approval = stricter(self.approval, "always" if require_approval else None)
         with self._name_lock(spec.name):
+            with contextlib.suppress(UnknownTool):
+                self.registry.refresh(spec.name)
+            target = self.registry.alias_of(spec.name)
+            if target is not None:
+                return self._aliased(spec, target, new_version, caller_examples, recorder,
+                                     tools)
             with recorder.station(LOOKUP) as found:
-                with contextlib.suppress(UnknownTool):
-                    self.registry.refresh(spec.name)
                 current = self.registry.current(spec.name)
                 refusal = self.registry.refusal(spec.name) if current is None else None
                 if refusal is not None:
@@ -194,6 +198,28 @@ class Ensuring(PipelineCore):
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
                                 contract_change, recorder, approval, tools)
+
+    def _aliased(self, spec: ToolSpec, target: str, new_version: bool,
+                 caller_examples: tuple[Example, ...], recorder: Recorder,
+                 tools: ToolSource | None) -> EnsureResult:
+        """`spec.name` is an alias: the tool it serves, as it is (the alias has no versions of
+        its own to add to)."""
+        if new_version:
+            raise UsageError(f"{spec.name} is an alias of {target}: a new version goes to "
+                             f"{target} (dyntools ensure {target} --new-version), or remove "
+                             f"the alias first (dyntools unalias {spec.name})",
+                             tool=spec.name, alias_of=target)
+        with recorder.station(LOOKUP) as found:
+            current = self.registry.current(target)
+            if current is None:
+                raise self.registry.refusal(target) or UnknownTool(
+                    f"{spec.name} is an alias of {target}, which serves no version",
+                    tool=spec.name, alias_of=target)
+            recorder.version = current.version
+            found.outcome = "hit"
+            found.detail = (f"an alias of {target}: v{current.version} served (no "
+                            "generation)")
+        return self._existing(current, caller_examples, recorder, tools)
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
                   recorder: Recorder, tools: ToolSource | None = None) -> EnsureResult:
@@ -245,11 +271,7 @@ class Ensuring(PipelineCore):
         candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
         contract = () if contract_change else self._contract_examples(spec.name)
         examples = collect_examples(meta.examples, caller_examples, contract)
-        provenance: dict[str, Any] = gated.generated.as_provenance()
-        if spec.description:
-            provenance["description_requested"] = spec.description
-        if contract_change:
-            provenance["contract_change"] = True
+        provenance = _provenance(spec, gated, contract_change)
         try:
             with recorder.station("load") as loaded:
                 pool = self._open_pool(spec.name, candidate, source)
@@ -401,7 +423,33 @@ class Ensuring(PipelineCore):
             if metadata is not None:
                 self._remember_meta(record, metadata)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
+            same = identical_versions(self.registry.versions(name), record)
+            if same:
+                persisted.detail += (f" (byte-identical to "
+                                     f"{', '.join(f'v{v}' for v in same)})")
         return record
+
+
+def _provenance(spec: ToolSpec, gated: GatedSource, contract_change: bool) -> dict[str, Any]:
+    """Where a generated version came from, as its record keeps it."""
+    provenance: dict[str, Any] = gated.generated.as_provenance()
+    if gated.rejected:
+        # What the model got wrong on the way, and what the gate said: for the reviewer (show,
+        # the page, ensure's output), not only the audit log.
+        from dyntools.generators.loop import earlier_attempts
+
+        provenance["earlier_attempts"] = earlier_attempts(gated.rejected)
+    if spec.description:
+        provenance["description_requested"] = spec.description
+    if contract_change:
+        provenance["contract_change"] = True
+    return provenance
+
+
+def identical_versions(records: Sequence[VersionRecord], record: VersionRecord) -> list[int]:
+    """The other versions holding exactly `record`'s bytes (a new version of the same code is
+    kept, as every decision is, and said to be the same)."""
+    return [r.version for r in records if r.sha256 == record.sha256 and r.version != record.version]
 
 
 def metadata_of(report: GateReport) -> ToolMetadata:

@@ -356,6 +356,7 @@ class StateBuilder:
             unrecorded=tuple(unrecorded),
             history=manifest.history,
             chain=verdict,
+            alias=manifest.alias,
         )
 
     def chain_verdict(self, manifest: Manifest) -> ChainVerdict | None:
@@ -368,7 +369,8 @@ class StateBuilder:
         try:
             accepted = self.trust.accepted(manifest.name) if self.trust is not None else None
             verdict = judge(manifest.name, manifest.chain, manifest.current,
-                            manifest_statuses(manifest.versions), self.trusted_keys, accepted)
+                            manifest_statuses(manifest.versions), self.trusted_keys, accepted,
+                            alias=manifest.alias)
         except Exception as exc:  # a check that breaks refuses: fail closed
             return ChainVerdict(CHAIN_MISMATCH, f"the decision chain of {manifest.name} "
                                 f"cannot be checked ({type(exc).__name__})")
