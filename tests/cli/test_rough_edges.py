@@ -87,7 +87,7 @@ def test_list_json_has_one_shape_for_capabilities(tmp_path: Path) -> None:
     reg = ["--registry", str(tmp_path / "reg")]
     for name in ("slugify_text", "page_title"):
         assert run_cli(["ensure", name, *reg], tmp_path)[0] == 0
-    code, out, _ = run_cli(["list", "--json", *reg], tmp_path)
+    _, out, _ = run_cli(["list", "--json", *reg], tmp_path)
     rows = {row["name"]: row for row in json.loads(out)["tools"]}
     assert rows["slugify_text"]["capabilities"] == {}
     assert rows["page_title"]["capabilities"] == {"http": ["example.com", "127.0.0.1:8765"]}
@@ -107,8 +107,8 @@ def test_a_signed_decision_and_its_reason_read_apart(tmp_path: Path) -> None:
 
 
 def test_init_takes_registry_like_every_command(tmp_path: Path) -> None:
-    code, out, _ = run_cli(["init", "--registry", str(tmp_path / "a"), "--approval",
-                            "always"], tmp_path)
+    code, _, _ = run_cli(["init", "--registry", str(tmp_path / "a"), "--approval",
+                          "always"], tmp_path)
     assert code == 0 and (tmp_path / "a" / "config.json").exists()
     assert json.loads((tmp_path / "a" / "config.json").read_text())["approval"] == "always"
     code, _, err = run_cli(["init", str(tmp_path / "b"), "--registry", str(tmp_path / "c")],

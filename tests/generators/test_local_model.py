@@ -68,8 +68,8 @@ def test_the_documented_local_model_block_runs(tmp_path: Path) -> None:
            if not k.startswith(("DYNTOOLS_", "OPENAI_"))}
     with StubServer(openai.answer(REFUSED), openai.answer(ACCEPTED)) as stub:
         outputs = []
-        for argv in commands:
-            argv = [stub.url + "/v1" if arg == DOC_URL else arg for arg in argv]
+        for written in commands:
+            argv = [stub.url + "/v1" if arg == DOC_URL else arg for arg in written]
             done = subprocess.run([sys.executable, "-m", "dyntools", *argv[1:]], cwd=tmp_path,
                                   env=env, capture_output=True, text=True, timeout=120,
                                   check=False)
