@@ -25,6 +25,7 @@ from dyntools.gate.capabilities import Capabilities, Exchange
 
 if TYPE_CHECKING:
     from dyntools.capabilities.policy import CapabilityPolicy
+    from dyntools.capabilities.recording import Recording
 
 DEFAULT_MAX_REQUESTS = 16  # per call, when no policy says otherwise (verification)
 MAX_TOOL_DEPTH = 4  # a tool that composes a tool that composes ... at most this deep
@@ -265,15 +266,21 @@ class CapabilityHost:
 
     def live(self, *, tool: str, version: int | None, declared: Capabilities,
              tools: ToolCaller, chain: tuple[str, ...] = (),
-             read_only: bool = False) -> HostCalls:
-        """The host for a real call: HTTP through the broker, tools through `tools`."""
+             read_only: bool = False, record: Recording | None = None) -> HostCalls:
+        """The host for a real call: HTTP through the broker, tools through `tools`; with
+        `record`, every exchange is kept there as well (`dyntools record`, recording.py)."""
         http: SessionFactory | None = None
         if self.policy is not None and declared.http:
             broker = self._get_broker()
+            policy = self.policy
 
             def http(deadline: float) -> HttpSession:
                 session: HttpSession = broker.session(tool=tool, version=version,
                                                       declared=declared, deadline=deadline)
+                if record is not None:
+                    from dyntools.capabilities.recording import RecordingSession
+
+                    return RecordingSession(session, record, policy)
                 return session
 
         return HostCalls(tool=tool, version=version, declared=declared, policy=self.policy,

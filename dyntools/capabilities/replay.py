@@ -13,11 +13,17 @@ or failure ("timeout", "dns", "connection", "too_large") raises HttpFailure as t
 would, and anything else raises ReplayMismatch (the example fails). The tool's declaration is
 enforced as at run time (CapabilityViolation), and so is the operator's policy when one is
 given (its hosts, its limits, addresses written as literals; nothing is resolved).
+
+A recording made by `dyntools record` holds what the broker let the tool see: a secret a
+server echoed is `[redacted:NAME]` there, and is answered as such, so the tool computes the
+same result it did for real. A marker names a secret: one the tool does not declare cannot
+have been sent by it, so that exchange is a mismatch (the recording is not the tool's).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,10 +99,26 @@ class ReplaySession:
             raise ReplayMismatch(
                 f"request {number} does not match the recording ({problem}): expected "
                 f"{expected}, got {actual}", expected=expected, actual=actual)
+        undeclared = sorted(set(_REDACTED.findall(_recorded_text(recorded)))
+                            - set(self.declared.secrets))
+        if undeclared:
+            raise ReplayMismatch(
+                f"request {number} ({actual}) is recorded with [redacted:{undeclared[0]}], a "
+                "secret the tool does not declare in CAPABILITIES: the recording is not of "
+                "this tool", expected=expected, actual=actual)
         self._next += 1
         if shaped.method != "GET":
             self.non_get_made = True
         return _answer(recorded, target, policy)
+
+
+# What the broker's redaction leaves where a secret was (capabilities/redaction.py).
+_REDACTED = re.compile(r"\[redacted:([A-Z][A-Z0-9_]*)\]")
+
+
+def _recorded_text(recorded: Exchange) -> str:
+    """Everything of a recorded response that a secret could have been echoed in."""
+    return "\n".join([recorded.text, *(f"{k}: {v}" for k, v in recorded.headers)])
 
 
 def _check_literal(target: Target, policy: CapabilityPolicy) -> None:

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "check": "check_cmd",
     "ensure": "ensure_cmd",
     "call": "call_cmd",
+    "record": "record_cmd",
     "serve-mcp": "mcp_cmd",
     "list": "registry_cmd",
     "search": "registry_cmd",

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
 from dyntools.pipeline.ensure import Ensuring
+from dyntools.pipeline.record import Recording
 
 
-class Dyntools(Ensuring, Approving, Calling):
+class Dyntools(Ensuring, Approving, Calling, Recording):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);

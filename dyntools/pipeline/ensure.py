@@ -116,6 +116,7 @@ class Ensuring(PipelineCore):
         on_station: StationListener | None = None,
         require_approval: bool = False,
         tools: ToolSource | None = None,
+        provenance: Mapping[str, Any] | None = None,
     ) -> EnsureResult:
         """Make sure `spec.name` has a current, verified version; generate one if not.
 
@@ -127,6 +128,8 @@ class Ensuring(PipelineCore):
         is pending (and none is current) is returned as such without generating again.
         `tools` is where a capability tool's `host.call_tool` finds the tools it composes
         during verification (the Catalog passes itself; default: this registry).
+        `provenance`: more fields for a generated version's record (`record` says where its
+        example came from).
         Raises a `DyntoolsError` leaf naming the station that failed.
         """
         from dyntools.generators.base import ToolSpec
@@ -197,7 +200,7 @@ class Ensuring(PipelineCore):
                 # Before generating: a read-only registry must not cost a model call.
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
-                                contract_change, recorder, approval, tools)
+                                contract_change, recorder, approval, tools, provenance)
 
     def _aliased(self, spec: ToolSpec, target: str, new_version: bool,
                  caller_examples: tuple[Example, ...], recorder: Recorder,
@@ -259,6 +262,7 @@ class Ensuring(PipelineCore):
         recorder: Recorder,
         approval: str = "never",
         tools: ToolSource | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> EnsureResult:
         from dyntools.pipeline.verify import collect_examples, run_examples
 
@@ -271,7 +275,7 @@ class Ensuring(PipelineCore):
         candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
         contract = () if contract_change else self._contract_examples(spec.name)
         examples = collect_examples(meta.examples, caller_examples, contract)
-        provenance = _provenance(spec, gated, contract_change)
+        provenance = {**_provenance(spec, gated, contract_change), **(extra or {})}
         try:
             with recorder.station("load") as loaded:
                 pool = self._open_pool(spec.name, candidate, source)
