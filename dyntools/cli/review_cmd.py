@@ -328,7 +328,8 @@ def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
         head = done.head
         rows.append({"name": name, "signed": done.appended,
                      "head": head.as_dict() if head is not None else None,
-                     "overridden": list(done.overridden)})
+                     "overridden": list(done.overridden),
+                     "unsigned": list(done.unsigned)})
         if as_json or head is None:
             continue
         statuses = ", ".join(f"v{v} {status}" for v, status in sorted(head.statuses.items()))
@@ -340,6 +341,11 @@ def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
         else:
             click.echo(f"{name}: already signed: #{head.seq} {terminal_safe(head.action)} by "
                        f"{terminal_safe(head.by)} says current {current}")
+        for version in done.unsigned:
+            # The chain vouches for the pointer, not for what a version holds: trusted keys
+            # keep quarantining it (unsigned) until someone signs a decision on it.
+            click.echo(f"  v{version} was approved without a key: its record is unsigned (read "
+                       f"it, then dyntools activate {name} {version} --sign-key KEY)")
     if as_json:
         _echo_json({"registry": str(registry.root), "tools": rows})
     if failed is not None:

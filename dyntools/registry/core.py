@@ -114,6 +114,10 @@ class SignedState(NamedTuple):
     appended: bool  # False: the chain's head already says what the manifest says
     head: ChainRecord | None  # the chain's head now
     overridden: tuple[str, ...] = ()  # what the manifest said against the chain, now signed
+    # Approved versions whose own record carries no signature: the chain now vouches for
+    # the pointer, not for their content; with trusted keys they stay quarantined until a
+    # signed decision on each (activate) says it read them.
+    unsigned: tuple[int, ...] = ()
 
 
 class Registry:
@@ -932,8 +936,10 @@ class Registry:
         """Sign the tool's pointer and statuses as they are: the first record of its decision
         chain (a registry made before chains, or decisions made without a key). On a chain
         that already says the same, nothing is written; on one that disagrees or does not
-        verify, only with `accept_manifest` (chainwrite.sign_state). Always needs a key
-        (SigningKeyRequired), and with trusted keys one of them."""
+        verify, only with `accept_manifest` (chainwrite.sign_state). It never signs a
+        version's own record: that says its content was read, one decision per version
+        (`unsigned` lists those still without one). Always needs a key (SigningKeyRequired),
+        and with trusted keys one of them."""
         require_valid_name(name)
         from dyntools.registry import chainwrite  # a writer's: a call never loads it
 
@@ -952,6 +958,8 @@ class Registry:
                 with interrupts.critical():
                     self._commit(folder, signed)
             state = self._build(name, use_cache=True, manifest=signed or manifest)
+            unsigned = tuple(v for v, entry in sorted(manifest.versions.items())
+                             if entry.status == APPROVED and entry.signature is None)
         from dyntools.registry.chain import verify_chain
 
         head = verify_chain((signed or manifest).chain, name, None).head
@@ -960,7 +968,7 @@ class Registry:
                                         seq=head.seq if head else None,
                                         current=signed.current, overridden=list(overridden))
         self._install(state)
-        return SignedState(name, signed is not None, head, overridden)
+        return SignedState(name, signed is not None, head, overridden, unsigned)
 
     # ---------------------------------------------------------------------------- aliases
 

@@ -53,8 +53,7 @@ def test_an_identical_new_version_is_said_to_be_one(tmp_path: Path) -> None:
     assert json.loads(out)["identical_to"] == [1, 2]
     # a version that differs says nothing of the kind
     other = tmp_path / "slugify_text.py"
-    other.write_text(Path("examples/slugify_text.py").read_text().replace(
-        '"""Turns a title into a URL slug."""', '"""Turns a title into a slug."""'))
+    other.write_text(Path("examples/slugify_text.py").read_text())  # handles apostrophes
     code, out, _ = run_cli(["ensure", "slugify_text", "--new-version", "--generator", "file",
                             "--from", str(other), *reg], Path.cwd())
     assert code == 0 and "byte-identical" not in out

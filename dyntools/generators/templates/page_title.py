@@ -14,14 +14,16 @@ PARAMS = {
 # The worker has no network: the host makes the request, and only to these hosts, and only
 # as far as the operator's capability policy (--capabilities FILE) allows.
 CAPABILITIES = {"http": ["example.com", "127.0.0.1:8765"]}
-# Verified without the network: each example carries the exchange it makes, replayed in order.
+# Verified without the network: each example carries the exchange it makes, replayed in order
+# (on the demo page's host, so an operator's policy that grants only it verifies them too;
+# `dyntools record` records more from real calls).
 EXAMPLES = [
     {
-        "params": {"url": "https://example.com/"},
+        "params": {"url": "http://127.0.0.1:8765/"},
         "result": {"title": "Example Domain", "status": 200},
         "http": [
             {
-                "request": {"method": "GET", "url": "https://example.com/"},
+                "request": {"method": "GET", "url": "http://127.0.0.1:8765/"},
                 "response": {
                     "status": 200,
                     "headers": {"content-type": "text/html; charset=utf-8"},
@@ -32,21 +34,21 @@ EXAMPLES = [
         ],
     },
     {
-        "params": {"url": "https://example.com/caf%C3%A9"},
+        "params": {"url": "http://127.0.0.1:8765/caf%C3%A9"},
         "result": {"title": "Café & crème", "status": 200},
         "http": [
             {
-                "request": {"method": "GET", "url": "https://example.com/caf%C3%A9"},
+                "request": {"method": "GET", "url": "http://127.0.0.1:8765/caf%C3%A9"},
                 "response": {"status": 200, "text": "<TITLE>Caf&eacute; &amp; cr&#232;me</TITLE>"},
             },
         ],
     },
     {
-        "params": {"url": "https://example.com/plain"},
+        "params": {"url": "http://127.0.0.1:8765/plain"},
         "result": {"title": None, "status": 200},
         "http": [
             {
-                "request": {"method": "GET", "url": "https://example.com/plain"},
+                "request": {"method": "GET", "url": "http://127.0.0.1:8765/plain"},
                 "response": {"status": 200, "text": "no markup here"},
             },
         ],
