@@ -90,6 +90,11 @@ class _Group(click.Group):
         interrupts.install()
         try:
             return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit,
+                click.exceptions.Abort, BrokenPipeError):
+            raise  # click's own: a usage error, an exit, a reader that went away
+        except Exception as exc:  # the last resort: no traceback for a person
+            ctx.exit(_report_unexpected(exc))
         except KeyboardInterrupt as exc:
             code = interrupts.exit_code_for(exc)
         except BaseExceptionGroup as group:  # an async server's task group wraps it
@@ -103,6 +108,39 @@ class _Group(click.Group):
             code = interrupts.exit_code_for(leaf)
         _report_interrupt(ctx, code)
         ctx.exit(code)
+
+
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in dyntools, not the caller's input
+TRACEBACK_ENV = "DYNTOOLS_TRACEBACK"
+
+
+def _report_unexpected(exc: Exception) -> int:
+    """An error no command handled: one line on stderr, never a traceback (it goes to the
+    audit log, and DYNTOOLS_TRACEBACK=1 shows it). A DyntoolsError that got this far exits
+    with its usual code; anything else is a bug in dyntools (70)."""
+    import os
+    import sys
+
+    from dyntools.base.terminal import terminal_safe
+    from dyntools.errors import DyntoolsError
+
+    if os.environ.get(TRACEBACK_ENV) == "1":
+        raise exc
+    if isinstance(exc, DyntoolsError):
+        from dyntools.cli.common import exit_code_for
+
+        sys.stderr.write(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}\n")
+        return exit_code_for(exc)
+    try:
+        from dyntools.base.log import get_logger
+
+        get_logger("cli").info("cli.internal_error", error=repr(exc), exc_info=exc)
+    except Exception:  # reporting a bug must not raise another
+        pass
+    sys.stderr.write(f"dyntools: internal error (a bug in dyntools, not in what you gave it): "
+                     f"{type(exc).__name__}: {terminal_safe(str(exc))[:300]}; the traceback is "
+                     f"in the audit log, or run again with {TRACEBACK_ENV}=1\n")
+    return EXIT_INTERNAL
 
 
 def _report_interrupt(ctx: click.Context, code: int) -> None:

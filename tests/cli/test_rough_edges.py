@@ -125,3 +125,25 @@ def test_watch_says_what_is_current_even_when_nothing_is(tmp_path: Path) -> None
     lines = done.stdout.splitlines()
     assert "current slugify_text: none (no version is served)" in lines
     assert all(line.strip() != "current slugify_text" for line in lines)
+
+
+def test_a_bug_is_one_line_not_a_traceback() -> None:
+    import click
+    from click.testing import CliRunner
+
+    from dyntools.cli.app import main
+
+    @click.command("explode")
+    def explode() -> None:
+        raise RuntimeError("\x1b[31mboom")
+
+    main.add_command(explode)
+    try:
+        done = CliRunner().invoke(main, ["explode"])
+        assert done.exit_code == 70
+        assert "dyntools: internal error (a bug in dyntools" in done.stderr
+        assert "RuntimeError: \\x1b[31mboom" in done.stderr and "Traceback" not in done.stderr
+        shown = CliRunner().invoke(main, ["explode"], env={"DYNTOOLS_TRACEBACK": "1"})
+        assert isinstance(shown.exception, RuntimeError)  # the traceback, when asked for
+    finally:
+        main.commands.pop("explode", None)
