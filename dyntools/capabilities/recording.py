@@ -58,8 +58,7 @@ class Recording:
 class RecordingSession:
     """A broker session (`inner`) whose exchanges are kept in `recording`."""
 
-    def __init__(self, inner: Any, recording: Recording,
-                 policy: CapabilityPolicy | None) -> None:
+    def __init__(self, inner: Any, recording: Recording, policy: CapabilityPolicy) -> None:
         self._inner = inner
         self._recording = recording
         self._policy = policy

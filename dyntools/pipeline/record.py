@@ -91,8 +91,8 @@ class Recording(PipelineCore):
         if not declared.http:
             raise UsageError(f"{name} v{current.version} declares no http hosts in "
                              "CAPABILITIES: it makes no requests to record", tool=name)
-        if self.capabilities.policy is None:
-            from dyntools.capabilities.hostcalls import NO_POLICY
+        if not self.capabilities.policy.configured:
+            from dyntools.capabilities.policy import NO_POLICY
 
             raise UsageError(f"recording runs {name} for real: {NO_POLICY}", tool=name)
         self._params_check(current)(params)

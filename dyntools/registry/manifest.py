@@ -37,14 +37,9 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -86,7 +81,6 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-# NamedTuples, not dataclasses: see records.py.
 class VersionEntry(NamedTuple):
     version: int
     sha256: str
