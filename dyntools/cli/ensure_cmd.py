@@ -260,7 +260,7 @@ def _same_as(result: Any, identical: list[int]) -> str:
         return ""
     older = ", ".join(f"v{v}" for v in identical)
     return (f" (byte-identical to {older}: the same code, recorded as a new version; "
-            f"dyntools diff {result.name} {identical[-1]} {result.version} shows nothing)")
+            f"dyntools diff {result.name} {identical[-1]} {result.version} shows no change)")
 
 
 def _pending_exit(result: Any, as_json: bool, similar: list[Any],
