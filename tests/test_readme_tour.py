@@ -87,3 +87,32 @@ def test_every_line_of_the_tour_runs_as_written(tmp_path: Path) -> None:
     shown = tour((ROOT / "README.md").read_text(encoding="utf-8"))
     assert len(report) == len(shown)
     assert [e.get("skipped", False) for e in report] == [line.skipped for line in shown]
+
+
+def _readme_exit_codes() -> dict[int, str]:
+    """The README's exit-code table: code -> its row's meaning."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### Exit codes", 1)[1]
+    rows: dict[int, str] = {}
+    for line in section.split("\n## ", 1)[0].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 2 and cells[0][:1].isdigit():
+            for code in cells[0].split(","):
+                rows[int(code)] = cells[1]
+    return rows
+
+
+def test_the_readme_exit_codes_are_the_cli_s() -> None:
+    from dyntools.base.interrupts import EXIT_CODES as SIGNAL_EXITS
+    from dyntools.cli.app import EXIT_INTERNAL
+    from dyntools.cli.common import EXIT_CODES, EXIT_EPILOG, EXIT_OK, EXIT_OTHER
+
+    cli = ({EXIT_OK, EXIT_OTHER, EXIT_INTERNAL} | {code for _, code in EXIT_CODES}
+           | set(SIGNAL_EXITS.values()))
+    readme = _readme_exit_codes()
+    assert set(readme) == cli
+    for cls, code in EXIT_CODES:  # a reason the README names sits in its code's row
+        if f"`{cls.reason}`" in "".join(readme.values()):
+            assert f"`{cls.reason}`" in readme[code], (cls.__name__, code)
+    assert "a bug in dyntools" in readme[EXIT_INTERNAL]
+    for code in cli - {EXIT_OK}:  # `ensure --help` lists every one too
+        assert f" {code} " in EXIT_EPILOG.replace(",", " "), code

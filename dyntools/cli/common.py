@@ -106,8 +106,8 @@ EXIT_EPILOG = (
     "12 verification_failed, 13 generation failed, 14 no key or key refused (with trusted "
     "keys: a decision without a trusted signing key), 15 no_template, 16 registry error (a "
     "read-only registry; with trusted keys chain_mismatch, no_chain), 17 pending approval, "
-    "18 http_error (a host request failed and the tool did not catch it), 130 SIGINT, "
-    "143 SIGTERM."
+    "18 http_error (a host request failed and the tool did not catch it), 70 a bug in "
+    "dyntools (one line; the traceback is in the audit log), 130 SIGINT, 143 SIGTERM."
 )
 
 
