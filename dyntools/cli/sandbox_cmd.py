@@ -65,7 +65,8 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
 
 @main.command("exec")
 @click.argument("file")
-@click.option("--params", "params_text", required=True, help="The params object, as JSON.")
+@click.option("--params", "params_text", default="{}", show_default=True,
+              help="The params object, as JSON (as for call, none means {}).")
 @click.option("--timeout", type=float, default=None, help="Wall-clock limit in seconds.")
 @click.option("--memory", type=int, default=None, help="Memory headroom in MiB.")
 @click.option("--require-layers", default=None,
@@ -86,7 +87,8 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
                  require_layers: str | None, disable_layers: tuple[str, ...],
                  allow_weaker_sandbox: bool, as_json: bool, allowlist: str | None,
                  capabilities: str | None, registry_path: str | None) -> None:
-    """Gate FILE, then run it once in the sandbox with --params; print the result JSON.
+    """Gate FILE, then run it once in the sandbox with --params (default {}); print the
+    result JSON.
 
     A FILE that declares CAPABILITIES reaches only what they declare and the operator's
     --capabilities policy grants: its HTTP requests go through the host's broker, its
