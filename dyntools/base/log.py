@@ -166,7 +166,10 @@ class _Outputs:
             else:
                 from dyntools.base.logtext import render_text
 
-                stream.write(render_text(name, event_dict) + "\n")
+                # On a terminal a live line may be half drawn (ensure's running station,
+                # rewritten in place): clear it, so the event starts at the first column.
+                lead = "\r\x1b[K" if _on_a_terminal(stream) else ""
+                stream.write(lead + render_text(name, event_dict) + "\n")
             stream.flush()
             if self.audit is not None:
                 self.audit.add(encoded + "\n")
@@ -197,6 +200,13 @@ def set_log_format(log_format: str | None) -> None:
     if log_format is not None and log_format not in LOG_FORMATS:
         raise ValueError(f"a log format is one of {', '.join(LOG_FORMATS)}, got {log_format!r}")
     _state.log_format = log_format
+
+
+def _on_a_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def wants_json(stream: IO[str]) -> bool:

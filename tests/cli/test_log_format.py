@@ -132,3 +132,29 @@ def test_tool_controlled_text_in_a_log_line_is_escaped(tmp_path: Path) -> None:
                                    "reason_code": "gate", "reason": "bad \x1b[31m\u202ename"})
     assert "\x1b" not in line and "\u202e" not in line
     assert line.startswith("dyntools: warning: t quarantined: gate: bad ")
+
+
+def _visible_lines(shown: str) -> list[str]:
+    """What a terminal leaves on each line: the text after its last carriage return, without
+    colours and erase codes (enough for lines that are only rewritten from the start)."""
+    import re
+
+    return [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", line.rsplit("\r", 1)[-1])
+            for line in shown.split("\n")]
+
+
+def test_a_warning_during_a_live_station_starts_its_own_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on: the model is unreachable
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, _, shown = run_on_a_terminal(
+        ["ensure", "word_stats", "--registry", str(tmp_path / "reg"), "--generator", "openai",
+         "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m", "--retries", "0"],
+        tmp_path)
+    assert code == 13, shown
+    warnings = [line for line in _visible_lines(shown) if "warning" in line]
+    assert warnings and all(line.startswith("dyntools: warning: word_stats model failed")
+                            for line in warnings), shown
+    assert any(line.lstrip().startswith("FAIL generate") for line in _visible_lines(shown))
