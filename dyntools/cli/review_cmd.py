@@ -86,7 +86,9 @@ def _decided_line(record: VersionRecord) -> str:
     if last is None:
         return ""
     why = f"; reason: {terminal_safe(last.get('reason'))}" if last.get("reason") else ""
-    signed = ", signed" if record.signature is not None else ""
+    # Said of this decision (its chain record signed by a key), not of the version's record,
+    # which an earlier signed approval may carry.
+    signed = ", signed" if last.get("signed_by_key") else ""
     return f" (by {terminal_safe(last.get('by'))} at {last.get('time')}{signed}{why})"
 
 

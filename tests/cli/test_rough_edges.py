@@ -103,6 +103,12 @@ def test_a_signed_decision_and_its_reason_read_apart(tmp_path: Path) -> None:
                               "--sign-key", str(tmp_path / "alice.key"), *reg], tmp_path)
     assert code == 0, err
     assert ", signed; reason: read it)" in out and "signed: read it" not in out
+    # "signed" is said of the decision, not of the version's record: an activate without a
+    # key on a version approved with one is not a signed decision
+    code, out, err = run_cli(["activate", "slugify_text", "1", "--reason", "again", *reg],
+                             tmp_path)
+    assert code == 0, err
+    assert "reason: again)" in out and "signed" not in out, out
 
 
 def test_init_takes_registry_like_every_command(tmp_path: Path) -> None:
