@@ -186,10 +186,13 @@ def ensure(name: str, description: str, schema_text: str | None,
                       ray_address=ray_address, capabilities=granted,
                       allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
             similar = []
-            if description.strip() and not new_version and dt.tool(name) is None:
+            missing = not new_version and dt.tool(name) is None
+            if description.strip() and missing:
                 similar = Catalog(dt, generate=False).similar(spec)
                 if similar and not as_json:
                     _echo_similar(similar, reuse_similar)
+            if reuse_similar and missing and not similar and not as_json:
+                _echo_nothing_similar(name, bool(description.strip()))
             served = similar[0].name if similar and reuse_similar else name
             if served != name:
                 result = dt.ensure(ToolSpec(served, examples=spec.examples),
@@ -289,6 +292,18 @@ def _echo_similar(similar: list[Any], reused: bool) -> None:
     hint = ("serving it instead of generating" if reused
             else "--reuse-similar serves it instead of generating")
     click.echo(f"similar: {listed}; {hint}", err=True)
+
+
+def _echo_nothing_similar(name: str, described: bool) -> None:
+    """--reuse-similar found nothing to serve: say so before `name` is generated, so nobody
+    takes the new tool for a reused one."""
+    from dyntools.catalog.core import SIMILAR_THRESHOLD
+
+    why = (f"no current tool does this job (a similarity of {SIMILAR_THRESHOLD:.2f} or more "
+           f"and params that fit)" if described else
+           "not looked for: --reuse-similar compares descriptions and none was given "
+           "(--description TEXT)")
+    click.echo(f"similar: {why}; generating {name}", err=True)
 
 
 def _timed_call(dt: Any, name: str, params: dict[str, Any], display: StationDisplay,

@@ -34,6 +34,23 @@ def _reuse(where: list[str], *extra: str) -> object:
               *where, *extra)
 
 
+def test_reuse_similar_says_plainly_when_it_served_nothing(tmp_path: Path) -> None:
+    _, where = _reg(tmp_path)
+    bare = dt("ensure", "count_words", "--reuse-similar", *where)  # no description to compare
+    assert bare.returncode == 15, bare.stderr  # then generated: the offline generator has none
+    assert ("similar: not looked for: --reuse-similar compares descriptions and none was given"
+            in bare.stderr)
+    other = dt("ensure", "reverse_list", "--reuse-similar", "--description",
+               "Reverses the order of a list.", *where)
+    assert other.returncode == 15, other.stderr
+    assert "similar: no current tool does this job" in other.stderr
+    assert "generating reverse_list" in other.stderr
+    listed = json.loads(dt("list", "--json", *where).stdout)["tools"]
+    assert [t["name"] for t in listed] == ["word_count"]  # no alias was made
+    found = _reuse(where)
+    assert found.returncode == 0 and "no current tool does this job" not in found.stderr
+
+
 def test_reuse_similar_makes_the_asked_for_name_callable(tmp_path: Path) -> None:
     reg, where = _reg(tmp_path)
     done = _reuse(where, "--params", '{"text": "a b"}')
