@@ -4,6 +4,7 @@ the tools the registry serves as callers see them.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from dyntools.capabilities.hostcalls import HostCalls
 from dyntools.errors import (
     DyntoolsError,
+    InvalidParams,
     PendingApproval,
     UnknownTool,
     VersionUnusable,
@@ -42,8 +44,13 @@ class Calling(PipelineCore):
         passes itself; default: this registry); `chain` lists the tools already waiting on
         this call (composition depth and cycles). With `read_only` (a tool composed while
         another is verified) its HTTP requests may only GET, and so may what it composes.
-        No secret leaves in the result or error."""
+        No secret leaves in the result or error. The call's audit event has an `id`; a
+        failed call's error carries it (`details["call_id"]`) and, unless
+        `keep_failed_calls` is off, its params are kept, redacted, for a repair
+        (pipeline/failed_calls.py)."""
         started = time.perf_counter()
+        call_id = os.urandom(8).hex()
+        hosts: list[HostCalls] = []
         record = self.registry.current(name)
         version = record.version if record is not None else None
         try:
@@ -72,7 +79,6 @@ class Calling(PipelineCore):
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
                                       f"rejected, or none is current){why}", tool=name)
             self._params_check(record)(params)
-            hosts: list[HostCalls] = []
 
             def prepare(used: VersionRecord) -> HostCalls | None:
                 # The version the runtime checked out, which may be newer than `record`.
@@ -99,10 +105,32 @@ class Calling(PipelineCore):
             for host in hosts:
                 result = host.redact(result)
         except DyntoolsError as exc:
-            log_execute(name, version, started, FAILED, exc.reason, exc.message)
+            kept = self._keep_failed(call_id, name, version, params, exc, hosts)
+            exc.details["call_id"] = call_id
+            exc.details.setdefault("tool", name)
+            log_execute(name, version, started, FAILED, exc.reason, exc.message, call_id, kept)
             raise
-        log_execute(name, version, started, OK, None, None)
+        log_execute(name, version, started, OK, None, None, call_id)
         return result
+
+    def _keep_failed(self, call_id: str, name: str, version: int | None, params: Any,
+                     error: DyntoolsError, hosts: list[HostCalls]) -> bool | None:
+        """Keep a failed call's params for a repair (None: not kept by choice, or a call that
+        never reached the tool: an unknown tool, params its schema refuses)."""
+        if not self.keep_failed_calls or version is None or isinstance(
+                error, UnknownTool | InvalidParams | PendingApproval):
+            return None
+        from dyntools.pipeline.failed_calls import FailedCalls
+
+        redactor = self.secrets_redactor()
+
+        def redact(value: Any) -> Any:
+            for host in hosts:
+                value = host.redact(value)
+            return redactor(value)
+
+        return FailedCalls(self.registry.root).keep(call_id, name, version, params,
+                                                    error.reason, error.message, redact)
 
     def tool(self, name: str) -> Tool | None:
         """The current version of `name` as callers see it, or None."""

@@ -295,7 +295,8 @@ class Ensuring(PipelineCore):
                                      f"{approve_command(spec.name, record.version)}")
                 return EnsureResult(self._tool(record), record, True, tuple(recorder.events),
                                     report)
-            record = self._persist(spec.name, source, gated.report, provenance, recorder)
+            record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                   contract_change=contract_change)
             with recorder.station("activate") as activated:
                 record, adopted = self._activate(record, pool if record.version == candidate
                                                  else None)
@@ -381,12 +382,18 @@ class Ensuring(PipelineCore):
         *,
         rejected: str | None = None,
         pending: str | None = None,
+        contract_change: bool = False,
     ) -> VersionRecord:
         """Write the version with its verdict: approved, rejected or pending with a reason."""
         status = REJECTED if rejected else PENDING if pending else APPROVED
         signer = self.signer if status == APPROVED else None
         decision = ({"action": "ensure", "by": self.approver or approver_name(),
                      "reason": "verified by ensure"} if signer is not None else None)
+        if decision is not None and contract_change and name in self.registry.names():
+            # A contract change drops the counterexamples the chain signed: said in the chain.
+            from dyntools.pipeline.contract import contract_decision
+
+            decision = contract_decision(decision, self.registry.tool(name), (), True)
         with recorder.station("persist") as persisted:
             # An approved version moves the pointer in the same durable commit that records
             # it: verification is already behind it, so there is nothing left to wait for.
