@@ -7,9 +7,11 @@ from __future__ import annotations
 from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
 from dyntools.pipeline.ensure import Ensuring
+from dyntools.pipeline.health import Checking
+from dyntools.pipeline.repair import Repairing
 
 
-class Dyntools(Ensuring, Approving, Calling):
+class Dyntools(Repairing, Ensuring, Approving, Calling, Checking):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);
@@ -28,4 +30,9 @@ class Dyntools(Ensuring, Approving, Calling):
     below its default minimum (dyntools/sandbox/minimum.py), which is refused otherwise
     (`LayerUnavailable`); unset, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 decides. The opt-in goes to
     the audit log.
+    `allow_unreviewed_repairs`: a `repair` asked for through this object follows the
+    registry's approval policy; unset, every repair waits for a reviewer (a counterexample
+    may come from a prompt-injected agent and changes the tool for every user).
+    `keep_failed_calls`: a failed call keeps its params, redacted, for `repair(call=ID)`
+    (pipeline/failed_calls.py says what is kept and for how long).
     """
