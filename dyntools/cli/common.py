@@ -123,6 +123,11 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
         echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
                            f"{terminal_safe(f['message'])}" for f in findings))
+        call_id = error.details.get("call_id")
+        tool = error.details.get("tool")
+        if isinstance(call_id, str) and isinstance(tool, str) and code not in (1, 2, 17):
+            click.echo(f"  call {call_id}: dyntools repair {tool} --call {call_id} "
+                       "--expected JSON turns it into a counterexample", err=True)
     sys.exit(code)
 
 
