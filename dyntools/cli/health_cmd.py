@@ -79,7 +79,7 @@ HEALTH_EPILOG = ("Exit codes: 0 healthy, 1 a regression or an unverified version
 @click.option("--stale-days", type=click.FloatRange(min=0, max=36500), default=14.0,
               show_default=True, help="A version pending longer than this is stale.")
 @click.option("--jobs", type=click.IntRange(min=1, max=64), default=None,
-              help="Versions re-verified at once (default: the cores here, at least 2).")
+              help="Versions re-verified at once (default: twice the cores here).")
 def health(registry_path: str | None, allowlist: str | None, trusted_keys: str | None,
            audit_log: str | None, capabilities: str | None, timeout: float | None,
            require_layers: str | None, allow_weaker_sandbox: bool, log_level: str,
