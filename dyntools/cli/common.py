@@ -125,7 +125,8 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
                            f"{terminal_safe(f['message'])}" for f in findings))
         call_id = error.details.get("call_id")
         tool = error.details.get("tool")
-        if isinstance(call_id, str) and isinstance(tool, str) and code not in (1, 2, 17):
+        if error.details.get("params_kept") is True and isinstance(call_id, str) and \
+                isinstance(tool, str):
             click.echo(f"  call {call_id}: dyntools repair {tool} --call {call_id} "
                        "--expected JSON turns it into a counterexample", err=True)
     sys.exit(code)

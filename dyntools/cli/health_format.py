@@ -91,7 +91,8 @@ def render_text(report: dict[str, Any]) -> str:
                      f"{terminal_safe(str(source['audit_log']))} since {source['since']}"
                      + (f" ({source['skipped']} line(s) skipped)" if source["skipped"] else ""))
         for tool, row in usage["tools"].items():
-            reasons = ", ".join(f"{r} {v['count']}" for r, v in row["errors_by_reason"].items())
+            reasons = ", ".join(f"{terminal_safe(r)} {v['count']}"
+                                for r, v in row["errors_by_reason"].items())
             lines.append(f"  {tool}: {row['calls']} call(s), {row['error_rate']:.1%} failed"
                          + (f" ({reasons})" if reasons else "")
                          + f", p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms")

@@ -11,11 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 from dyntools.capabilities.hostcalls import HostCalls
 from dyntools.errors import (
+    BadResult,
     DyntoolsError,
-    InvalidParams,
     PendingApproval,
+    SandboxMemoryLimit,
+    SandboxTimeout,
+    SandboxViolation,
+    ToolRuntimeError,
     UnknownTool,
     VersionUnusable,
+    WorkerCrashed,
 )
 from dyntools.pipeline.core import PipelineCore, ToolSource
 from dyntools.pipeline.events import FAILED, OK, approve_command, log_execute
@@ -105,8 +110,10 @@ class Calling(PipelineCore):
             for host in hosts:
                 result = host.redact(result)
         except DyntoolsError as exc:
-            kept = self._keep_failed(call_id, name, version, params, exc, hosts)
+            kept = self._keep_failed(call_id, name, version, params, exc, hosts, read_only)
             exc.details["call_id"] = call_id
+            if kept:
+                exc.details["params_kept"] = True
             exc.details.setdefault("tool", name)
             log_execute(name, version, started, FAILED, exc.reason, exc.message, call_id, kept)
             raise
@@ -114,12 +121,15 @@ class Calling(PipelineCore):
         return result
 
     def _keep_failed(self, call_id: str, name: str, version: int | None, params: Any,
-                     error: DyntoolsError, hosts: list[HostCalls]) -> bool | None:
-        """Keep a failed call's params for a repair (None: not kept by choice, or a call that
-        never reached the tool: an unknown tool, params its schema refuses)."""
-        if not self.keep_failed_calls or version is None or isinstance(
-                error, UnknownTool | InvalidParams | PendingApproval):
-            return None
+                     error: DyntoolsError, hosts: list[HostCalls],
+                     read_only: bool) -> bool | None:
+        """Keep a failed call's params for a repair (None: not kept by choice, a call made
+        while a composing tool is verified, or one that never reached the tool: an unknown
+        tool, params its schema refuses, a pending version, a sandbox below its minimum)."""
+        if not self.keep_failed_calls or version is None or read_only or not isinstance(
+                error, ToolRuntimeError | BadResult | SandboxTimeout | SandboxMemoryLimit
+                | SandboxViolation | WorkerCrashed):
+            return None  # only a call that reached the tool and went wrong there
         from dyntools.pipeline.failed_calls import FailedCalls
 
         redactor = self.secrets_redactor()

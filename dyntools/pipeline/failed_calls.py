@@ -6,7 +6,10 @@ here, so the operator can turn it into a counterexample without retyping them:
     <registry>/.failed_calls/<id>.json   {"id", "tool", "version", "time", "reason",
                                           "message", "params"}
 
-Only failed calls are kept, never a call that succeeded. What is kept, and for how long:
+Only calls that reached the tool and failed there are kept (a runtime error, a bad result,
+a time or memory limit, a refused request, a crash), never a call that succeeded, one that
+did not reach the tool, or one made while a composing tool is verified. What is kept, and
+for how long:
 - redacted as the broker redacts: every value of every secret the operator's capability policy
   holds (and what the call's own host learnt), in each of its encodings, becomes
   `[redacted:NAME]`, in the params and the message;
@@ -26,6 +29,7 @@ import contextlib
 import json
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -78,51 +82,74 @@ class FailedCalls:
             self.prune()
         return kept
 
+    def _folder_fd(self, *, create: bool) -> int:
+        """The folder, opened without following a symlink: every name below is then reached
+        through this descriptor, so a folder swapped for a symlink after the check cannot send
+        a write (or a read) anywhere else."""
+        if create:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.folder, 0o700)
+        return os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
     def _write(self, call_id: str, text: str) -> None:
         if not CALL_ID.fullmatch(call_id):
             raise ValueError("not a call id")
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(self.folder, 0o700)
-        if self.folder.is_symlink() or not self.folder.is_dir():
-            raise OSError(f"{self.folder} is not a real folder")
-        temp = self.folder / f".{call_id}.tmp"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        folder = self._folder_fd(create=True)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                file.write(text)
-            os.replace(temp, self.folder / f"{call_id}.json")
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+            temp = f".{call_id}.tmp"
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600, dir_fd=folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as file:
+                    file.write(text)
+                os.replace(temp, f"{call_id}.json", src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=folder)
+                raise
+        finally:
+            os.close(folder)
 
     def prune(self, now: float | None = None) -> int:
         """Delete records past the retention, then the oldest past MAX_KEPT; how many went."""
         now = time.time() if now is None else now
-        entries: list[tuple[float, str]] = []
-        with os.scandir(self.folder) as listing:
-            for entry in listing:
-                if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
-                    entries.append((entry.stat(follow_symlinks=False).st_mtime, entry.name))
-        entries.sort()
-        doomed = [name for mtime, name in entries if now - mtime > RETENTION_S]
-        alive = len(entries) - len(doomed)
-        if alive > MAX_KEPT:
-            doomed += [name for _, name in entries[len(doomed):len(doomed) + alive - MAX_KEPT]]
-        for name in doomed:
-            with contextlib.suppress(OSError):
-                os.unlink(self.folder / name)
-        return len(doomed)
+        folder = self._folder_fd(create=False)
+        try:
+            entries: list[tuple[float, str]] = []
+            for name in os.listdir(folder):
+                if not name.endswith(".json"):
+                    continue
+                with contextlib.suppress(OSError):
+                    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+                    entries.append((info.st_mtime, name))
+            entries.sort()
+            doomed = [name for mtime, name in entries if now - mtime > RETENTION_S]
+            alive = len(entries) - len(doomed)
+            if alive > MAX_KEPT:
+                doomed += [name for _, name in
+                           entries[len(doomed):len(doomed) + alive - MAX_KEPT]]
+            for name in doomed:
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=folder)
+            return len(doomed)
+        finally:
+            os.close(folder)
 
     def get(self, call_id: str, now: float | None = None) -> Mapping[str, Any] | None:
         """The kept record of `call_id`, or None (unknown, past the retention, unreadable)."""
         if not isinstance(call_id, str) or not CALL_ID.fullmatch(call_id):
             return None
-        from dyntools.base.regular_files import read_regular
-
         try:
-            data = read_regular(self.folder / f"{call_id}.json", MAX_RECORD_BYTES)
-            record = json.loads(data)
+            folder = self._folder_fd(create=False)
+            try:
+                fd = os.open(f"{call_id}.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                             | os.O_CLOEXEC, dir_fd=folder)
+            finally:
+                os.close(folder)
+            with os.fdopen(fd, "rb") as file:
+                if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                    return None  # a FIFO or a device: never read
+                record = json.loads(file.read(MAX_RECORD_BYTES + 1))
         except (OSError, ValueError, RecursionError):
             return None
         if not isinstance(record, dict) or record.get("id") != call_id:

@@ -4,7 +4,8 @@
     report["regressions"], report["unverified"], report["ok"]
 
 It reads and reports; it never changes what is served (no version is recorded, quarantined
-or moved; no failed call keeps params; the runtime's pools are not touched):
+or moved; no failed call keeps params; each version runs in a worker of its own, and a tool
+it composes is called as verification calls it):
 
 - `regressions`: every served version re-verified now, in the sandbox, against its contract
   (pipeline/reverify.py), under this run's allow-list and Python; entries with `tool`,

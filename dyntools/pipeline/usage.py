@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from typing import Any
 from dyntools.base.toolname import tool_name_problem
 
 MAX_LINE_BYTES = 64 * 1024
+_REASON = re.compile(r"[a-z][a-z0-9_]{0,63}")
 EXECUTE_MARK = b'"execute"'  # a cheap first filter before a line is parsed
 
 
@@ -148,8 +150,8 @@ def _event(line: bytes) -> tuple[float, str, int | None, bool, str | None,
     if outcome not in ("ok", "failed"):
         return None
     reason = raw.get("reason")
-    if reason is not None and (not isinstance(reason, str) or len(reason) > 64):
-        return None
+    if reason is not None and (not isinstance(reason, str) or not _REASON.fullmatch(reason)):
+        return None  # dyntools' reasons are codes: anything else was not written by it
     duration = raw.get("duration_ms")
     if duration is not None and (type(duration) not in (int, float)
                                  or not math.isfinite(duration) or duration < 0):

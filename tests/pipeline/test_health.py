@@ -229,11 +229,16 @@ def test_usage_unused_stale_pending_and_drift(tmp_path: Path) -> None:
     with log.open("a") as file:  # what anyone with access may append: passed over
         file.write('{"event": "pipeline.station", "station": "execute", "tool": "../x"}\n')
         file.write("not json at all, but it says \"execute\"\n")
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        file.write(json.dumps({"event": "pipeline.station", "station": "execute",
+                               "tool": "echo_text", "version": 1, "outcome": "failed",
+                               "reason": "\x1b]52;c;cGF3bmVk\x07", "duration_ms": 1,
+                               "timestamp": stamp}) + "\n")
     report = health(root, audit_log=log, now=time.time() + 20 * 86400, since=60 * 86400,
                     stale_days=14)
     usage = report["usage"]
     assert usage["source"]["audit_log"] == str(log)
-    assert usage["source"]["execute_events"] == 5 and usage["source"]["skipped"] == 2
+    assert usage["source"]["execute_events"] == 5 and usage["source"]["skipped"] == 3
     echo, shout = usage["tools"]["echo_text"], usage["tools"]["shout"]
     assert (echo["calls"], echo["errors"], echo["error_rate"]) == (3, 0, 0.0)
     assert echo["p50_ms"] is not None and echo["p99_ms"] >= echo["p50_ms"]

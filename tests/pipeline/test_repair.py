@@ -324,3 +324,22 @@ def test_with_trusted_keys_a_counterexample_is_a_signed_contract_decision(
             dt.ensure("slug", new_version=True, generator=CountingGenerator({"slug": FIXED}))
         report = dt.health()
     assert [e["reason"] for e in report["unverified"]] == ["contract_edited"]
+
+
+def test_a_symlinked_folder_or_record_is_never_followed(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "reg", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (root / ".failed_calls").symlink_to(elsewhere)
+    store = FailedCalls(root)
+    assert store.keep("c" * 16, "slug", 1, {"text": "x"}, "runtime_error", "m",
+                      lambda v: v) is False
+    assert list(elsewhere.iterdir()) == []
+    (root / ".failed_calls").unlink()
+    assert store.keep("d" * 16, "slug", 1, {"text": "x"}, "runtime_error", "m", lambda v: v)
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps({"id": "e" * 16, "tool": "slug", "time": time.time(),
+                                   "params": {"text": "read through a link"}}))
+    (store.folder / ("e" * 16 + ".json")).symlink_to(planted)
+    assert store.get("e" * 16) is None
+    assert store.get("d" * 16) is not None
