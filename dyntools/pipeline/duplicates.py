@@ -26,15 +26,11 @@ not a tool of its own here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.pipeline.toolmeta import Tool
     from dyntools.pipeline.verify import Example
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 THRESHOLD = 0.6  # catalog/core.py SIMILAR_THRESHOLD: what --reuse-similar calls similar
 MAX_PARTNERS = 8  # candidates per tool, best first

@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.base.log import get_logger
 from dyntools.errors import (
@@ -64,12 +64,8 @@ from dyntools.registry.manifest import PENDING
 from dyntools.registry.records import VersionRecord, require_valid_name
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.generators.base import Generator, ToolSpec
     from dyntools.pipeline.verify import Example, VerificationReport
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 REPRODUCE = "reproduce"
 REPAIR_EVENT = "pipeline.repair"

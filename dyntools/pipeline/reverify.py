@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.errors import (
     DyntoolsError,
@@ -37,13 +37,9 @@ from dyntools.errors import (
 )
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.pipeline.core import PipelineCore
     from dyntools.pipeline.verify import Example
     from dyntools.registry.records import ToolState, VersionRecord
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 QUARANTINED = "quarantined"
 # unverified reasons
