@@ -35,6 +35,7 @@ from dyntools.pipeline.core import PipelineCore
 from dyntools.registry.manifest import APPROVED, PENDING
 
 DEFAULT_SINCE_S = 30 * 86400.0
+MANIFEST_INVALID = "manifest_invalid"
 DEFAULT_STALE_DAYS = 14.0
 MAX_JOBS = 64
 
@@ -133,6 +134,12 @@ class _Survey:
         self.tools: list[Tool] = []
         self.examples: dict[str, Any] = {}
         for state in states:
+            if state.error:
+                # a manifest that cannot be read: what it serves cannot even be known
+                self.unverified.append(unverified_entry(
+                    state.name, None, MANIFEST_INVALID, f"its manifest cannot be read: "
+                    f"{state.error}; nothing of it is served (dyntools review)"))
+                continue
             pointed = (state.records.get(state.recorded_current)
                        if state.recorded_current is not None else None)
             if pointed is not None and not pointed.usable:

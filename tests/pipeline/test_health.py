@@ -133,6 +133,18 @@ def test_a_version_that_cannot_be_re_verified_is_unverified_and_fails(
     assert all(e["why"] for e in report["unverified"])
 
 
+def test_a_tool_whose_manifest_cannot_be_read_is_unverified(tmp_path: Path) -> None:
+    root = tmp_path / "reg"
+    add(Registry.open(root), "echo_text", tool_source("echo_text", examples=ECHO))
+    manifest = root / "echo_text" / "manifest.json"
+    os.chmod(manifest, 0o644)
+    manifest.write_text("{not json")
+    report = health(root)
+    assert [(e["tool"], e["version"], e["reason"]) for e in report["unverified"]] == [
+        ("echo_text", None, "manifest_invalid")]
+    assert report["ok"] is False
+
+
 def test_a_composition_the_policy_grants_is_re_verified(tmp_path: Path) -> None:
     root = tmp_path / "reg"
     registry = Registry.open(root)

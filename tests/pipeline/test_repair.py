@@ -306,13 +306,22 @@ def test_with_trusted_keys_a_counterexample_is_a_signed_contract_decision(
     with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer,
                   generator=CountingGenerator({"slug": SLUG})) as dt:
         dt.ensure("slug")
-    with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer,
-                  allow_unreviewed_repairs=True) as dt:
-        dt.repair("slug", *COUNTER, generator=Scripted(FIXED))
+    with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer) as dt:
+        assert dt.repair("slug", *COUNTER, generator=Scripted(FIXED)).pending
+        dt.approve("slug", 2)  # the reviewer's approval is the contract decision
     raw = json.loads(manifest(root))
     head = raw["chain"][-1]
     assert head["action"] == "contract" and head["current"] == 2
     assert len(head["contract"]) == 1 and len(head["contract"][0]) == 64
+    again = FIXED.replace('    if text == "boom":\n        raise ValueError("boom at " + text)\n',
+                          "")
+    with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer,
+                  allow_unreviewed_repairs=True) as dt:
+        dt.repair("slug", {"text": "boom"}, {"slug": "boom"}, generator=Scripted(again))
+    raw = json.loads(manifest(root))
+    head = raw["chain"][-1]
+    assert head["action"] == "contract" and head["current"] == 3
+    assert len(head["contract"]) == 2  # whole: the first counterexample and this one
     # someone who writes the manifest drops the counterexample from the provenance
     for entry in raw["versions"]:
         entry["provenance"].pop("counterexamples", None)
@@ -320,7 +329,7 @@ def test_with_trusted_keys_a_counterexample_is_a_signed_contract_decision(
     os.chmod(path, 0o644)
     path.write_text(json.dumps(raw))
     with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer) as dt:
-        with pytest.raises(ChainMismatch, match="lost 1 counterexample"):
+        with pytest.raises(ChainMismatch, match="lost 2 counterexample"):
             dt.ensure("slug", new_version=True, generator=CountingGenerator({"slug": FIXED}))
         report = dt.health()
     assert [e["reason"] for e in report["unverified"]] == ["contract_edited"]
