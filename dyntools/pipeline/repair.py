@@ -91,6 +91,12 @@ class Attempt(NamedTuple):
                              for f in self.findings]}
 
 
+class _Tried(NamedTuple):
+    attempt: Attempt
+    source: str
+    passed: tuple[Any, Any, VerificationReport, Any, int] | None = None
+
+
 class RepairResult(NamedTuple):
     """A repaired version (current, or pending a reviewer) and how it got there."""
 
@@ -264,12 +270,12 @@ class Repairing(Ensuring):
         attempts: list[Attempt] = []
         for number in range(1, self.max_attempts + 1):
             recorder.version = None
-            outcome = self._attempt(spec, request, number, generator, counterexample, contract,
-                                    recorder, tools)
-            attempt, passed = outcome[0], outcome[1]
+            tried = self._attempt(spec, request, number, generator, counterexample, contract,
+                                  recorder, tools)
+            attempt, passed = tried.attempt, tried.passed
             attempts.append(attempt)
             if passed is not None:
-                generated, report, verification, pool = passed
+                generated, report, verification, pool, candidate = passed
                 adopted = False
                 try:
                     record = self._persist_repair(
@@ -281,7 +287,10 @@ class Repairing(Ensuring):
                             f"{approve_command(name, record.version)}"))
                     else:
                         with recorder.station("activate") as activated:
-                            record, adopted = self._activate(record, pool)
+                            # the verified worker holds these bytes under the number it was
+                            # loaded as: it serves only if the registry gave the same one
+                            record, adopted = self._activate(
+                                record, pool if record.version == candidate else None)
                             activated.detail = f"v{current.version} -> v{record.version}"
                 finally:
                     if not adopted:
@@ -291,7 +300,7 @@ class Repairing(Ensuring):
                                     tuple(recorder.events), verification)
             if not generator.accepts_feedback:
                 break
-            request = spec.with_feedback(outcome[2], attempt.findings,
+            request = spec.with_feedback(tried.source, attempt.findings,
                                          "gate" if attempt.stage == "gate" else RUN)
         raise VerificationFailed(
             f"no repair of {name} v{current.version} passed after {len(attempts)} attempt(s) "
@@ -328,9 +337,9 @@ class Repairing(Ensuring):
 
     def _attempt(self, spec: ToolSpec, request: ToolSpec, number: int, generator: Generator,
                  counterexample: Example, contract: Sequence[Example], recorder: Recorder,
-                 tools: ToolSource | None) -> tuple[Attempt, Any, str]:
-        """One attempt: (its record, (generated, report, verification, pool) when it passed
-        else None, its source)."""
+                 tools: ToolSource | None) -> _Tried:
+        """One attempt: its record, its source and, when it passed, what persisting it
+        needs (the verified worker still open)."""
         from dyntools.generators.loop import require_name
         from dyntools.pipeline.failures import findings_of
         from dyntools.pipeline.verify import collect_examples, run_examples
@@ -348,7 +357,7 @@ class Repairing(Ensuring):
                              f"{len(report.findings)} finding(s): "
                              f"{', '.join(sorted(report.codes))}")
         if not report.accepted:
-            return Attempt(number, "gate", report.sha256, tuple(report.findings)), None, source
+            return _Tried(Attempt(number, "gate", report.sha256, tuple(report.findings)), source)
         meta = metadata_of(report)
         candidate = max((r.version for r in self.registry.versions(name)), default=0) + 1
         try:
@@ -359,7 +368,7 @@ class Repairing(Ensuring):
             from dyntools.pipeline.failures import error_finding
 
             finding = error_finding(exc, source, counterexample.params, counterexample.result)
-            return Attempt(number, "verify", report.sha256, (finding,)), None, source
+            return _Tried(Attempt(number, "verify", report.sha256, (finding,)), source)
         passed = False
         try:
             examples = collect_examples(meta.examples, contract=contract,
@@ -374,11 +383,11 @@ class Repairing(Ensuring):
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
             if verification.passed:
                 passed = True
-                return (Attempt(number, "verify", report.sha256),
-                        (generated, report, verification, pool), source)
+                return _Tried(Attempt(number, "verify", report.sha256), source,
+                              (generated, report, verification, pool, candidate))
             findings = tuple(f for outcome in verification.failures
                              for f in findings_of(outcome, source))
-            return Attempt(number, "verify", report.sha256, findings), None, source
+            return _Tried(Attempt(number, "verify", report.sha256, findings), source)
         finally:
             if not passed:
                 pool.close(wait=True)
