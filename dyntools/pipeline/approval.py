@@ -17,7 +17,6 @@ from dyntools.errors import (
 )
 from dyntools.gate import check_source
 from dyntools.gate.findings import GateReport
-from dyntools.pipeline.contract import contract_decision, recorded_counterexamples
 from dyntools.pipeline.core import PipelineCore, ToolSource, approver_name, pool_call, sha256_of
 from dyntools.pipeline.toolmeta import (
     ToolMetadata,
@@ -125,6 +124,8 @@ class Approving(PipelineCore):
                     "approved; read it again", tool=name, version=version)
             gated = self._gated(name, data)
             # A repaired version's counterexamples run again, and join the contract with it.
+            from dyntools.pipeline.contract import contract_decision, recorded_counterexamples
+
             counter = recorded_counterexamples(existing) if existing is not None else []
             report = self.verify_source(name, version, data.decode("utf-8"), examples,
                                         contract_change=contract_change,
@@ -164,6 +165,8 @@ class Approving(PipelineCore):
         if contract_change:
             prov["contract_change"] = True
         if report.passed:
+            from dyntools.pipeline.contract import contract_decision
+
             state = self.registry.tool(name) if name in self.registry.names() else None
             record = self.registry.add_version(
                 name, data, prov, activate=activate,

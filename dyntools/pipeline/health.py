@@ -27,7 +27,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +50,11 @@ def default_jobs() -> int:
     return max(2, min(2 * cores, MAX_JOBS))
 
 
-class Checking(PipelineCore):
-    """`Dyntools.health`."""
+class HealthCheck:
+    """`Dyntools.health` (imported when a check is asked for: a call never loads this)."""
+
+    def __init__(self, core: PipelineCore) -> None:
+        self.core = core
 
     def health(self, *, since: float = DEFAULT_SINCE_S,
                stale_days: float = DEFAULT_STALE_DAYS, audit_log: str | os.PathLike[str] |
@@ -76,29 +78,29 @@ class Checking(PipelineCore):
         from dyntools.pipeline.reverify import Target, reverify_all
         from dyntools.pipeline.usage import read_usage
 
-        alias_of = alias_rule(self.registry)
-        states = [s for s in self.registry.tools() if alias_of(s.name) is None]
-        survey = _Survey(self, states)
+        alias_of = alias_rule(self.core.registry)
+        states = [s for s in self.core.registry.tools() if alias_of(s.name) is None]
+        survey = _Survey(self.core, states)
         pairs = candidates(survey.tools, survey.examples, alias_of)
         partners: dict[str, list[Any]] = {}
         for pair in pairs:
             for name in pair.tools:
                 partners.setdefault(name, []).extend(pair.params)
         checks = reverify_all(
-            self, [Target(state, record, tuple(partners.get(state.name, ())))
+            self.core, [Target(state, record, tuple(partners.get(state.name, ())))
                    for state, record in survey.targets], jobs=jobs, on_done=on_version)
         results: dict[str, Any] = {}
         for check in checks:
             survey.regressions.extend(check.regressions)
             survey.unverified.extend(check.unverified)
             results[check.tool] = check.results
-        audit_path = Path(audit_log) if audit_log is not None else self.audit_path
+        audit_path = Path(audit_log) if audit_log is not None else self.core.audit_path
         usage = read_usage(audit_path, since=now - since, now=now)
         return {
             "ok": not survey.regressions and not survey.unverified,
-            "registry": str(self.registry.root),
+            "registry": str(self.core.registry.root),
             "python": sys.version.split()[0],
-            "allowlist": self.policy.digest,
+            "allowlist": self.core.policy.digest,
             "checked": {"tools": len(states), "versions": len(checks),
                         "examples": sum(c.examples for c in checks),
                         "jobs": jobs, "duplicate_candidates": len(pairs)},
@@ -200,6 +202,8 @@ def _stale(states: list[Any], stale_days: float, now: float) -> list[dict[str, A
 
 
 def _parse(text: Any) -> float | None:
+    from datetime import UTC, datetime
+
     if not isinstance(text, str):
         return None
     try:

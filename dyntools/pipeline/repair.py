@@ -143,8 +143,11 @@ class RepairResult(NamedTuple):
         }
 
 
-class Repairing(Ensuring):
-    """`Dyntools.repair`."""
+class Repairer:
+    """`Dyntools.repair` (imported when a repair is asked for: a call never loads this)."""
+
+    def __init__(self, core: Ensuring) -> None:
+        self.core = core
 
     def repair(
         self,
@@ -182,15 +185,15 @@ class Repairing(Ensuring):
             raise UsageError(f"a repair's reason is text of at most {MAX_REASON_CHARS} "
                              "characters", tool=name)
         recorder = Recorder(name, on_station)
-        held = require_approval or not self.allow_unreviewed_repairs
-        approval = stricter(self.approval, "always" if held else None)
+        held = require_approval or not self.core.allow_unreviewed_repairs
+        approval = stricter(self.core.approval, "always" if held else None)
         log = get_logger("pipeline")
         started = time.perf_counter()
         try:
-            with self._name_lock(name):
+            with self.core._name_lock(name):
                 current = self._repair_lookup(name, recorder, approval)
                 result = self._repair(name, current, counterexample, reason, call,
-                                      generator or self.generator, approval, requested_by,
+                                      generator or self.core.generator, approval, requested_by,
                                       recorder, tools)
         except Exception as exc:
             log.info(REPAIR_EVENT, tool=name, outcome=FAILED, call=call, by=requested_by,
@@ -207,7 +210,7 @@ class Repairing(Ensuring):
     def _kept_params(self, name: str, call: str) -> Any:
         from dyntools.pipeline.failed_calls import RETENTION_DAYS, FailedCalls
 
-        kept = FailedCalls(self.registry.root).get(call)
+        kept = FailedCalls(self.core.registry.root).get(call)
         if kept is None:
             raise UsageError(f"no failed call {str(call)[:40]!r} is kept in this registry "
                              f"(unknown id, older than {RETENTION_DAYS} days, or a call that "
@@ -224,20 +227,20 @@ class Repairing(Ensuring):
     def _repair_lookup(self, name: str, recorder: Recorder, approval: str) -> VersionRecord:
         with recorder.station(LOOKUP) as found:
             with contextlib.suppress(UnknownTool):
-                self.registry.refresh(name)
-            if name not in self.registry.names():
-                raise UnknownTool(f"unknown tool {name!r} in registry {self.registry.root}",
+                self.core.registry.refresh(name)
+            if name not in self.core.registry.names():
+                raise UnknownTool(f"unknown tool {name!r} in registry {self.core.registry.root}",
                                   tool=name)
-            current = self.registry.current(name)
+            current = self.core.registry.current(name)
             if current is None:
-                refusal = self.registry.refusal(name)
+                refusal = self.core.registry.refusal(name)
                 if refusal is not None:
                     raise refusal
                 raise VersionUnusable(f"{name} has no current version to repair (quarantined, "
                                       "rejected, pending or none): dyntools review says why",
                                       tool=name)
             recorder.version = current.version
-            problem = self.registry.writable_problem(name)
+            problem = self.core.registry.writable_problem(name)
             if problem is not None:
                 raise PersistError(f"cannot repair {name}: {problem}", tool=name)
             if not needs_approval(approval):
@@ -245,7 +248,7 @@ class Repairing(Ensuring):
                 # it. Said before anything is generated.
                 from dyntools.registry.chainwrite import require_key
 
-                require_key(self.registry.trusted_keys, self.signer,
+                require_key(self.core.registry.trusted_keys, self.core.signer,
                             f"activating a repair of {name} (or hold it for a reviewer)", name)
             found.outcome = "hit"
             found.detail = f"v{current.version} is current: repairing it"
@@ -258,17 +261,17 @@ class Repairing(Ensuring):
         from dyntools.generators.base import RUN, ToolSpec
         from dyntools.pipeline.verify import collect_examples
 
-        self._params_check(current)(dict(counterexample.params))  # InvalidParams: exit 2
-        meta = self._meta(current)
-        contract = self._contract_examples(name)
+        self.core._params_check(current)(dict(counterexample.params))  # InvalidParams: exit 2
+        meta = self.core._meta(current)
+        contract = self.core._contract_examples(name)
         own = collect_examples(meta.examples)
         _no_contradiction(name, counterexample, (*own, *contract))
-        source = self.registry.verified_source(name, current.version).decode("utf-8")
+        source = self.core.registry.verified_source(name, current.version).decode("utf-8")
         failure = self._reproduce(name, current, source, counterexample, recorder, tools)
         spec = ToolSpec(name, meta.description, meta.params, (counterexample.as_dict(),))
         request = spec.with_feedback(source, failure, RUN)
         attempts: list[Attempt] = []
-        for number in range(1, self.max_attempts + 1):
+        for number in range(1, self.core.max_attempts + 1):
             recorder.version = None
             tried = self._attempt(spec, request, number, generator, counterexample, contract,
                                   recorder, tools)
@@ -289,13 +292,13 @@ class Repairing(Ensuring):
                         with recorder.station("activate") as activated:
                             # the verified worker holds these bytes under the number it was
                             # loaded as: it serves only if the registry gave the same one
-                            record, adopted = self._activate(
+                            record, adopted = self.core._activate(
                                 record, pool if record.version == candidate else None)
                             activated.detail = f"v{current.version} -> v{record.version}"
                 finally:
                     if not adopted:
                         pool.close(wait=True)
-                return RepairResult(self._tool(record), record, current.version,
+                return RepairResult(self.core._tool(record), record, current.version,
                                     counterexample, failure, tuple(attempts),
                                     tuple(recorder.events), verification)
             if not generator.accepts_feedback:
@@ -317,13 +320,13 @@ class Repairing(Ensuring):
         from dyntools.pipeline.verify import run_examples
 
         with recorder.station(REPRODUCE) as reproduced:
-            pool = self._open_pool(name, current.version, source)
+            pool = self.core._open_pool(name, current.version, source)
             try:
                 report = run_examples(
                     pool_call(pool), (counterexample,), tool=name,
-                    check=self._params_check(current),
-                    host_for=self._replay_hosts(name, current.version,
-                                                self._declared_by(current), tools))
+                    check=self.core._params_check(current),
+                    host_for=self.core._replay_hosts(name, current.version,
+                                                self.core._declared_by(current), tools))
             finally:
                 pool.close(wait=True)
             outcome = report.outcomes[0]
@@ -350,7 +353,7 @@ class Repairing(Ensuring):
             generating.detail = f"{generator.id}, attempt {number}"
         source = generated.source
         with recorder.station("gate") as gating:
-            report = require_name(check_source(source, self.policy, path=f"<{generator.id}:"
+            report = require_name(check_source(source, self.core.policy, path=f"<{generator.id}:"
                                                f"{name}>", expected_name=name), source, name)
             gating.outcome = "accepted" if report.accepted else "rejected"
             gating.detail = (f"sha256 {report.sha256[:12]}" if report.accepted else
@@ -359,10 +362,10 @@ class Repairing(Ensuring):
         if not report.accepted:
             return _Tried(Attempt(number, "gate", report.sha256, tuple(report.findings)), source)
         meta = metadata_of(report)
-        candidate = max((r.version for r in self.registry.versions(name)), default=0) + 1
+        candidate = max((r.version for r in self.core.registry.versions(name)), default=0) + 1
         try:
             with recorder.station("load") as loaded:
-                pool = self._open_pool(name, candidate, source)
+                pool = self.core._open_pool(name, candidate, source)
                 loaded.detail = f"compiled in a sandbox worker (as v{candidate})"
         except LoadError as exc:
             from dyntools.pipeline.failures import error_finding
@@ -377,7 +380,7 @@ class Repairing(Ensuring):
                 verification = run_examples(
                     pool_call(pool), examples, tool=name,
                     check=params_check(meta.params, name),
-                    host_for=self._replay_hosts(name, candidate, meta.capabilities, tools))
+                    host_for=self.core._replay_hosts(name, candidate, meta.capabilities, tools))
                 verdict.detail = verification.summary()
                 if not verification.passed:
                     verdict.outcome, verdict.reason = FAILED, VerificationFailed.reason
@@ -410,24 +413,24 @@ class Repairing(Ensuring):
             "verification": {"examples": verification.passed_examples,
                              "counts": verification.counts()},
         }
-        pending = needs_approval(approval, meta.capabilities, self._declared_by(current))
+        pending = needs_approval(approval, meta.capabilities, self.core._declared_by(current))
         why = f"repaired v{current.version}" + (f": {reason}" if reason else "")
         decision = None
         if not pending:
             decision = contract_decision(
-                {"action": "ensure", "by": self.approver or approver_name(), "reason": why},
-                self.registry.tool(name), (counterexample,), contract_change=False)
+                {"action": "ensure", "by": self.core.approver or approver_name(), "reason": why},
+                self.core.registry.tool(name), (counterexample,), contract_change=False)
         with recorder.station("persist") as persisted:
-            record = self.registry.add_version(
+            record = self.core.registry.add_version(
                 name, generated.source, provenance, activate=not pending,
                 status=PENDING if pending else "approved",
                 reason=(f"awaiting approval (a repair; policy: {approval})" if pending
                         else None),
                 report=report, decision=decision,
-                signer=self.signer if not pending else None)
+                signer=self.core.signer if not pending else None)
             recorder.version = record.version
             persisted.outcome = record.status
-            self._remember_meta(record, meta)
+            self.core._remember_meta(record, meta)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
         return record
 
