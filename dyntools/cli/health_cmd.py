@@ -30,7 +30,6 @@ from dyntools.cli.generator_options import generator_from, generator_options
 from dyntools.cli.options import (
     allow_weaker_click,
     allow_weaker_option,
-    audit_log_option,
     capabilities_click,
     capability_policy_option,
     common_options,
@@ -62,7 +61,9 @@ HEALTH_EPILOG = ("Exit codes: 0 healthy, 1 a regression or an unverified version
               help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
                    "allowlist.toml).")
 @trusted_keys_click
-@audit_log_option
+@click.option("--audit-log", "audit_log", type=click.Path(dir_okay=False), default=None,
+              help="The audit log whose execute events usage reads (default: "
+                   "DYNTOOLS_AUDIT_LOG, else <registry>/audit.log); health writes none.")
 @capabilities_click
 @click.option("--timeout", type=float, default=None,
               help="Wall-clock limit per sandboxed call, in seconds.")
