@@ -197,6 +197,14 @@ class PendingApproval(RegistryError):
     reason = "pending_approval"
 
 
+class RepairsPending(PendingApproval):
+    """A repair refused before anything is generated because the tool's repairs already
+    wait for a reviewer: this counterexample is on one of them, or MAX_PENDING_REPAIRS are
+    (pipeline/repair.py): a flood of failure reports cannot fill the registry."""
+
+    reason = "repairs_pending"
+
+
 class ChainMismatch(RegistryError):
     """With trusted keys, what the manifest says is served is not what the head of the tool's
     decision chain says, or the chain does not verify, or it is older than (or forks from) a

@@ -676,7 +676,8 @@ class McpToolServer:
             on_station=on_station, tools=self.catalog)
         get_logger("adapter.mcp").info("mcp.repaired", tool=name, version=result.version,
                                        status=result.record.status, generator=choice)
-        hint = (f"v{result.version} waits for a reviewer: {result.approve_command}"
+        hint = (f"v{result.version} waits for a reviewer ({result.held}): "
+                f"{result.approve_command}"
                 if result.pending else f"v{result.version} is current: call it again")
         return {**result.as_dict(), "hint": hint}
 

@@ -213,7 +213,8 @@ def repair(name: str, params_text: str | None, call_id: str | None, expected_tex
         click.echo(json.dumps({"ok": not result.pending, **result.as_dict()}, indent=2))
     elif result.pending:
         click.echo(f"{name} v{result.version}: repaired v{result.repaired} and verified; "
-                   "pending approval: it is not served until a reviewer approves it")
+                   f"pending approval ({result.held}): it is not served until a reviewer "
+                   "approves it")
         click.echo(f"  read it:    dyntools show {name} --version {result.version}")
         click.echo(f"  approve it: {result.approve_command} [--reason TEXT] [--sign-key KEY]")
     else:

@@ -40,6 +40,7 @@ from dyntools.base.log import get_logger
 from dyntools.errors import (
     LoadError,
     PersistError,
+    RepairsPending,
     UnknownTool,
     UsageError,
     VerificationFailed,
@@ -59,7 +60,7 @@ from dyntools.pipeline.events import (
     ms_since,
 )
 from dyntools.pipeline.toolmeta import Tool, params_check
-from dyntools.registry.config import needs_approval, stricter
+from dyntools.registry.config import CAPABILITIES, needs_approval, stricter
 from dyntools.registry.manifest import PENDING
 from dyntools.registry.records import VersionRecord, require_valid_name
 
@@ -70,8 +71,13 @@ if TYPE_CHECKING:
 REPRODUCE = "reproduce"
 REPAIR_EVENT = "pipeline.repair"
 MAX_COUNTEREXAMPLE_BYTES = 64 * 1024  # it is kept in the manifest, and named by the chain
-MAX_REASON_CHARS = 4096  # a decision's reason (registry/chain.py MAX_TEXT)
+MAX_REASON_CHARS = 4000  # a decision's reason, with "repaired vN: " (chain.py MAX_TEXT)
+MAX_PENDING_REPAIRS = 10  # per tool: repairs waiting for a reviewer before more are refused
 LIBRARY, CLI, MCP = "library", "cli", "mcp"
+# why a repaired version waits for a reviewer (`held` in its result and its provenance)
+WIDENS = "capabilities_widened"  # it reaches what the repaired version did not: always held
+REVIEW = "repair_review"  # an agent's repair (or require_approval): held unless allowed
+POLICY = "approval_policy"  # the registry's approval policy holds it
 
 
 class Attempt(NamedTuple):
@@ -108,6 +114,7 @@ class RepairResult(NamedTuple):
     attempts: tuple[Attempt, ...]
     stations: tuple[StationEvent, ...]
     verification: VerificationReport
+    held: str | None = None  # WIDENS, REVIEW or POLICY when pending
 
     @property
     def name(self) -> str:
@@ -133,7 +140,8 @@ class RepairResult(NamedTuple):
             "version": self.record.version,
             "repaired": self.repaired,
             "status": self.record.status,
-            **({"approve_command": self.approve_command} if self.pending else {}),
+            **({"approve_command": self.approve_command, "held": self.held}
+               if self.pending else {}),
             "sha256": self.record.sha256,
             "counterexample": self.counterexample.as_dict(),
             "failure": [finding_dict(f) for f in self.failure],
@@ -186,12 +194,16 @@ class Repairer:
                              "characters", tool=name)
         recorder = Recorder(name, on_station)
         held = require_approval or not self.core.allow_unreviewed_repairs
-        approval = stricter(self.core.approval, "always" if held else None)
+        # A repair never widens what a tool reaches without a person: whatever the registry's
+        # policy and the operator's flag, a version that declares more than the one it
+        # repairs waits (a prompt-injected report must not buy a tool the network).
+        approval = stricter(stricter(self.core.approval, CAPABILITIES),
+                            "always" if held else None)
         log = get_logger("pipeline")
         started = time.perf_counter()
         try:
             with self.core._name_lock(name):
-                current = self._repair_lookup(name, recorder, approval)
+                current = self._repair_lookup(name, recorder, approval, counterexample)
                 result = self._repair(name, current, counterexample, reason, call,
                                       generator or self.core.generator, approval, requested_by,
                                       recorder, tools)
@@ -224,7 +236,8 @@ class Repairer:
                              "instead", tool=name)
         return kept["params"]
 
-    def _repair_lookup(self, name: str, recorder: Recorder, approval: str) -> VersionRecord:
+    def _repair_lookup(self, name: str, recorder: Recorder, approval: str,
+                       counterexample: Example) -> VersionRecord:
         with recorder.station(LOOKUP) as found:
             with contextlib.suppress(UnknownTool):
                 self.core.registry.refresh(name)
@@ -243,6 +256,7 @@ class Repairer:
             problem = self.core.registry.writable_problem(name)
             if problem is not None:
                 raise PersistError(f"cannot repair {name}: {problem}", tool=name)
+            self._no_flood(name, current, counterexample)
             if not needs_approval(approval):
                 # Activating the repair is a decision: with trusted keys one of them signs
                 # it. Said before anything is generated.
@@ -253,6 +267,29 @@ class Repairer:
             found.outcome = "hit"
             found.detail = f"v{current.version} is current: repairing it"
         return current
+
+    def _no_flood(self, name: str, current: VersionRecord, counterexample: Example) -> None:
+        """Refuse a repair whose counterexample a pending repair already carries, or when
+        MAX_PENDING_REPAIRS of the tool's repairs wait for a reviewer (RepairsPending): each
+        report costs a model's attempts and a pending version kept in the manifest, so a
+        flood of them stops at what a reviewer can read."""
+        from dyntools.pipeline.contract import example_digest, recorded_counterexamples
+
+        digest = example_digest(counterexample)
+        waiting = [r for r in self.core.registry.versions(name)
+                   if r.status == PENDING and r.version > current.version
+                   and isinstance(r.provenance.get("repair"), Mapping)]
+        for record in waiting:
+            if any(example_digest(e) == digest for e in recorded_counterexamples(record)):
+                raise RepairsPending(
+                    f"{name} v{record.version}, a repair of this same failure, waits for a "
+                    f"reviewer: {approve_command(name, record.version)} (or reject it)",
+                    tool=name, version=record.version)
+        if len(waiting) >= MAX_PENDING_REPAIRS:
+            raise RepairsPending(
+                f"{len(waiting)} repairs of {name} wait for a reviewer (at most "
+                f"{MAX_PENDING_REPAIRS}): review them first (dyntools review {name})",
+                tool=name, pending=[r.version for r in waiting])
 
     def _repair(self, name: str, current: VersionRecord, counterexample: Example,
                 reason: str | None, call: str | None, generator: Generator, approval: str,
@@ -298,9 +335,12 @@ class Repairer:
                 finally:
                     if not adopted:
                         pool.close(wait=True)
+                repair = record.provenance.get("repair")
+                held = repair.get("held") if isinstance(repair, Mapping) else None
                 return RepairResult(self.core._tool(record), record, current.version,
                                     counterexample, failure, tuple(attempts),
-                                    tuple(recorder.events), verification)
+                                    tuple(recorder.events), verification,
+                                    held if record.status == PENDING else None)
             if not generator.accepts_feedback:
                 break
             request = spec.with_feedback(tried.source, attempt.findings,
@@ -413,7 +453,11 @@ class Repairer:
             "verification": {"examples": verification.passed_examples,
                              "counts": verification.counts()},
         }
-        pending = needs_approval(approval, meta.capabilities, self.core._declared_by(current))
+        previous = self.core._declared_by(current)
+        pending = needs_approval(approval, meta.capabilities, previous)
+        held = _held(approval, self.core.approval, meta.capabilities.widens(previous)
+                     if meta.capabilities is not None else {}) if pending else None
+        provenance["repair"]["held"] = held
         why = f"repaired v{current.version}" + (f": {reason}" if reason else "")
         decision = None
         if not pending:
@@ -424,7 +468,7 @@ class Repairer:
             record = self.core.registry.add_version(
                 name, generated.source, provenance, activate=not pending,
                 status=PENDING if pending else "approved",
-                reason=(f"awaiting approval (a repair; policy: {approval})" if pending
+                reason=(f"awaiting approval ({held}: {_HELD[str(held)]})" if pending
                         else None),
                 report=report, decision=decision,
                 signer=self.core.signer if not pending else None)
@@ -433,6 +477,22 @@ class Repairer:
             self.core._remember_meta(record, meta)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
         return record
+
+
+_HELD = {
+    WIDENS: "the repaired version declares CAPABILITIES the one it repairs did not",
+    REVIEW: "a repair an agent asked for, or one held with require_approval",
+    POLICY: "the registry's approval policy",
+}
+
+
+def _held(approval: str, registry_policy: str, widened: Mapping[str, Any]) -> str:
+    """Why a pending repair waits: the first of WIDENS, POLICY, REVIEW that holds."""
+    if widened:
+        return WIDENS
+    if needs_approval(registry_policy):
+        return POLICY
+    return REVIEW
 
 
 def _counterexample(name: str, params: Any, expected: Any,
