@@ -93,6 +93,19 @@ class InvalidParams(UsageError):
     reason = "invalid_params"
 
 
+class NothingToRepair(UsageError):
+    """A repair whose counterexample the current version already passes."""
+
+    reason = "nothing_to_repair"
+
+
+class ContractContradiction(UsageError):
+    """A counterexample that gives params the tool's contract promises a different result:
+    that is a contract change (a new version with contract_change), not a repair."""
+
+    reason = "contract_contradiction"
+
+
 class PolicyLoadError(DyntoolsError):
     station = "policy"
     reason = "policy_error"

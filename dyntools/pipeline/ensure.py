@@ -176,6 +176,12 @@ class Ensuring(PipelineCore):
                 return EnsureResult(self._tool(waiting), waiting, False, tuple(recorder.events))
             if current is not None and not new_version:
                 return self._existing(current, caller_examples, recorder, tools)
+            if contract_change and current is not None and not self.allow_unreviewed_repairs \
+                    and self._drops_counterexamples(spec.name):
+                # The counterexamples in force came from repairs a reviewer approved (or the
+                # operator allowed): a contract change that drops them is held for a reviewer
+                # in turn, or an agent could undo a reviewed repair on its own.
+                approval = stricter(approval, "always")
             problem = self.registry.writable_problem(spec.name)
             if problem is None and not needs_approval(approval):
                 # Activating it is a decision: with trusted keys, one of them signs it. Said
@@ -190,6 +196,14 @@ class Ensuring(PipelineCore):
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
                                 contract_change, recorder, approval, tools)
+
+    def _drops_counterexamples(self, name: str) -> bool:
+        """Whether the tool's contract holds counterexamples (pipeline/contract.py) that a
+        contract change would drop."""
+        from dyntools.pipeline.contract import counterexamples, signed_digests
+
+        state = self.registry.tool(name)
+        return bool(counterexamples(state)) or bool(signed_digests(state))
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
                   recorder: Recorder, tools: ToolSource | None = None) -> EnsureResult:

@@ -38,7 +38,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.base.log import get_logger
 from dyntools.errors import (
+    ContractContradiction,
     LoadError,
+    NothingToRepair,
     PersistError,
     RepairsPending,
     UnknownTool,
@@ -177,11 +179,14 @@ class Repairer:
 
         `exchanges`: the recorded HTTP exchanges of the call, for a tool that makes requests
         (verification never reaches the network). The new version waits for a reviewer
-        (`result.pending`) when the approval policy says so, when `require_approval` is set,
-        and always unless this `Dyntools` was made with `allow_unreviewed_repairs=True`.
-        Raises UsageError (bad input, or nothing to repair: the current version already gives
-        `expected`), InvalidParams, VerificationFailed (no attempt passed; nothing written),
-        and the stations' errors as `ensure` does."""
+        (`result.pending`, `result.held` says why) when the approval policy says so, when
+        `require_approval` is set, when it declares CAPABILITIES the repaired version did not
+        (always), and unless this `Dyntools` was made with `allow_unreviewed_repairs=True`.
+        Raises UsageError (bad input; NothingToRepair: the current version already gives
+        `expected`; ContractContradiction: the contract promises other results for
+        `params`), RepairsPending (a pending repair carries this counterexample, or
+        MAX_PENDING_REPAIRS wait), InvalidParams, VerificationFailed (no attempt passed;
+        nothing written), and the stations' errors as `ensure` does."""
         require_valid_name(name)
         if (params is None) == (call is None):
             raise UsageError("a repair takes the failing params, or the id of a failed call "
@@ -371,7 +376,7 @@ class Repairer:
                 pool.close(wait=True)
             outcome = report.outcomes[0]
             if outcome.passed:
-                raise UsageError(
+                raise NothingToRepair(
                     f"{name} v{current.version} already returns the expected result for these "
                     "params: there is nothing to repair", tool=name, version=current.version)
             findings = tuple(findings_of(outcome, source))
@@ -524,7 +529,7 @@ def _no_contradiction(name: str, counterexample: Example, promised: Sequence[Exa
     for example in promised:
         if canonical(dict(example.params)) == params and canonical(dict(example.result)) != (
                 wanted):
-            raise UsageError(
+            raise ContractContradiction(
                 f"the counterexample contradicts the contract of {name}: for these params it "
                 f"promises {canonical(dict(example.result))[:200]} ({example.origin}). A "
                 "repair keeps the contract; changing it is a new version with a contract "

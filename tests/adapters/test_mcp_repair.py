@@ -29,6 +29,9 @@ def run(params):
     return {"slug": re.sub(r"[^a-z0-9]+", "-", params["text"].lower())}
 '''
 FIXED = SLUG.replace('.lower())}', '.lower()).strip("-")}')
+# keeps underscores, and asks for the network on the way
+WIDE = FIXED.replace("[^a-z0-9]", "[^a-z0-9_]").replace(
+    "PARAMS =", 'CAPABILITIES = {"http": ["example.com"]}\nPARAMS =')
 
 
 def params(registry: Path, *extra: str) -> StdioServerParameters:
@@ -64,12 +67,14 @@ def test_a_reported_failure_ends_as_a_verified_version_waiting_for_a_reviewer(
         tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     Registry.open(registry).add_version("slug", SLUG, {"generator": "file"})
-    wrong, repaired, again = report(registry, arguments=[
+    wrong, repaired, again, flood = report(registry, arguments=[
         {"name": "slug", "params": {"text": "Hi!"}, "expected": {"slug": "hi"},
          "reason": "a trailing dash", "generator": "file", "source": SLUG},
         {"name": "slug", "params": {"text": "Hi!"}, "expected": {"slug": "hi"},
          "reason": "a trailing dash", "source": FIXED},
         {"call": {"name": "slug", "params": {"text": "Hi!"}}},
+        {"name": "slug", "params": {"text": "Hi!"}, "expected": {"slug": "hi"},
+         "reason": "\x1b[2Jagain", "source": FIXED},
     ])
     assert wrong.is_error is True  # the same code again: a clear reason why not
     error = body(wrong)["error"]
@@ -79,26 +84,38 @@ def test_a_reported_failure_ends_as_a_verified_version_waiting_for_a_reviewer(
     made = body(repaired)
     assert (made["status"], made["version"], made["repaired"]) == ("pending", 2, 1)
     assert made["approve_command"] == "dyntools approve slug 2"
+    assert made["held"] == "repair_review"
     assert made["counterexample"] == {"params": {"text": "Hi!"}, "result": {"slug": "hi"}}
     assert body(again) == {"slug": "hi-"}  # not served until a reviewer approves it
     record = Registry.open(registry).get("slug", 2)
     assert record.provenance["repair"]["requested_by"] == "mcp"
+    # the same report again is refused before any generation: one pending repair is enough
+    assert flood.is_error is True and body(flood)["error"]["reason"] == "repairs_pending"
+    assert [r.version for r in Registry.open(registry).versions("slug")] == [1, 2]
 
 
 def test_the_operator_can_let_repairs_follow_the_approval_policy(tmp_path: Path) -> None:
     registry = tmp_path / "registry"
     Registry.open(registry).add_version("slug", SLUG, {"generator": "file"})
-    repaired, called, refused = report(registry, "--allow-unreviewed-repairs", arguments=[
-        {"name": "slug", "params": {"text": "Hi!"}, "expected": {"slug": "hi"},
-         "source": FIXED},
-        {"call": {"name": "slug", "params": {"text": "Hi!"}}},
-        {"name": "slug", "params": {"text": "Hello World"}, "expected": {"slug": "other"},
-         "source": FIXED},
-    ])
+    repaired, called, refused, widened = report(
+        registry, "--allow-unreviewed-repairs", arguments=[
+            {"name": "slug", "params": {"text": "Hi!"}, "expected": {"slug": "hi"},
+             "source": FIXED},
+            {"call": {"name": "slug", "params": {"text": "Hi!"}}},
+            {"name": "slug", "params": {"text": "Hello World"}, "expected": {"slug": "other"},
+             "source": FIXED},
+            {"name": "slug", "params": {"text": "a_b"}, "expected": {"slug": "a_b"},
+             "source": WIDE},
+        ])
     assert body(repaired)["status"] == "approved"
     assert body(called) == {"slug": "hi"}
     assert refused.is_error is True
+    assert body(refused)["error"]["reason"] == "contract_contradiction"
     assert "contradicts the contract" in body(refused)["error"]["message"]
+    # a repair that reaches more than the version it repairs waits, whatever the flag says
+    assert (body(widened)["status"], body(widened)["held"]) == ("pending",
+                                                               "capabilities_widened")
+    assert Registry.open(registry).current("slug").version == 2  # type: ignore[union-attr]
 
 
 def test_report_failure_checks_its_arguments(tmp_path: Path) -> None:

@@ -292,3 +292,48 @@ def test_the_report_is_json_with_what_the_tool_returned_kept_as_data(tmp_path: P
     report = health(root)
     assert json.loads(json.dumps(report)) == report
     assert report["regressions"][0]["got"] == {"u": "\x1b[31M"}
+
+
+def test_a_manifest_an_attacker_edited_fails_closed_with_and_without_trusted_keys(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dyntools.registry.signing import generate_keypair, load_signing_key, load_trusted_keys
+
+    monkeypatch.setenv("DYNTOOLS_TRUST_STATE", str(tmp_path / "state"))
+    private, public, _ = generate_keypair(tmp_path / "alice.key")
+    signer, trusted = load_signing_key(private), load_trusted_keys(public)
+    root = tmp_path / "reg"
+    keyed = Registry.open(root, trusted_keys=trusted)
+    for text in ("a", "b"):
+        keyed.add_version("echo_text", tool_source("echo_text", examples=ECHO,
+                                                   body=f"_ = {text!r}"),
+                          {"generator": "test"}, signer=signer)
+    path = root / "echo_text" / "manifest.json"
+    good = path.read_text()
+
+    def edited(change: Any, keys: Any) -> dict[str, Any]:
+        raw = json.loads(good)
+        change(raw)
+        os.chmod(path, 0o644)
+        path.write_text(json.dumps(raw))
+        with Dyntools(Registry.open(root, trusted_keys=keys), keep_failed_calls=False) as dt:
+            return dt.health()
+
+    assert edited(lambda raw: None, trusted)["ok"] is True
+    # the pointer moved by hand: the signed chain says otherwise
+    moved = edited(lambda raw: raw.__setitem__("current", 1), trusted)
+    assert [(e["reason"], e["why"].split(":")[0]) for e in moved["unverified"]] == [
+        ("chain", "chain_mismatch")]
+    assert moved["ok"] is False
+    # the chain removed: this consumer accepted it before
+    dropped = edited(lambda raw: raw.__setitem__("chain", []), trusted)
+    assert [e["reason"] for e in dropped["unverified"]] == ["chain"] and not dropped["ok"]
+
+    # a version's hash rewritten (the source swapped): quarantined, keys or not
+    def swapped(raw: dict[str, Any]) -> None:
+        raw["versions"][-1]["sha256"] = "0" * 64
+
+    for keys in (trusted, None):
+        report = edited(swapped, keys)
+        assert [(e["version"], e["reason"], e["error"]["reason"])
+                for e in report["regressions"]] == [(2, "quarantined", "hash_mismatch")]
+        assert report["ok"] is False

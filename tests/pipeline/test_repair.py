@@ -15,8 +15,10 @@ import pytest
 from dyntools.capabilities import policy_from_mapping
 from dyntools.errors import (
     ChainMismatch,
+    ContractContradiction,
     DyntoolsError,
     InvalidParams,
+    NothingToRepair,
     UsageError,
     VerificationFailed,
 )
@@ -191,11 +193,20 @@ def test_an_agents_repair_waits_for_a_reviewer_and_joins_the_contract_on_approva
         dt.registry.rollback("slug", 1)
         with pytest.raises(VerificationFailed):
             dt.ensure("slug", new_version=True, generator=CountingGenerator({"slug": SLUG}))
-        # a contract change can drop it, as today
+        # a contract change can drop it, as today, once a reviewer approves the drop: the
+        # agent that cannot add a counterexample alone cannot take one away alone either
         dropped = dt.ensure("slug", new_version=True, contract_change=True,
                             generator=CountingGenerator({"slug": SLUG}))
-        assert dropped.record.status == "approved"
+        assert dropped.record.status == "pending"
+        assert dt.registry.current("slug").version == 1  # type: ignore[union-attr]
+        dt.approve("slug", dropped.version, contract_change=True)
         dt.ensure("slug", new_version=True, generator=CountingGenerator({"slug": SLUG}))
+    with Dyntools(root, allow_unreviewed_repairs=True) as dt:  # the operator allows it
+        fixed = dt.repair("slug", *COUNTER, generator=Scripted(FIXED))
+        assert not fixed.pending
+        assert dt.ensure("slug", new_version=True, contract_change=True,
+                         generator=CountingGenerator({"slug": SLUG})).record.status == (
+            "approved")
 
 
 def test_require_approval_holds_even_an_operators_repair(tmp_path: Path) -> None:
@@ -213,8 +224,8 @@ def test_the_registrys_policy_still_holds_an_operators_repair(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("params", "expected", "error", "match"), [
-    ({"text": "Hello World"}, {"slug": "hello-world"}, UsageError, "nothing to repair"),
-    ({"text": "Hello World"}, {"slug": "x"}, UsageError, "contradicts the contract"),
+    ({"text": "Hello World"}, {"slug": "hello-world"}, NothingToRepair, "nothing to repair"),
+    ({"text": "Hello World"}, {"slug": "x"}, ContractContradiction, "contradicts the contract"),
     ({"text": 7}, {"slug": "7"}, InvalidParams, "do not match"),
     ({"text": "a"}, [1], UsageError, "JSON object"),
     ("text", {"slug": "x"}, UsageError, "JSON object"),
