@@ -208,7 +208,9 @@ class Repairer:
         started = time.perf_counter()
         try:
             with self.core._name_lock(name):
-                current = self._repair_lookup(name, recorder, approval, counterexample)
+                current = self._repair_lookup(name, recorder, approval)
+                if requested_by != CLI:
+                    self._no_flood(name, current, counterexample)
                 result = self._repair(name, current, counterexample, reason, call,
                                       generator or self.core.generator, approval, requested_by,
                                       recorder, tools)
@@ -241,8 +243,7 @@ class Repairer:
                              "instead", tool=name)
         return kept["params"]
 
-    def _repair_lookup(self, name: str, recorder: Recorder, approval: str,
-                       counterexample: Example) -> VersionRecord:
+    def _repair_lookup(self, name: str, recorder: Recorder, approval: str) -> VersionRecord:
         with recorder.station(LOOKUP) as found:
             with contextlib.suppress(UnknownTool):
                 self.core.registry.refresh(name)
@@ -261,7 +262,6 @@ class Repairer:
             problem = self.core.registry.writable_problem(name)
             if problem is not None:
                 raise PersistError(f"cannot repair {name}: {problem}", tool=name)
-            self._no_flood(name, current, counterexample)
             if not needs_approval(approval):
                 # Activating the repair is a decision: with trusted keys one of them signs
                 # it. Said before anything is generated.
@@ -274,10 +274,11 @@ class Repairer:
         return current
 
     def _no_flood(self, name: str, current: VersionRecord, counterexample: Example) -> None:
-        """Refuse a repair whose counterexample a pending repair already carries, or when
-        MAX_PENDING_REPAIRS of the tool's repairs wait for a reviewer (RepairsPending): each
-        report costs a model's attempts and a pending version kept in the manifest, so a
-        flood of them stops at what a reviewer can read."""
+        """Refuse an agent's repair (MCP, the library) whose counterexample a pending repair
+        already carries, or when MAX_PENDING_REPAIRS of the tool's repairs wait for a
+        reviewer (RepairsPending): each report costs a model's attempts and a pending
+        version kept in the manifest, so a flood of them stops at what a reviewer can
+        read. The operator's own `dyntools repair` is not counted against."""
         from dyntools.pipeline.contract import example_digest, recorded_counterexamples
 
         digest = example_digest(counterexample)

@@ -153,3 +153,17 @@ def test_health_reads_the_audit_log_it_is_given(folder: Path) -> None:
     assert json.loads(out)["usage"]["tools"]["slug"]["calls"] == 2
     _, out, _ = health(folder, "--json", "--audit-log", os.devnull)
     assert json.loads(out)["usage"]["tools"] == {}
+
+
+def test_a_hostile_reason_is_kept_for_the_reviewer_and_shown_escaped(folder: Path) -> None:
+    hostile = "\x1b]52;c;cm0gLXJmIC8K\x07\x1b[2J<script>x</script>\u202e"
+    code, out, err = run_cli(["repair", "slug", "--registry", "reg", "--params",
+                              '{"text": "Hi!"}', "--expected", '{"slug": "hi"}', "--reason",
+                              hostile, "--generator", "file", "--from", "fixed.py",
+                              "--require-approval"], folder)
+    assert code == 17, err
+    assert "pending approval (repair_review)" in out
+    code, out, err = run_cli(["show", "slug", "--registry", "reg", "--version", "2"], folder)
+    assert code == 0, err
+    assert "\\x1b]52" in out and "\\u202e" in out  # what the report holds, printed as text
+    assert "\x1b" not in out + err and "\u202e" not in out + err
