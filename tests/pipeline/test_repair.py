@@ -118,7 +118,7 @@ def test_a_runtime_error_comes_back_with_its_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("body", "code", "limits"), [
-    ("    while True:\n        pass\n", "DR202", {"timeout_s": 1.0}),
+    ("    while True:\n        pass\n", "DR202", {"timeout_s": 0.4}),
     ("    return {\"x\": \"a\" * (1 << 30)}\n", "DR203", {}),
     ("    return host.call_tool(\"slug\", {\"text\": params[\"text\"]})\n", "DR201", {}),
 ])
