@@ -90,6 +90,9 @@ class WorkerPool(Closing):
         self._idle: list[WorkerProcess] = []
         self._busy = 0
         self._live = 0  # workers running or starting, counted against `size`
+        # Workers starting in the background (a warm-up, a replacement): close() ends them
+        # rather than wait up to the start-up limit for a worker no call is waiting for.
+        self._starting: set[WorkerProcess] = set()
         self._waiting = 0  # threads inside self._cond.wait(): a release wakes them
         self._closed = False
         self._warm = False
@@ -126,7 +129,7 @@ class WorkerPool(Closing):
             thread.start()
         for thread in threads:
             thread.join()
-        if errors:
+        if errors and not self._closed:  # after close(), a start it ended is no error
             raise errors[0]
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
@@ -165,8 +168,11 @@ class WorkerPool(Closing):
             self._live -= len(idle)
             self._counts["retired"] += len(idle)
             self._cond.notify_all()
+            starting = list(self._starting)
         for interpreter in early:
             interpreter.kill()
+        for worker in starting:
+            worker.abort_start()
         for worker in idle:
             worker.stop()
         if wait:
@@ -198,7 +204,9 @@ class WorkerPool(Closing):
         finally:
             self._waiting -= 1
 
-    def _new_worker(self) -> WorkerProcess:
+    def _new_worker(self, *, background: bool = False) -> WorkerProcess:
+        """Start one worker. A `background` one (no call waits for it) is ended by close()
+        while it starts; a call's own cold start is not: that call is not finished."""
         with self._lock:
             early = self._early.pop() if self._early else None
         if early is not None and not early.alive():
@@ -208,14 +216,23 @@ class WorkerPool(Closing):
                                interpreter=early)
         with self._lock:
             self._counts["started"] += 1
-        self.layers = worker.start()
+            if background:
+                if self._closed:
+                    worker.abort_start()
+                self._starting.add(worker)
+        try:
+            self.layers = worker.start()
+        finally:
+            if background:
+                with self._lock:
+                    self._starting.discard(worker)
         return worker
 
     def _spawn_idle(self, succeeds: WorkerProcess | None = None) -> None:
         """Start one worker for a slot already counted in `_live` and park it idle. With
         `succeeds` (a worker past its call limit), that worker ends once this one is idle."""
         try:
-            worker = self._new_worker()
+            worker = self._new_worker(background=True)
         except BaseException:
             with self._lock:
                 self._live -= 1

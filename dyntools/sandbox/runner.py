@@ -215,6 +215,15 @@ class WorkerProcess:
     def pid(self) -> int:
         return self.process.pid
 
+    def abort_start(self) -> None:
+        """End a worker another thread is starting (its pool closes): SIGKILL to its process
+        group, nothing more. The starting thread sees the pipe close, fails its `start`, and
+        reaps and closes the worker itself (closing its pipes from here could hand their
+        file descriptors to another open while that thread still polls them)."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+
     def start(self) -> dict[str, dict[str, Any]]:
         """Send the init message, wait for `hello` (the layer report, written after lockdown
         and before any tool code runs), check it against what the kernel shows in /proc, and
