@@ -42,7 +42,8 @@ MAX_KEPT = 1000
 RETENTION_DAYS = 30
 RETENTION_S = RETENTION_DAYS * 24 * 3600
 CALL_ID = re.compile(r"[0-9a-f]{16}")
-MAX_RECORD_BYTES = MAX_PARAMS_BYTES + 4 * MAX_MESSAGE_CHARS + 4096
+# a message character is at most 6 bytes of JSON (`\u0001`); the rest of a record is short
+MAX_RECORD_BYTES = MAX_PARAMS_BYTES + 6 * MAX_MESSAGE_CHARS + 4096
 
 
 def new_call_id() -> str:

@@ -301,6 +301,19 @@ def test_kept_calls_are_capped_and_expire(tmp_path: Path) -> None:
         assert store.get(bad) is None  # type: ignore[arg-type]
 
 
+def test_a_record_kept_at_every_cap_reads_back(tmp_path: Path) -> None:
+    from dyntools.pipeline.failed_calls import MAX_MESSAGE_CHARS
+
+    store = FailedCalls(tmp_path)
+    # control characters are six bytes of JSON each: the largest record there can be
+    params = {"t": "\x01" * ((MAX_PARAMS_BYTES - 16) // 6)}
+    assert store.keep("a" * 16, "slug", 1, params, "runtime_error",
+                      "\x01" * (2 * MAX_MESSAGE_CHARS), lambda v: v)
+    kept = store.get("a" * 16)
+    assert kept is not None and kept["params"] == params
+    assert kept["message"] == "\x01" * MAX_MESSAGE_CHARS
+
+
 def test_a_call_id_that_is_not_kept_is_a_clear_usage_error(tmp_path: Path) -> None:
     root = registry_with_slug(tmp_path / "reg")
     with Dyntools(root) as dt, pytest.raises(UsageError, match="no failed call"):
