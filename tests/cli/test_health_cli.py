@@ -141,6 +141,11 @@ def test_repair_activates_0_or_waits_17(folder: Path) -> None:
     assert json.loads(out) == {"slug": "hi"}
     code, out, err = health(folder, "--json")
     assert code == 0, err
+    # the operator drops the counterexample on purpose: the registry's policy, no reviewer
+    code, out, err = run_cli(["ensure", "slug", "--registry", "reg", "--new-version",
+                              "--contract-change", "--generator", "file", "--from",
+                              "same.py"], folder)
+    assert code == 0, err
 
 
 def test_health_reads_the_audit_log_it_is_given(folder: Path) -> None:
