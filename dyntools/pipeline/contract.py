@@ -52,7 +52,8 @@ def example_digest(example: Example | Mapping[str, Any]) -> str:
 
 def recorded_counterexamples(record: VersionRecord) -> list[Example]:
     """The counterexamples a version's provenance records (those that parse; a manifest is
-    the registry's, so a malformed entry is skipped here and reported by `health`)."""
+    the registry's, so a malformed entry is skipped here and reported by `health`:
+    malformed_counterexamples)."""
     from dyntools.errors import UsageError
     from dyntools.pipeline.verify import COUNTEREXAMPLE, Example
 
@@ -66,6 +67,27 @@ def recorded_counterexamples(record: VersionRecord) -> list[Example]:
         except UsageError:
             continue
     return found
+
+
+def malformed_counterexamples(record: VersionRecord) -> int:
+    """How many entries of a version's `counterexamples` do not parse as examples (or are
+    past MAX_COUNTEREXAMPLES): the contract skips them; `health` reports the version
+    `unverified` (`contract_invalid`)."""
+    from dyntools.errors import UsageError
+    from dyntools.pipeline.verify import COUNTEREXAMPLE, Example
+
+    values = record.provenance.get(COUNTEREXAMPLES)
+    if values is None:
+        return 0
+    if not isinstance(values, list):
+        return 1
+    bad = max(0, len(values) - MAX_COUNTEREXAMPLES)
+    for value in values[:MAX_COUNTEREXAMPLES]:
+        try:
+            Example.parse(value, COUNTEREXAMPLE)
+        except UsageError:
+            bad += 1
+    return bad
 
 
 def was_approved(record: VersionRecord, history: Sequence[Mapping[str, Any]]) -> bool:

@@ -33,6 +33,7 @@ from dyntools.errors import (
     LayerUnavailable,
     LoadError,
     SandboxError,
+    UsageError,
     VersionUnusable,
 )
 
@@ -48,6 +49,7 @@ NOT_GRANTED = "not_granted"
 LAYER_MISSING = "layer_unavailable"
 EXCHANGES_MISSING = "exchanges_missing"
 CONTRACT_EDITED = "contract_edited"
+CONTRACT_INVALID = "contract_invalid"
 NOT_RUN = "not_run"
 BUDGET = "verification_timeout"
 SANDBOX = "sandbox_error"
@@ -88,11 +90,17 @@ def examples_of(core: PipelineCore, state: ToolState,
     from dyntools.pipeline.contract import (
         counterexamples,
         declared_contract,
+        malformed_counterexamples,
         signed_counterexamples,
     )
     from dyntools.pipeline.verify import collect_examples
 
     meta = core._meta(record)
+    for version in sorted(state.records):
+        bad = malformed_counterexamples(state.records[version])
+        if bad:
+            raise UsageError(f"v{version} records {bad} counterexample(s) that are not "
+                             "examples")
     passed = declared_contract(record, ())
     return collect_examples(meta.examples, contract=passed, counterexamples=(
         *counterexamples(state), *signed_counterexamples(state)))
@@ -139,7 +147,13 @@ def _reverify(core: PipelineCore, target: Target, started: float) -> VersionChec
             name, version, CONTRACT_EDITED, gap_message(name, missing)),),
             duration_ms=_ms(started))
     meta = core._meta(record)
-    examples = examples_of(core, state, record)
+    try:
+        examples = examples_of(core, state, record)
+    except UsageError as exc:  # a recorded example or counterexample that is not one
+        return VersionCheck(name, version, 0, unverified=(unverified_entry(
+            name, version, CONTRACT_INVALID, f"its recorded contract cannot be read "
+            f"({exc.message}): the manifest was edited, or written by something else"),),
+            duration_ms=_ms(started))
     if not examples:
         return VersionCheck(name, version, 0, unverified=(unverified_entry(
             name, version, NO_EXAMPLES, "it has no EXAMPLES and recorded no verified examples: "

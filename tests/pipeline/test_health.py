@@ -337,3 +337,26 @@ def test_a_manifest_an_attacker_edited_fails_closed_with_and_without_trusted_key
         assert [(e["version"], e["reason"], e["error"]["reason"])
                 for e in report["regressions"]] == [(2, "quarantined", "hash_mismatch")]
         assert report["ok"] is False
+
+
+@pytest.mark.parametrize("recorded", [
+    {"verification": {"examples": [{"params": "not an object", "result": {}}]}},
+    {"counterexamples": [{"params": {"text": "a"}}]},
+    {"counterexamples": "not a list"},
+])
+def test_a_recorded_contract_that_does_not_parse_is_unverified(
+        tmp_path: Path, recorded: dict[str, Any]) -> None:
+    root = tmp_path / "reg"
+    add(Registry.open(root), "echo_text", tool_source("echo_text", examples=ECHO), **recorded)
+    report = health(root)
+    assert [(e["version"], e["reason"]) for e in report["unverified"]] == [
+        (1, "contract_invalid")]
+    assert report["ok"] is False
+
+
+def test_a_recorded_contract_that_parses_is_re_verified(tmp_path: Path) -> None:
+    root = tmp_path / "reg"
+    add(Registry.open(root), "echo_text", tool_source("echo_text", examples=ECHO),
+        counterexamples=[{"params": {"text": "b"}, "result": {"echo": "b"}}])
+    report = health(root)
+    assert report["ok"] is True and report["checked"]["examples"] == 2
