@@ -8,7 +8,11 @@ reason it exists before anything raises it.
 
     DyntoolsError                     station, reason, message, details
     ├── UsageError                    bad input from the caller (unknown tool, bad name, ...)
-    │   └── InvalidParams             reason "invalid_params" (params do not match the schema)
+    │   ├── InvalidParams             reason "invalid_params" (params do not match the schema)
+    │   ├── NothingToRepair           reason "nothing_to_repair" (the current version already
+    │   │                             gives the repair's expected result)
+    │   └── ContractContradiction     reason "contract_contradiction" (a counterexample that
+    │                                 contradicts the tool's contract: a contract change)
     ├── PolicyLoadError               the allow-list cannot be read or parsed
     │   └── CapabilityPolicyError     reason "capability_policy" (the operator's TOML is bad)
     ├── GateRejected                  station "gate", reason "unsafe_source"; carries the report
@@ -30,6 +34,8 @@ reason it exists before anything raises it.
     │   ├── UnknownVersion            reason "unknown_version"
     │   ├── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
     │   ├── PendingApproval           reason "pending_approval" (verified, waits for a reviewer)
+    │   │   └── RepairsPending        reason "repairs_pending" (an agent's repair refused: a
+    │   │                             pending repair carries it, or too many wait)
     │   ├── ChainMismatch             reason "chain_mismatch" (with trusted keys: the pointer or
     │   │                             a status disagrees with a valid decision chain, the chain
     │   │                             does not verify, or is older than this consumer has seen)
