@@ -24,6 +24,7 @@ from dyntools.cli.options import (
     audit_log_option,
     capabilities_click,
     executor_options,
+    sign_key_click,
     trusted_keys_click,
 )
 from dyntools.generators.factory import (
@@ -91,6 +92,7 @@ GENERATOR_OPTIONS_HELP = (
               help="Let report_failure's repairs follow the registry's approval policy; "
                    "without it each waits for a reviewer (a counterexample comes from an "
                    "agent, perhaps a prompt-injected one, and changes the tool for everyone).")
+@sign_key_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
@@ -99,8 +101,12 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
               capabilities: str | None, allow_weaker_sandbox: bool,
-              allow_unreviewed_repairs: bool) -> None:
+              allow_unreviewed_repairs: bool, sign_key: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
+
+    A version ensure_tool activates is a decision: with --sign-key (or DYNTOOLS_SIGNING_KEY)
+    it joins the tool's decision chain, signed; with trusted keys and no such key,
+    ensure_tool can grow nothing (reason signing_key_required).
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
     another process writing to the registry), in both protocol eras; clients that never
@@ -117,6 +123,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         require_layers_option,
         sandbox_limits,
         setup_logging,
+        signer_option,
         trusted_keys_option,
     )
     from dyntools.errors import DyntoolsError
@@ -152,12 +159,13 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
             raise click.UsageError("--token-file and --allow-remote apply to --transport http")
         root = registry_root(registry_path, must_exist=False)
         keys = trusted_keys_option(trusted_keys)
+        signer = signer_option(sign_key)
         setup_logging(log_level, root, audit=True, audit_log=audit_log)
         registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
                                  lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
-                            ray_address=ray_address, capabilities=granted,
+                            ray_address=ray_address, capabilities=granted, signer=signer,
                             allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
                             allow_unreviewed_repairs=allow_unreviewed_repairs)
     except DyntoolsError as exc:
