@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client, StdioServerParameters
 
 from dyntools.registry import Registry
@@ -131,3 +132,41 @@ def test_report_failure_checks_its_arguments(tmp_path: Path) -> None:
     assert all(answer.is_error for answer in answers)
     reasons = [body(answer)["error"]["reason"] for answer in answers]
     assert reasons == ["invalid_params", "usage_error", "unknown_tool", "usage_error"]
+
+
+def test_with_trusted_keys_a_served_repair_is_a_signed_contract_decision(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """serve-mcp --allow-unreviewed-repairs --sign-key under trusted keys: the repair is
+    current and the counterexample joins the chain as a signed `contract` record (without a
+    key it is refused before any generation: tests/pipeline/test_repair.py)."""
+    from dyntools.generators.offline import template_source
+    from dyntools.registry.signing import load_signing_key, load_trusted_keys
+    from tests.registry.chain_scenes import Operator, env_without_dyntools
+
+    from .test_mcp_server import ok
+
+    op = Operator(tmp_path)
+    monkeypatch.setenv("DYNTOOLS_TRUST_STATE", str(op.state))
+    Registry.open(op.reg, trusted_keys=load_trusted_keys(op.trusted)).add_version(
+        "slugify_text", template_source("slugify_text"), {"generator": "offline"},
+        signer=load_signing_key(op.key))
+    fixed = template_source("slugify_text").replace("[^a-z0-9]+", "[^a-z0-9_]+")
+    report_args = {"name": "slugify_text", "params": {"text": "a_b"},
+                   "expected": {"slug": "a_b"}, "source": fixed}
+
+    def server() -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "dyntools", "serve-mcp", "--registry", str(op.reg), "--trusted-keys",
+                  str(op.trusted), "--generators", "offline,file", "--no-watch",
+                  "--allow-unreviewed-repairs", "--sign-key", str(op.key)],
+            env=env_without_dyntools(DYNTOOLS_TRUST_STATE=str(op.state)))
+
+    async def reported(params: StdioServerParameters) -> Any:
+        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+            return await client.call_tool("report_failure", report_args)
+
+    made = ok(anyio.run(reported, server()))
+    assert (made["status"], made["version"]) == ("approved", 2), made
+    head = json.loads((op.reg / "slugify_text" / "manifest.json").read_text())["chain"][-1]
+    assert (head["action"], head["current"], len(head["contract"])) == ("contract", 2, 1)

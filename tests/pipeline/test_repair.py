@@ -19,6 +19,7 @@ from dyntools.errors import (
     DyntoolsError,
     InvalidParams,
     NothingToRepair,
+    SigningKeyRequired,
     UsageError,
     VerificationFailed,
 )
@@ -330,6 +331,11 @@ def test_with_trusted_keys_a_counterexample_is_a_signed_contract_decision(
     with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer,
                   generator=CountingGenerator({"slug": SLUG})) as dt:
         dt.ensure("slug")
+    unsigned = Scripted(FIXED)
+    with Dyntools(Registry.open(root, trusted_keys=trusted), allow_unreviewed_repairs=True) \
+            as dt, pytest.raises(SigningKeyRequired):
+        dt.repair("slug", *COUNTER, generator=unsigned)  # activating it needs a key
+    assert unsigned.specs == []  # said before the model is asked
     with Dyntools(Registry.open(root, trusted_keys=trusted), signer=signer) as dt:
         assert dt.repair("slug", *COUNTER, generator=Scripted(FIXED)).pending
         dt.approve("slug", 2)  # the reviewer's approval is the contract decision
