@@ -42,6 +42,9 @@ COMMANDS: dict[str, str] = {
     "ui": "ui_cmd",
     "health": "health_cmd",
     "repair": "health_cmd",
+    "run": "run_cmd",
+    "resume": "run_cmd",
+    "promote": "promote_cmd",
 }
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
+from dyntools.pipeline.code import CodeRunning
 from dyntools.pipeline.ensure import Ensuring
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 DAY_S = 86400.0
 
 
-class Dyntools(Ensuring, Approving, Calling):
+class Dyntools(Ensuring, Approving, Calling, CodeRunning):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);
@@ -45,6 +46,9 @@ class Dyntools(Ensuring, Approving, Calling):
     may come from a prompt-injected agent and changes the tool for every user).
     `keep_failed_calls`: a failed call keeps its params, redacted, for `repair(call=ID)`
     (pipeline/failed_calls.py says what is kept and for how long).
+
+    Code mode (pipeline/code.py): `run_code` runs a gated script over the registry's tools,
+    `resume_run` continues one that waited for a decision, `promote` makes a tool of one.
     """
 
     def repair(self, name: str, params: Mapping[str, Any] | None, expected: Mapping[str, Any],
