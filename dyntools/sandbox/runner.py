@@ -401,12 +401,13 @@ class WorkerProcess:
         check_plain_data(params)
         in_flight = gil_watch.enter()
         try:
-            return self._exchange(params, timeout, host, in_flight)
+            return self._exchange(params, timeout, host, in_flight, on_output)
         finally:
             gil_watch.leave()
 
     def _exchange(self, params: dict[str, Any], timeout: float | None,
-                  host: HostHandler | None, in_flight: int) -> tuple[dict[str, Any], str]:
+                  host: HostHandler | None, in_flight: int,
+                  on_output: OutputListener | None) -> tuple[dict[str, Any], str]:
         """Send one call and take its one reply (`call_result`; `in_flight`: calls of this
         process waiting for a reply, this one included)."""
         call_id = self._call_id()
