@@ -22,7 +22,7 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.pipeline.core import PipelineCore, ToolSource
-from dyntools.pipeline.events import FAILED, OK, approve_command, log_execute
+from dyntools.pipeline.events import FAILED, OK, approve_command_for, log_execute
 from dyntools.pipeline.toolmeta import (
     Tool,
 )
@@ -49,10 +49,10 @@ class Calling(PipelineCore):
         passes itself; default: this registry); `chain` lists the tools already waiting on
         this call (composition depth and cycles). With `read_only` (a tool composed while
         another is verified) its HTTP requests may only GET, and so may what it composes.
-        No secret leaves in the result or error. The call's audit event has an `id`; a
-        failed call's error carries it (`details["call_id"]`) and, unless
-        `keep_failed_calls` is off, its params are kept, redacted, for a repair
-        (pipeline/failed_calls.py)."""
+        No secret leaves in the result or error. A name that is an alias calls the tool it
+        serves (`Registry.alias_of`). The call's audit event has an `id`; a failed call's
+        error carries it (`details["call_id"]`) and, unless `keep_failed_calls` is off, its
+        params are kept, redacted, for a repair (pipeline/failed_calls.py)."""
         return self.call_served(name, params, timeout=timeout, tools=tools, chain=chain,
                                 read_only=read_only).result
 
@@ -64,6 +64,7 @@ class Calling(PipelineCore):
         call): the runtime is handed both."""
         started = time.perf_counter()
         call_id = os.urandom(8).hex()
+        name = self.registry.alias_of(name) or name
         version: int | None = None
         hosts: list[HostCalls] = []
         try:
@@ -77,9 +78,9 @@ class Calling(PipelineCore):
                 raise PendingApproval(
                     f"tool {name!r} v{waiting.version} is pending approval and is not "
                     f"served until a reviewer approves it: "
-                    f"{approve_command(name, waiting.version)}",
+                    f"{approve_command_for(waiting)}",
                     tool=name, version=waiting.version,
-                    approve_command=approve_command(name, waiting.version)) from None
+                    approve_command=approve_command_for(waiting)) from None
             version = record.version
             source = self.registry.verified_source(name, record.version)
             self._params_check(record, source)(params)
@@ -145,9 +146,20 @@ class Calling(PipelineCore):
                                                     error.reason, error.message, redact)
 
     def tool(self, name: str) -> Tool | None:
-        """The current version of `name` as callers see it, or None."""
-        record = self.registry.current(name)
+        """The current version of `name` as callers see it (of the tool it serves, for an
+        alias), or None."""
+        record = self.registry.current(self.registry.alias_of(name) or name)
         return self._tool(record) if record is not None else None
+
+    def aliases(self) -> dict[str, Tool]:
+        """Each served alias and the tool it calls: names callers may use, never tools of
+        their own (`tools` does not list them)."""
+        served = {}
+        for name in self.registry.aliases():
+            tool = self.tool(name)
+            if tool is not None and self.registry.alias_of(name) is not None:
+                served[name] = tool
+        return served
 
     def tools(self) -> list[Tool]:
         """Every registry tool with a usable current version."""

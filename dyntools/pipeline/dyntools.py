@@ -12,6 +12,7 @@ from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
 from dyntools.pipeline.code import CodeRunning
 from dyntools.pipeline.ensure import Ensuring
+from dyntools.pipeline.record import Recording
 
 if TYPE_CHECKING:
     from dyntools.generators.base import Generator
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 DAY_S = 86400.0
 
 
-class Dyntools(Ensuring, Approving, Calling, CodeRunning):
+class Dyntools(Ensuring, Approving, Calling, CodeRunning, Recording):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);

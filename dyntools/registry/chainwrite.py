@@ -105,9 +105,11 @@ def chain_pointer(name: str, manifest: Manifest, head: ChainRecord | None) -> Ma
 
 def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int],
              signer: Signer | None, head: ChainRecord | None, *,
-             stamp: Mapping[str, Any]) -> Manifest:
+             stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Manifest:
     """`manifest` (as the decision leaves it) with the decision's signed record appended, when
-    there is a signer. `stamp` is the decision as recorded on the version: by, time, reason."""
+    there is a signer. `stamp` is the decision as recorded on the version: by, time, reason;
+    `extra` the action's own fields (chain.EXTRA_FIELDS: an alias's target; a contract
+    record's set is computed here, from the chain and the stamp's `contract_added`)."""
     if signer is None:
         return manifest
     now = chain.manifest_statuses(manifest.versions)
@@ -119,8 +121,8 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
     else:
         statuses = now
         seq, prev = _link(name, manifest.chain)
-    extra = ({"contract": contract_set(name, manifest, stamp)} if action == chain.CONTRACT
-             else None)
+    if action == chain.CONTRACT:
+        extra = {"contract": contract_set(name, manifest, stamp)}
     record = _signed(signer, name, seq, prev, action, versions, manifest.current, statuses,
                      stamp, extra)
     return manifest.with_chain((*manifest.chain, record))
@@ -156,8 +158,7 @@ def _link(name: str, records: Sequence[Mapping[str, Any]]) -> tuple[int, str | N
 
 def _signed(signer: Signer, name: str, seq: int, prev: str | None, action: str,
             versions: Sequence[int], current: int | None, statuses: Mapping[int, str],
-            stamp: Mapping[str, Any],
-            extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A new record, read back as a reader will read it: never write one it would refuse."""
     reason = stamp.get("reason")
     try:
