@@ -47,7 +47,7 @@ INERT_NODES: frozenset[type[ast.AST]] = frozenset(
 
 
 # Where a name is read, when that decides what it may be (Load.role).
-PLAIN, ANNOTATION, TYPE_CHECK, DECORATOR, TYPE_OF = 0, 1, 2, 3, 4
+PLAIN, ANNOTATION, TYPE_CHECK, DECORATOR, TYPE_OF, TYPE_NAME = 0, 1, 2, 3, 4, 5
 # `isinstance(x, T)` / `issubclass(C, T)`: T is in a type-check position.
 TYPE_CHECK_CALLS = frozenset({"isinstance", "issubclass"})
 # functools' memoisation decorators: the only decorators a tool may use (on a def other
@@ -269,6 +269,8 @@ class GateVisitor:
                 parent.loads.append(load)
             elif load.role == DECORATOR:
                 self.report_decorator(load.node)
+            elif load.role == TYPE_NAME:
+                self.report_type_name(load)
         self.scope = parent
 
     def bind(self, name: str, node: ast.AST, scope: Scope | None = None) -> None:
@@ -313,6 +315,8 @@ class GateVisitor:
         if role == DECORATOR:
             self.report_decorator(load.node)
         if name in module_bound:
+            if role == TYPE_NAME:
+                self.report_type_name(load)
             return
         policy = self.policy
         if name in policy.builtins:
@@ -348,6 +352,12 @@ class GateVisitor:
                 self.type_only_uses.append((load, not load.chain))
         if load.role == DECORATOR and not self.memo_binding(load, binding, scope):
             self.report_decorator(load.node)
+        elif load.role == TYPE_NAME:
+            self.report_type_name(load)
+
+    def report_type_name(self, load: Load) -> None:
+        self.report(load.node, "DT401", f"type(x) may be compared only with builtin types, and "
+                    f"{load.name} is bound in this file: use isinstance, or another name")
 
     def denied_call(self, dotted: str) -> str | None:
         if not dotted.startswith(self.denied_call_keys):
@@ -637,6 +647,9 @@ class GateVisitor:
         # Checked after the walk (`check_globals`); a call that rebinds one spends its worker.
         if self.scope.kind != "function":
             self.report(node, "DT105", "global is only meaningful in a function body")
+            return
+        if not self.scan_globals:  # the pre-scan was told there is none: fail closed
+            self.report(node, "DT105", "global statement the gate did not expect here")
             return
         for name in node.names:
             self.check_name(name, node)
@@ -1017,7 +1030,11 @@ class GateVisitor:
                 self.scope.loads.append(Load("type", func, _NO_CHAIN, TYPE_OF))  # type: ignore[arg-type]
                 other = node.comparators[0] if call is node.left else node.left
                 self.visit(call.args[0])
-                self.visit(other)
+                names = other.elts if type(other) is ast.Tuple else [other]
+                self.nodes += len(names) + (type(other) is ast.Tuple)
+                for name in names:  # builtin type names (the shape says so)
+                    assert type(name) is ast.Name
+                    self.scope.loads.append(Load(name.id, name, _NO_CHAIN, TYPE_NAME))
                 return
         self.visit(node.left)
         self.visit_all(node.comparators)

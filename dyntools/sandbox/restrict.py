@@ -128,9 +128,15 @@ class ToolPolicy(RestrictingNodeTransformer):  # type: ignore[misc]
             self.check_name(node, name)
         return self.node_contents_visit(node)
 
+    def _builtin_names(self, node: ast.Compare, call: ast.Call) -> bool:
+        """`type` and the type names it is compared with are the builtins, not the file's."""
+        other = node.comparators[0] if node.left is call else node.left
+        names = other.elts if isinstance(other, ast.Tuple) else [other]
+        return all(self.facts.is_builtin(name) for name in [call.func, *names])
+
     def visit_Compare(self, node: ast.Compare) -> Any:
         call = type_comparison(node, self.builtin_types)
-        if call is None or not self.facts.is_builtin(call.func):
+        if call is None or not self._builtin_names(node, call):
             return self.node_contents_visit(node)
         # `type(x) == int`: the argument is visited as usual, the call becomes the worker's
         # one-argument `_type_` (placed here, after the name checks, which refuse `_type_`).

@@ -483,3 +483,12 @@ def test_attribute_assignment_names_the_alternative() -> None:
     hit = next(f for f in check_source(source).findings if f.code == "DT305")
     assert hit.line == marked(source)
     assert "dict" in hit.message
+
+
+@pytest.mark.parametrize("body", [
+    "    int = 5\n    return {'x': type(params) == int}  #!\n",
+    "    return {'x': [type(params) in (str, float) for float in [1]]}  #!\n",
+])
+def test_a_type_comparison_with_a_shadowed_type_name_is_refused(body: str) -> None:
+    source = tool(body)
+    assert ("DT401", marked(source)) in findings(source), check_source(source).findings
