@@ -99,7 +99,7 @@ class ImportBinding(NamedTuple):
 
 _DISPLAYS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set})
 _NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
-_Constant, _Name, _Load = ast.Constant, ast.Name, ast.Load
+_Constant, _Name, _Load, _Call = ast.Constant, ast.Name, ast.Load, ast.Call
 
 
 class _Abort(Exception):
@@ -140,7 +140,7 @@ class GateVisitor:
         self.literals: dict[int, Any] = {}
         # Members of modules used only in type checks (`collections.abc`): each use, and
         # whether it ends its attribute chain; judged after the walk (`check_type_only`).
-        self.type_only_modules = policy.type_check_modules
+        self.type_only_modules = _type_check_modules(policy)
         self.type_only_uses: list[tuple[Load, bool]] = []
         # A binding of `isinstance` or `issubclass` anywhere: then no call of that name is
         # known to be the builtin, and no position is a type check.
@@ -267,10 +267,11 @@ class GateVisitor:
                     continue
             if load.name not in bound:
                 parent.loads.append(load)
-            elif load.role == DECORATOR:
-                self.report_decorator(load.node)
-            elif load.role == TYPE_NAME:
-                self.report_type_name(load)
+            elif load.role:  # bound here: a decorator or a type name is then not the import
+                if load.role == DECORATOR:
+                    self.report_decorator(load.node)
+                elif load.role == TYPE_NAME:
+                    self.report_type_name(load)
         self.scope = parent
 
     def bind(self, name: str, node: ast.AST, scope: Scope | None = None) -> None:
@@ -848,10 +849,13 @@ class GateVisitor:
         name = node.id
         if name[0] == "_" and name != "_":
             self.check_name(name, node)
+        scope = self.scope
         if type(node.ctx) is ast.Load:
-            self.scope.loads.append(Load(name, node, _NO_CHAIN, PLAIN))
-        else:
-            self.store(name, self.scope)
+            scope.loads.append(Load(name, node, _NO_CHAIN, PLAIN))
+        elif scope.globals or scope.imports or name in TYPE_CHECK_CALLS:
+            self.store(name, scope)
+        else:  # the usual store, as `store` would do it
+            scope.bound.add(name)
 
     def attribute_chain(self, node: ast.Attribute) -> tuple[list[ast.Attribute], ast.expr]:
         """`a.b.c` -> ([.b, .c], a), innermost first, each attribute checked by the rules."""
@@ -1022,7 +1026,8 @@ class GateVisitor:
     def visit_Compare(self, node: ast.Compare) -> None:
         """Allow comparisons; `type(x)` only as `type(x) == int` (elsewhere DT401)."""
         # The shape: dyntools.base.type_compare, which the RestrictedPython policy shares.
-        if len(node.ops) == 1:
+        if len(node.ops) == 1 and (type(node.left) is _Call
+                                   or type(node.comparators[0]) is _Call):
             call = type_comparison(node, self.builtin_types)
             if call is not None:
                 self.nodes += 2  # the call and its callee's name
@@ -1198,6 +1203,17 @@ def _dispatch_table(
 ) -> dict[type[ast.AST], Callable[[GateVisitor, Any], None]]:
     """Node class -> unbound handler, built once (tests may swap HANDLED_NODES)."""
     return {cls: getattr(GateVisitor, f"visit_{cls.__name__}") for cls in handled}
+
+
+_TYPE_CHECK_MODULES: dict[str, frozenset[str]] = {}
+
+
+def _type_check_modules(policy: Policy) -> frozenset[str]:
+    """policy.type_check_modules, worked out once per policy (by its digest)."""
+    found = _TYPE_CHECK_MODULES.get(policy.digest)
+    if found is None:
+        found = _TYPE_CHECK_MODULES[policy.digest] = policy.type_check_modules
+    return found
 
 
 def memo_arguments(call: ast.Call) -> bool:

@@ -318,10 +318,14 @@ def insertion_slots(source: str) -> list[Slot]:
         text = lines[stmt.lineno - 1]
         return not text[: stmt.col_offset].strip() and not text.lstrip().startswith("elif")
 
+    def first_line(stmt: ast.stmt) -> int:
+        # A decorated def starts at its first decorator: nothing goes between them.
+        return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+
     def add_body(body: list[ast.stmt]) -> None:
         for stmt in body:
             if own_line(stmt):
-                slots.append(Slot(stmt.lineno, stmt.col_offset, "body"))
+                slots.append(Slot(first_line(stmt), stmt.col_offset, "body"))
             for field_name in ("body", "orelse", "finalbody"):
                 inner = getattr(stmt, field_name, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
@@ -335,7 +339,7 @@ def insertion_slots(source: str) -> list[Slot]:
     for index, stmt in enumerate(tree.body):
         is_docstring = index == 0 and isinstance(stmt, ast.Expr)
         if not is_docstring:
-            slots.append(Slot(stmt.lineno, 0, "top"))
+            slots.append(Slot(first_line(stmt), 0, "top"))
         if isinstance(stmt, ast.FunctionDef):
             add_body(stmt.body)
     slots.append(Slot(len(lines) + 1, 0, "top"))
