@@ -29,7 +29,16 @@ reason it exists before anything raises it.
     │   ├── UnknownTool               reason "unknown_tool"
     │   ├── UnknownVersion            reason "unknown_version"
     │   ├── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
-    │   └── PendingApproval           reason "pending_approval" (verified, waits for a reviewer)
+    │   ├── PendingApproval           reason "pending_approval" (verified, waits for a reviewer)
+    │   ├── ChainMismatch             reason "chain_mismatch" (with trusted keys: the pointer or
+    │   │                             a status disagrees with a valid decision chain, the chain
+    │   │                             does not verify, or is older than this consumer has seen)
+    │   ├── NoChain                   reason "no_chain" (with trusted keys: a served tool has no
+    │   │                             decision chain yet; dyntools sign-state writes its first)
+    │   ├── TrustStateError           reason "trust_state" (the file of accepted chain heads
+    │   │                             cannot be read, parsed or written: fail closed)
+    │   └── SigningKeyRequired        reason "signing_key_required" (with trusted keys: a
+    │                                 decision without a key, or with a key they do not list)
     ├── LoadError                     station "load", reason "compile_error"
     ├── VerificationFailed            station "verify", reason "verification_failed"
     └── SandboxError                  station "execute"
@@ -186,6 +195,36 @@ class PendingApproval(RegistryError):
     the version and the command that approves it."""
 
     reason = "pending_approval"
+
+
+class ChainMismatch(RegistryError):
+    """With trusted keys, what the manifest says is served is not what the head of the tool's
+    decision chain says, or the chain does not verify, or it is older than (or forks from) a
+    head this consumer accepted before. Nothing of the tool is served; `details` say what
+    disagrees."""
+
+    reason = "chain_mismatch"
+
+
+class NoChain(RegistryError):
+    """With trusted keys, the tool's manifest names a current version but no signed decision
+    vouches for it yet: `dyntools sign-state NAME --sign-key FILE` writes the first one."""
+
+    reason = "no_chain"
+
+
+class TrustStateError(RegistryError):
+    """The consumer's record of accepted chain heads (outside the registry) cannot be read,
+    parsed or written. It is a security record: refused, never silently reset."""
+
+    reason = "trust_state"
+
+
+class SigningKeyRequired(RegistryError):
+    """With trusted keys configured, a decision that changes what is served must be signed by
+    one of them: no key was given, or the key given is not trusted. Nothing changed."""
+
+    reason = "signing_key_required"
 
 
 class LoadError(DyntoolsError):

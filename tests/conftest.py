@@ -9,6 +9,16 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
+def _trust_state_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test writes the accepted decision-chain heads (dyntools/registry/freshness.py) to
+    the real home: each test gets its own state folder, which the CLI subprocesses inherit
+    (XDG_STATE_HOME is not a DYNTOOLS_ variable, so helpers that drop those keep it)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("xdg-state")))
+    monkeypatch.delenv("DYNTOOLS_TRUST_STATE", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _structlog_as_each_test_found_it() -> Iterator[None]:
     """Every test starts with structlog unconfigured, as a fresh process has it.
 

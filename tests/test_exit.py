@@ -1,6 +1,7 @@
-"""`dyntools.cli.exit_now`, the console script's exit without the interpreter's teardown: it
-still does everything an exit must (threads, atexit, the flush of stdout and stderr, the exit
-code), and gives the whole teardown back to a process that asked for warnings."""
+"""The console script ends with the interpreter's own exit: `script()` raises click's
+SystemExit (nothing ends the process under its caller's feet), the exit runs what an exit
+runs (atexit, the threads that are not daemons, the flush of stdout), and a reader gone
+before the output is written is exit 1 without a traceback."""
 
 from __future__ import annotations
 
@@ -10,54 +11,32 @@ import sys
 from pathlib import Path
 
 
-def _python(code: str, *flags: str, stdout: int | None = subprocess.PIPE,
+def _python(code: str, *, stdout: int | None = subprocess.PIPE,
             cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    # Buffered stdout and no warnings unless asked for: what an exit has to flush is there.
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONWARNINGS", "PYTHONUNBUFFERED")}
-    return subprocess.run([sys.executable, *flags, "-c", code], stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, timeout=60,
-                          check=False)
+    # Buffered stdout: what an exit has to flush is there.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONWARNINGS", "PYTHONUNBUFFERED") and not k.startswith("DYNTOOLS_")}
+    return subprocess.run([sys.executable, "-c", code], stdout=stdout, stderr=subprocess.PIPE,
+                          text=True, env=env, cwd=cwd, timeout=60, check=False)
 
 
-def test_it_waits_for_threads_runs_atexit_flushes_and_keeps_the_code() -> None:
+def test_script_raises_the_exit_and_the_interpreter_ends_the_process(tmp_path: Path) -> None:
     done = _python(
         "import atexit, sys, threading, time\n"
-        "from dyntools.cli import exit_now\n"
         "def late():\n"
         "    time.sleep(0.2)\n"
         "    sys.stdout.write('thread\\n')\n"
-        "threading.Thread(target=late).start()\n"
         "atexit.register(lambda: sys.stdout.write('atexit\\n'))\n"
-        "sys.stdout.write('main\\n')  # buffered: a pipe is not a terminal\n"
-        "sys.stderr.write('err')\n"
-        "exit_now(3)\n")
-    assert (done.returncode, done.stdout, done.stderr) == (3, "main\nthread\natexit\n", "err")
-
-
-def test_an_exit_code_that_is_no_number_is_printed_as_python_does() -> None:
-    done = _python("from dyntools.cli import exit_now\nexit_now('no such thing')\n")
-    assert (done.returncode, done.stderr) == (1, "no such thing\n")
-
-
-def test_a_stdout_that_cannot_be_flushed_exits_120_without_a_traceback() -> None:
-    read, write = os.pipe()
-    os.close(read)  # nobody will ever read: the flush at exit fails with EPIPE
-    try:
-        done = _python("import sys\nfrom dyntools.cli import exit_now\n"
-                       "sys.stdout.write('x' * 100)\nexit_now(0)\n", stdout=write)
-    finally:
-        os.close(write)
-    assert (done.returncode, done.stderr) == (120, "")
-
-
-def test_a_process_that_asked_for_warnings_gets_the_whole_teardown(tmp_path: Path) -> None:
-    code = ("from dyntools.cli import exit_now\n"
-            "kept = open('left-open.txt', 'w')\n"  # closed only by the teardown
-            "exit_now(0)\n")
-    warned = _python(code, "-W", "default", cwd=tmp_path)
-    assert warned.returncode == 0 and "ResourceWarning: unclosed file" in warned.stderr
-    quiet = _python(code, cwd=tmp_path)
-    assert (quiet.returncode, quiet.stderr) == (0, "")
+        "sys.argv = ['dyntools', 'check', 'missing.py']\n"
+        "from dyntools.cli import script\n"
+        "threading.Thread(target=late).start()\n"
+        "try:\n"
+        "    script()\n"
+        "except SystemExit as exc:\n"
+        "    sys.stdout.write(f'exit {exc.code}\\n')  # buffered: a pipe is not a terminal\n"
+        "    raise\n", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "exit 2\nthread\natexit\n")
+    assert done.stderr.endswith("Error: missing.py: No such file or directory\n")
 
 
 def test_the_console_script_and_python_m_use_it() -> None:

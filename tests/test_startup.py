@@ -1,5 +1,7 @@
 """What the `dyntools` command imports before it does its job (bench/startup.py measures the
-time): `--version` nothing, and `call` none of the machinery it does not use."""
+time): `--version` only the CLI's entry and click, and `call` and `check` none of the
+machinery they do not use. Click reads every command line (one parser), so click and what it
+imports are loaded by every command; the pins below are everything else."""
 
 from __future__ import annotations
 
@@ -29,6 +31,9 @@ NEVER_ON_CALL = (
     "dyntools.capabilities.pinning", "dyntools.capabilities.redaction",
     "dyntools.executors.ray_executor", "dyntools.executors.node_actor",
     "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",
+    # the decision chain: its checks and the record of accepted heads only with trusted keys,
+    # its writing only for a decision
+    "dyntools.registry.chain", "dyntools.registry.chainwrite", "dyntools.registry.freshness",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
     # and the standard library's heavier corners the call path has no use for: OpenSSL
@@ -39,9 +44,6 @@ NEVER_ON_CALL = (
     # plain classes. A dataclass on the call path fails here: make it a NamedTuple, or import
     # its module only where it is used.
     "hashlib", "secrets", "random", "hmac", "base64", "tempfile", "concurrent", "dataclasses",
-    # and click: a plain call command line is read by call_run.py (click only says what is
-    # wrong with one it cannot take)
-    "click",
 )
 
 
@@ -51,10 +53,10 @@ def _imports_of(argv: list[str], cwd: Path) -> tuple[int, str, list[str]]:
     probe = (
         "import sys\n"  # not json: a check must be seen to load it or not
         f"sys.argv = {['dyntools', *argv]!r}\n"
-        "from dyntools.cli import run\n"
+        "from dyntools.cli import script\n"
         "code = 0\n"
         "try:\n"
-        "    run()\n"
+        "    script()\n"
         "except SystemExit as exc:\n"
         "    code = exc.code or 0\n"
         "sys.stdout.flush()\n"
@@ -67,12 +69,18 @@ def _imports_of(argv: list[str], cwd: Path) -> tuple[int, str, list[str]]:
     return code, done.stdout, modules
 
 
-def test_version_imports_nothing_and_says_what_click_says(tmp_path: Path) -> None:
+# `dyntools --version`: the console script's module, the click group (app.py, which imports no
+# command), and the signal handlers the console script installs before click's import.
+ON_VERSION = ["dyntools", "dyntools.base", "dyntools.base.interrupts", "dyntools.cli",
+              "dyntools.cli.app"]
+
+
+def test_version_imports_only_the_entry_and_click(tmp_path: Path) -> None:
     code, out, modules = _imports_of(["--version"], tmp_path)
     assert code == 0
     assert out == CliRunner().invoke(main, ["--version"]).stdout
-    assert [m for m in modules if m.startswith(("dyntools", "click"))] == ["dyntools",
-                                                                             "dyntools.cli"]
+    assert [m for m in modules if m.startswith("dyntools")] == ON_VERSION
+    assert "click" in modules
 
 
 def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
@@ -87,17 +95,14 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
         n.startswith(m + ".") for n in modules)] == []
 
 
-# What `dyntools check` of an accepted ASCII file never loads: click (check_run.py reads the
-# command line), the error tree (only an allow-list that fails to load needs it), threading
-# (only a signal does), tokenize (only a file with non-ASCII text outside its strings),
-# typing (the gate's TYPE_CHECKING is its own; jsonschema-rs sees a stand-in), ast, warnings
-# and contextlib (dyntools.gate.syntax), re and json (dyntools.base.jsontext; the gate's small
-# patterns are str methods), datetime, math and the email package (jsonschema-rs's build
-# date: dyntools.base.jsonschema_safe), and the heavier corners the call never loads either.
-NEVER_ON_CHECK = ("click", "dyntools.errors", "threading", "tokenize", "typing", "ast",
-                  "warnings", "contextlib", "unicodedata", "pathlib", "tomllib", "email",
-                  "re", "json", "datetime", "math", "hashlib", "dataclasses", "inspect",
-                  "structlog", "dyntools.sandbox")
+# What `dyntools check` of an accepted ASCII file never loads: the error tree (only an
+# allow-list that fails to load needs it), unicodedata, pathlib, tomllib (the shipped
+# allow-list's tables are cached), json (a text check prints no JSON), the email package
+# (jsonschema-rs's build date: dyntools.base.jsonschema_safe), the sandbox, and the heavier
+# corners the call never loads either. (Click's own imports are loaded by every command:
+# threading, tokenize, typing, ast, warnings, contextlib, re, datetime, math, inspect.)
+NEVER_ON_CHECK = ("dyntools.errors", "unicodedata", "pathlib", "tomllib", "email", "json",
+                  "hashlib", "dataclasses", "structlog", "dyntools.sandbox")
 # Of the registry, a check loads only the allow-list's loader (registry/policyload.py) and the
 # package it sits in, whose names resolve lazily.
 REGISTRY_ON_CHECK = ["dyntools.registry", "dyntools.registry.policyload"]

@@ -36,11 +36,16 @@ def check_token(token: str, what: str, *, forbidden: str = "") -> str:
 
 
 def read_token(path: str) -> str:
-    """A token from `--token-file PATH` (checked by the caller); UsageError if unreadable."""
+    """A token from `--token-file PATH` (checked by the caller); UsageError if it is not a
+    regular file (dyntools/base/regular_files.py), cannot be read or is not UTF-8."""
+    from dyntools.base.regular_files import read_regular
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(8192)
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_regular(path, 8192).decode("utf-8")
+    except OSError as exc:
+        raise UsageError(f"--token-file {path}: cannot read it ({exc.strerror or exc})"
+                         ) from None
+    except UnicodeDecodeError as exc:
         raise UsageError(f"--token-file {path}: cannot read it ({exc})") from None
 
 

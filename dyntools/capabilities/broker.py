@@ -74,6 +74,10 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "dyntools-broker/1"
 # Headers a tool set for one origin that do not follow a redirect to another.
 _CROSS_ORIGIN_DROP = frozenset({"authorization", "cookie"})
+# Tool-set headers a hop that carries a secret does not take: with them, a host that echoes
+# request headers answers a few bytes of its echo at a time, each too short to redact, and
+# the tool reassembles the secret (compared as checks.py compares names: `_` as `-`).
+_PARTIAL_CONTENT = frozenset({"range", "if-range"})
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -306,14 +310,9 @@ class BrokerSession:
 
     def _headers_for(self, target: Target, headers: list[tuple[str, str]],
                      body: bytes | None, addresses: tuple[str, ...]) -> list[tuple[str, str]]:
-        """The tool's headers, the host's defaults, and the secrets for this hop's host."""
-        send = [("User-Agent", USER_AGENT), ("Accept", "*/*"),
-                ("Accept-Encoding", "identity")]
-        given = {name.lower() for name, _ in headers}
-        send = [(k, v) for k, v in send if k.lower() not in given]
-        send.extend(headers)
-        if body is not None and "content-type" not in given:
-            send.append(("Content-Type", "application/json"))
+        """The tool's headers, the host's defaults, and the secrets for this hop's host (a hop
+        that carries one takes no tool-set Range or If-Range)."""
+        secrets: list[tuple[str, str]] = []
         for name in self.declared.secrets:
             rule = self._policy.secrets.get(name)
             if rule is None or not rule.applies_to(target.host, target.port, target.scheme):
@@ -323,7 +322,18 @@ class BrokerSession:
             value = secret_value(rule, self._broker._environ)
             formatted = rule.header_value(value)
             self._redactor.add(name, value, formatted)
-            send.append((rule.header, formatted))
+            secrets.append((rule.header, formatted))
+        if secrets:
+            headers = [(k, v) for k, v in headers
+                       if k.lower().replace("_", "-") not in _PARTIAL_CONTENT]
+        send = [("User-Agent", USER_AGENT), ("Accept", "*/*"),
+                ("Accept-Encoding", "identity")]
+        given = {name.lower() for name, _ in headers}
+        send = [(k, v) for k, v in send if k.lower() not in given]
+        send.extend(headers)
+        if body is not None and "content-type" not in given:
+            send.append(("Content-Type", "application/json"))
+        send.extend(secrets)
         return send
 
     def _private_hop(self, addresses: tuple[str, ...]) -> bool:

@@ -295,10 +295,11 @@ def resolve_capability_policy(path: str | None,
 
 
 def load_capability_policy(path: str | os.PathLike[str]) -> CapabilityPolicy:
+    from dyntools.base.regular_files import read_regular
+
     shown = os.fspath(path)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_POLICY_BYTES + 1)
+        data = read_regular(path, MAX_POLICY_BYTES + 1)  # a FIFO, a device: refused at once
     except OSError as exc:
         raise CapabilityPolicyError(
             f"{shown}: cannot read the capability policy: {exc.strerror or exc}",

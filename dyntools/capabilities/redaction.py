@@ -8,9 +8,12 @@ mix: percent-encoded (either hex case, `+` for a space: what `quote` leaves alon
 library), JSON (`\\uXXXX`, `\\/` as PHP writes it, `\\"`, `\\\\`) and HTML (`&#N;`, `&#xH;`,
 `&amp;` and the other named ones); hex (either case); base64 and base64url, padded or not, at
 each of the three byte alignments (so a value inside a larger base64 blob, e.g.
-`Basic base64(user:value)`, is found too). Redaction is against echoes (a server repeating a
-header, an error page quoting the request): a host a secret is sent to is trusted with it,
-since it can always encode it in a way no redactor recognises.
+`Basic base64(user:value)`, is found too). Each of these in any case (an echo that upper- or
+lower-cases what it repeats, a header case-folded by a proxy): text is matched folded to
+ASCII lower case, and the hex and base64 forms of the value lower- and upper-cased are forms
+too. Redaction is against echoes (a server repeating a header, an error page quoting the
+request): a host a secret is sent to is trusted with it, since it can always encode it in a
+way no redactor recognises.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ MIN_SECRET_CHARS = 8
 MAX_SECRET_CHARS = 4096
 MIN_FORM_CHARS = 6
 _VALUE = re.compile("[\x21-\x7e]+(?: [\x21-\x7e]+)*")
+# Secrets are printable ASCII (_VALUE), and so is every form of one: matching ignores ASCII
+# case only, so a match, lower-cased, is a form's key (Unicode folding would let `K`, the
+# Kelvin sign, stand for `k`, and match text no form lower-cases to).
+_ANY_CASE = re.IGNORECASE | re.ASCII
 
 
 def secret_value(rule: SecretRule, environ: Mapping[str, str]) -> str:
@@ -150,18 +157,19 @@ def _escaped_pattern(texts: tuple[tuple[str, str], ...],
     alternatives = sorted([(text, escaped(text)) for text, _ in texts]
                           + [(form, re.escape(form)) for form, _ in exact],
                           key=lambda item: len(item[0]), reverse=True)
-    return re.compile("|".join(f"({pattern})" for _, pattern in alternatives))
+    return re.compile("|".join(f"({pattern})" for _, pattern in alternatives), _ANY_CASE)
 
 
 class Redactor:
-    """Replaces every form of every known secret with `[redacted:NAME]`.
+    """Replaces every form of every known secret, in any ASCII case, with `[redacted:NAME]`.
 
-    The exact forms (hex, base64, the values themselves) are one fast pattern. Escaped
-    mixes need a pattern per character, about 30 times slower to scan with: it runs only on
-    text whose escapes, decoded, show a value or a header value."""
+    The exact forms (hex, base64, the values themselves) are one fast pattern, run on the
+    text folded to ASCII lower case (`fold`: same length, so each match is where it was).
+    Escaped mixes need a pattern per character, about 30 times slower to scan with: it runs
+    only on text whose escapes, decoded, show a value or a header value."""
 
     def __init__(self, secrets: Iterable[tuple[str, str, str]] = ()) -> None:
-        self._names: dict[str, str] = {}  # exact forms (hex, base64, ...) -> name
+        self._folded: dict[str, str] = {}  # exact forms, folded (hex, base64, ...) -> name
         self._texts: dict[str, str] = {}  # values and header values, matched escaped too
         self._exact: re.Pattern[str] | None = None
         self._escaped: re.Pattern[str] | None = None
@@ -172,31 +180,30 @@ class Redactor:
 
     def add(self, name: str, value: str, header: str) -> None:
         """Learn a value (a rotated secret read for a later hop)."""
-        if value in self._names:
+        if value in self._texts:
             return
         self._learn(name, value, header)
         self._compile()
 
     def _learn(self, name: str, value: str, header: str) -> None:
-        for item in forms(value) | forms(header):
-            self._names.setdefault(item, name)
+        for item in folded_forms(value, header):
+            self._folded.setdefault(item, name)
         for text in (value, header):
             self._texts.setdefault(text, name)
 
     def _compile(self) -> None:
-        if not self._names:
+        if not self._folded:
             self._exact = self._escaped = None
             return
-        ordered = sorted(self._names, key=len, reverse=True)  # longest form first
-        self._exact = re.compile("|".join(re.escape(item) for item in ordered))
+        self._exact = _exact_pattern(tuple(self._folded))
         self._escaped = None  # built when first needed: most text never needs it
 
     def _escaped_pattern(self) -> re.Pattern[str]:
         if self._escaped is None:
             self._escaped = _escaped_pattern(tuple(self._texts.items()),
-                                             tuple(self._names.items()))
+                                             tuple(self._folded.items()))
             self._groups = [name for _, name in sorted(
-                [*self._texts.items(), *self._names.items()],
+                [*self._texts.items(), *self._folded.items()],
                 key=lambda item: len(item[0]), reverse=True)]
         return self._escaped
 
@@ -212,9 +219,47 @@ class Redactor:
             groups = self._groups
             return pattern.sub(
                 lambda m: f"[redacted:{groups[(m.lastindex or 1) - 1]}]", text)
-        names = self._names
-        return self._exact.sub(lambda m: f"[redacted:{names[m.group()]}]", text)
+        names = self._folded
+        pieces: list[str] = []
+        end = 0
+        for found in self._exact.finditer(fold(text)):
+            pieces += (text[end:found.start()], f"[redacted:{names[found.group()]}]")
+            end = found.end()
+        if not pieces:
+            return text
+        pieces.append(text[end:])
+        return "".join(pieces)
 
     def _shows_a_text(self, plain: str) -> bool:
+        plain = fold(plain)
         spaced = plain.replace("+", " ") if "+" in plain else plain
-        return any(text in plain or text in spaced for text in self._texts)
+        return any(fold(text) in plain or fold(text) in spaced for text in self._texts)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(text: str) -> str:
+    """`text` with ASCII letters in lower case and nothing else changed (str.lower of other
+    text could change its length, e.g. `İ`, and move every match after it)."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+@functools.lru_cache(maxsize=64)
+def folded_forms(value: str, header: str) -> frozenset[str]:
+    """Every form of the value and the header value, and of the value case-folded (an echo
+    that lower- or upper-cases before it encodes gives other hex and base64; the header
+    value holds the value, so its folded encodings hold these), folded to ASCII lower case.
+    Cached: each session of a call learns the same secrets."""
+    found: set[str] = set()
+    for text in {value, header, fold(value), value.upper()}:
+        found.update(fold(item) for item in forms(text))
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=64)
+def _exact_pattern(folded: tuple[str, ...]) -> re.Pattern[str]:
+    """The folded exact forms, longest first, as one case-sensitive pattern (it runs on
+    folded text: faster than an IGNORECASE pattern by some 40 times)."""
+    return re.compile("|".join(re.escape(item) for item in sorted(folded, key=len,
+                                                                      reverse=True)))

@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "reject": "review_cmd",
     "activate": "review_cmd",
     "retire": "review_cmd",
+    "sign-state": "review_cmd",
     "exec": "sandbox_cmd",
     "doctor": "sandbox_cmd",
     "ui": "ui_cmd",
@@ -43,7 +44,7 @@ COMMANDS: dict[str, str] = {
 
 
 # Commands that never load a model SDK: no need to silence its warning (nor to import the
-# generators' model table, which `dyntools call` would otherwise pay for at every start).
+# generators' model table, which `dyntools call` and `check` would otherwise pay for).
 _NO_MODEL_SDK = frozenset({"call", "check"})
 
 
@@ -98,10 +99,22 @@ class _Group(click.Group):
 
 
 def _report_interrupt(ctx: click.Context, code: int) -> None:
+    """What the CLI says of an interrupted command (exit `code`): one line on stderr and an
+    `interrupted` event, never a traceback."""
+    import contextlib
+    import sys
 
-    from dyntools.cli import report_interrupt
+    from dyntools.base.interrupts import SIGNAL_NAMES
 
-    report_interrupt(ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0], code)
+    command = ctx.invoked_subcommand or (ctx.protected_args[:1] or ["?"])[0]
+    name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
+    with contextlib.suppress(Exception):
+        from dyntools.base.log import get_logger
+
+        get_logger("cli").info("interrupted", command=command, exit_code=code, signal=name)
+    with contextlib.suppress(Exception):
+        sys.stderr.write(f"dyntools: interrupted ({name})\n")
+        sys.stderr.flush()
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

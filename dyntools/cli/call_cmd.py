@@ -1,19 +1,28 @@
 """`dyntools call NAME --params JSON`: call the current version of a registry tool.
 
-Its exit codes are `ensure`'s (dyntools/cli/common.py). The work is `call_tool` in
-call_run.py, which an ordinary call command line reaches without click (`dyntools.cli.run`);
-this is the click command for every other one (--help, a value click refuses), and for
-click's CliRunner.
+Its exit codes are `ensure`'s (dyntools/cli/common.py). It loads nothing of generation,
+verification or the other commands (tests/test_startup.py): a cold call's start-up is most of
+its cost (bench/startup.py).
 """
 
 from __future__ import annotations
 
+import json
+import os
+
 import click
 
 from dyntools.cli.app import main
-from dyntools.cli.call_run import CallArguments, call_tool
 from dyntools.cli.common import EXIT_EPILOG
-from dyntools.cli.options import as_usage_error, common_options
+from dyntools.cli.options import (
+    allow_weaker_option,
+    capability_policy_option,
+    common_options,
+    json_option,
+    policy_option,
+    require_layers_option,
+    sandbox_limits,
+)
 
 
 @main.command(epilog=EXIT_EPILOG)
@@ -21,10 +30,42 @@ from dyntools.cli.options import as_usage_error, common_options
 @click.option("--params", "params_text", required=True, help="The params object, as JSON.")
 @common_options
 def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
-         timeout: float | None, require_layers: str | None, log_level: str,
-         as_json: bool, executor: str | None, ray_address: str | None,
+         timeout: float | None, require_layers: str | None, allow_weaker_sandbox: bool,
+         log_level: str, as_json: bool, executor: str | None, ray_address: str | None,
          trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
     """Call the current version of tool NAME with --params; print the result JSON."""
-    as_usage_error(call_tool, CallArguments(
-        name, params_text, registry_path, allowlist, timeout, require_layers, log_level,
-        as_json, executor, ray_address, trusted_keys, audit_log, capabilities))
+    from dyntools.executors import ENV_EXECUTOR
+    from dyntools.sandbox.pool import prestart
+
+    chosen = (executor or os.environ.get(ENV_EXECUTOR, "")).strip().lower()
+    if chosen in ("", "local"):
+        prestart()  # the worker's interpreter starts while the registry opens (sandbox/pool.py)
+    from dyntools.cli.common import fail, open_registry
+    from dyntools.errors import DyntoolsError
+    from dyntools.pipeline.dyntools import Dyntools
+    from dyntools.registry.records import require_valid_name
+
+    params = json_option(params_text, "--params")
+    policy = policy_option(allowlist)
+    layers = require_layers_option(require_layers)
+    limits = sandbox_limits(timeout)
+    granted = capability_policy_option(capabilities)
+    try:
+        require_valid_name(name)
+        registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
+                                 must_exist=True)
+        # One call: one worker (a second would only compete with it for the CPU).
+        with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
+                      ray_address=ray_address, pool_size=1, capabilities=granted,
+                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
+            result = dt.call(name, params)
+            record = registry.current(name)
+    except DyntoolsError as exc:
+        fail(exc, as_json, [])
+        return
+    if as_json:
+        click.echo(json.dumps({"ok": True, "tool": name,
+                               "version": record.version if record else None,
+                               "result": result}, indent=2))
+    else:
+        click.echo(json.dumps(result))

@@ -1,10 +1,10 @@
 """What `dyntools ensure` and `dyntools call` share: their exit codes, how they fail and how
 they open the registry.
 
-A module of its own, without click, so that `dyntools call` (call_run.py) loads none of what
-only `ensure` needs (the generators' names and models, the station display, the catalog),
-and its fast path no click: a cold call's start-up is its cost (bench/startup.py,
-tests/test_startup.py). The options they share are in options.py (`common_options`).
+A module of its own, so that `dyntools call` (call_cmd.py) loads none of what only `ensure`
+needs (the generators' names and models, the station display, the catalog): a cold call's
+start-up is its cost (bench/startup.py, tests/test_startup.py). The options they share are in
+options.py (`common_options`).
 
 Exit codes (the same numbers as `exec` for the sandbox reasons):
     0 ok                      8 sandbox_violation
@@ -13,11 +13,14 @@ Exit codes (the same numbers as `exec` for the sandbox reasons):
       name, unknown tool,     11 any other sandbox error
       invalid params, policy, 12 verification_failed
       bad registry path       13 generation failed (refusal, timeout, rate limit, no code, ...)
-    3 compile_error           14 generation auth: no key, or the key was refused
-    4 runtime_error           15 no_template (offline generator)
-    5 timeout                 16 registry: persist_failed (a read-only registry), version_unusable,
-    6 memory_limit               registry_error
-    7 bad_result              17 pending approval (the version waits for a reviewer)
+    3 compile_error           14 generation auth: no key, or the key was refused; with trusted
+    4 runtime_error              keys, a decision without a trusted signing key
+    5 timeout                    (signing_key_required)
+    6 memory_limit            15 no_template (offline generator)
+    7 bad_result              16 registry: persist_failed (a read-only registry), version_unusable,
+                                 registry_error; with trusted keys chain_mismatch, no_chain,
+                                 trust_state (the decision chain does not vouch for the tool)
+                              17 pending approval (the version waits for a reviewer)
                               130 SIGINT, 143 SIGTERM
 """
 
@@ -27,16 +30,13 @@ import json
 import sys
 from typing import Any
 
+import click
+
 from dyntools.base.terminal import terminal_safe
-from dyntools.cli.values import (
-    echo,
-    echo_error,
-    registry_root,
-    setup_logging,
-    trusted_keys_option,
-)
+from dyntools.cli.options import echo_error, registry_root, setup_logging, trusted_keys_option
 from dyntools.errors import (
     BadResult,
+    ChainMismatch,
     DyntoolsError,
     GateRejected,
     GenerationAuthError,
@@ -44,6 +44,7 @@ from dyntools.errors import (
     GenerationNoTemplate,
     LayerUnavailable,
     LoadError,
+    NoChain,
     PendingApproval,
     PersistError,
     PolicyLoadError,
@@ -52,7 +53,9 @@ from dyntools.errors import (
     SandboxMemoryLimit,
     SandboxTimeout,
     SandboxViolation,
+    SigningKeyRequired,
     ToolRuntimeError,
+    TrustStateError,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -83,6 +86,10 @@ EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
     (GenerationAuthError, 14),
     (GenerationError, 13),
     (PendingApproval, EXIT_PENDING),
+    (SigningKeyRequired, 14),
+    (ChainMismatch, 16),
+    (NoChain, 16),
+    (TrustStateError, 16),
     (PersistError, 16),
     (RegistryError, 16),
 )
@@ -91,8 +98,9 @@ EXIT_EPILOG = (
     "Exit codes: 0 ok, 1 unsafe_source, 2 usage (incl. unknown tool, invalid params), "
     "3 compile_error, 4 runtime_error, 5 timeout, 6 memory_limit, 7 bad_result, "
     "8 sandbox_violation, 9 worker_crashed, 10 layer_unavailable, 11 other sandbox error, "
-    "12 verification_failed, 13 generation failed, 14 no key or key refused, "
-    "15 no_template, 16 registry error (a read-only registry), 17 pending approval, "
+    "12 verification_failed, 13 generation failed, 14 no key or key refused (with trusted "
+    "keys: a decision without a trusted signing key), 15 no_template, 16 registry error (a "
+    "read-only registry; with trusted keys chain_mismatch, no_chain), 17 pending approval, "
     "130 SIGINT, 143 SIGTERM."
 )
 
@@ -109,7 +117,7 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
     with its code."""
     code = exit_code_for(error)
     if as_json:
-        echo(json.dumps({"ok": False, "error": error.as_dict(),
+        click.echo(json.dumps({"ok": False, "error": error.as_dict(),
                          "stations": [e.as_dict() for e in stations]}, indent=2))
     else:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []

@@ -29,15 +29,16 @@ from dyntools.cli.common import (
     open_registry,
 )
 from dyntools.cli.options import (
+    allow_weaker_option,
     capability_policy_option,
     common_options,
     echo_model_notice,
     json_option,
+    require_layers_option,
     sandbox_limits,
     sign_key_click,
     signer_option,
 )
-from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError
 from dyntools.generators.factory import DEFAULT_GENERATOR, GENERATOR_NAMES, MODEL_GENERATORS
 
@@ -139,7 +140,8 @@ def ensure(name: str, description: str, schema_text: str | None,
            max_attempts: int, new_version: bool, contract_change: bool, reuse_similar: bool,
            require_approval: bool, sign_key: str | None,
            registry_path: str | None, allowlist: str | None, timeout: float | None,
-           require_layers: str | None, log_level: str, as_json: bool,
+           require_layers: str | None, allow_weaker_sandbox: bool, log_level: str,
+           as_json: bool,
            executor: str | None, ray_address: str | None,
            trusted_keys: str | None, audit_log: str | None,
            capabilities: str | None) -> None:
@@ -179,7 +181,8 @@ def ensure(name: str, description: str, schema_text: str | None,
                                   must_exist=False)
         with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
                       max_attempts=max_attempts, signer=signer, executor=executor,
-                      ray_address=ray_address, capabilities=granted) as dt:
+                      ray_address=ray_address, capabilities=granted,
+                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
             similar = []
             if description.strip() and not new_version and dt.tool(name) is None:
                 similar = Catalog(dt, generate=False).similar(spec)

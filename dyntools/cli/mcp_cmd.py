@@ -17,6 +17,7 @@ import click
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import (
+    allow_weaker_click,
     audit_log_option,
     capabilities_click,
     executor_options,
@@ -78,6 +79,7 @@ GENERATOR_OPTIONS_HELP = (
 @trusted_keys_click
 @audit_log_option
 @capabilities_click
+@allow_weaker_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
@@ -85,7 +87,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               transport: str, host: str, port: int, token_file: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
-              capabilities: str | None) -> None:
+              capabilities: str | None, allow_weaker_sandbox: bool) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
@@ -97,15 +99,16 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
     from dyntools.catalog.core import Catalog
     from dyntools.cli.options import (
+        allow_weaker_option,
         capability_policy_option,
         echo_model_notice,
         policy_option,
         registry_root,
+        require_layers_option,
         sandbox_limits,
         setup_logging,
         trusted_keys_option,
     )
-    from dyntools.cli.options import require_layers as require_layers_option
     from dyntools.errors import DyntoolsError
     from dyntools.generators import Generator, build_generator
     from dyntools.pipeline.dyntools import Dyntools
@@ -141,11 +144,16 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
                                  lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
-                            ray_address=ray_address, capabilities=granted)
+                            ray_address=ray_address, capabilities=granted,
+                            allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox))
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
                    err=True)
         raise SystemExit(2) from None
+    if dyntools.allow_weaker_sandbox:  # stderr: stdout is the protocol's
+        from dyntools.sandbox.minimum import weaker_notice
+
+        click.echo(weaker_notice(flag=allow_weaker_sandbox), err=True)
     if transport == "http" and not token_file:
         # Shown once, here, and never logged or stored: copy it into the client's config.
         click.echo(f"bearer token (shown once): {token}", err=True)

@@ -1,66 +1,165 @@
-"""The click side of the options shared by the commands that run tools: the options
-themselves, and their values read by values.py (click-free, for `dyntools call`'s fast path),
-with an `OptionValueError` turned into click's UsageError (one line, exit 2)."""
+"""The options shared by the commands, and how their values are read.
+
+A value the command cannot use (invalid JSON, an allow-list or capability policy that does
+not load, an unknown layer name, a timeout out of range) is click's UsageError: one line,
+exit 2, the same for every command that takes the option.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from dyntools.base.terminal import terminal_safe
-from dyntools.cli.values import (
-    AUDIT_LOG_ENV,
-    OptionValueError,
-    capability_policy_value,
-    echo_error,
-    json_value,
-    layers_value,
-    limits_value,
-    policy_value,
-    registry_root,
-    setup_logging,
-    signer_option,
-    trusted_keys_option,
-)
 
-__all__ = ["AUDIT_LOG_ENV", "echo_error", "registry_root", "setup_logging", "signer_option",
-           "trusted_keys_option"]
+if TYPE_CHECKING:
+    from pathlib import Path
 
-T = TypeVar("T")
+    from dyntools.errors import DyntoolsError
+    from dyntools.gate.policy import Policy
 
-
-def as_usage_error(read: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """`read(*args, **kwargs)`, its OptionValueError raised as click's UsageError."""
-    try:
-        return read(*args, **kwargs)
-    except OptionValueError as exc:
-        raise click.UsageError(exc.message) from None
+AUDIT_LOG_ENV = "DYNTOOLS_AUDIT_LOG"
 
 
 def json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
-    """A JSON option (--params, --schema, --example) as data (values.json_value)."""
-    return as_usage_error(json_value, text, option, kind=kind)
+    """A JSON option (--params, --schema, --example) as data: invalid JSON, the wrong kind of
+    value or nesting past MAX_PARAMS_DEPTH is a UsageError."""
+    from dyntools.errors import UsageError
+    from dyntools.pipeline.toolmeta import parse_json_text
+
+    if text is None:
+        return None
+    try:
+        value = parse_json_text(text, option)
+    except UsageError as exc:
+        raise click.UsageError(terminal_safe(exc.message)) from None
+    if not isinstance(value, kind):
+        raise click.UsageError(
+            f"{option} must be a JSON {'object' if kind is dict else 'list'}")
+    return value
 
 
-def policy_option(path: str | None) -> Any:
-    """`--allowlist FILE`, else DYNTOOLS_ALLOWLIST, else the shipped allow-list."""
-    return as_usage_error(policy_value, path)
+def policy_option(path: str | None) -> Policy:
+    """`--allowlist FILE`, else DYNTOOLS_ALLOWLIST, else the shipped allow-list; one that
+    cannot be read or parsed is a UsageError."""
+    from dyntools.registry.policyload import load_allowlist
+
+    try:
+        return load_allowlist(path)
+    except Exception as exc:  # only a failure imports dyntools.errors (registry/policyload.py)
+        from dyntools.errors import PolicyLoadError
+
+        if not isinstance(exc, PolicyLoadError):
+            raise
+        raise click.UsageError(terminal_safe(exc.message)) from exc
 
 
-def require_layers(text: str | None) -> frozenset[str]:
+def require_layers_option(text: str | None) -> frozenset[str]:
     """`--require-layers a,b` or `all`, checked against the sandbox's layer names."""
-    return as_usage_error(layers_value, text)
+    from dyntools.sandbox.limits import parse_layer_names
+
+    if not text:
+        return frozenset()
+    try:
+        return parse_layer_names(text)
+    except ValueError as exc:
+        raise click.UsageError(f"--require-layers: {exc}") from exc
 
 
 def sandbox_limits(timeout: float | None) -> Any:
-    return as_usage_error(limits_value, timeout)
+    """The sandbox's limits, with `--timeout` when given."""
+    from dyntools.sandbox import SandboxLimits
+
+    try:
+        return SandboxLimits(timeout_s=timeout) if timeout is not None else SandboxLimits()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from exc
 
 
 def capability_policy_option(path: str | None) -> Any:
-    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else None (nothing granted)."""
-    return as_usage_error(capability_policy_value, path)
+    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else None (nothing granted); a
+    policy that cannot be read is a UsageError."""
+    from dyntools.errors import CapabilityPolicyError
+
+    if path is None and not os.environ.get("DYNTOOLS_CAPABILITIES"):
+        return None
+    from dyntools.capabilities.policy import resolve_capability_policy
+
+    try:
+        return resolve_capability_policy(path)
+    except CapabilityPolicyError as exc:
+        raise click.UsageError(terminal_safe(exc.message)) from None
+
+
+def echo_error(error: DyntoolsError, extra_lines: Iterable[str] = ()) -> None:
+    """A typed error on stderr: the tool's output, the error, then details, all escaped (the
+    tool controls its output, its message and its traceback text)."""
+    output = error.details.get("output")
+    if output:
+        click.echo(terminal_safe(output), err=True, nl=False)
+    click.echo(f"error: {error.station}/{error.reason}: {terminal_safe(error.message)}",
+               err=True)
+    for line in extra_lines:
+        click.echo(line, err=True)
+    for line, function, text in error.details.get("trace", []):
+        click.echo(f"  line {line}, in {terminal_safe(function)}: {terminal_safe(text)}",
+                   err=True)
+
+
+def registry_root(option: str | None, *, must_exist: bool) -> Path:
+    """The registry folder from `--registry` or DYNTOOLS_REGISTRY, checked: a file, a missing
+    folder where one must exist, or an unreadable one is a UsageError (one line, exit 2)."""
+    from dyntools.errors import UsageError
+    from dyntools.registry.records import resolve_registry_path
+
+    root = resolve_registry_path(option)
+    if os.path.lexists(root) and not root.is_dir():
+        raise UsageError(f"registry {root} is not a folder", path=str(root))
+    if must_exist and not root.exists():
+        raise UsageError(f"registry {root} does not exist (dyntools init {root} creates one)",
+                         path=str(root))
+    if root.exists() and not os.access(root, os.R_OK | os.X_OK):
+        raise UsageError(f"registry {root} cannot be read (permission denied)", path=str(root))
+    return root
+
+
+def setup_logging(level: str, root: Path, *, audit: bool, audit_log: str | None) -> None:
+    """Logs on stderr at `level`; audit events (info and up) to `--audit-log PATH`, else
+    DYNTOOLS_AUDIT_LOG, else `<registry>/audit.log` when `audit`. An audit file that cannot
+    be opened (a read-only registry) sends the audit events to stderr instead, with one
+    warning saying so: the command still runs."""
+    from pathlib import Path
+
+    from dyntools.base.log import configure_logging, get_logger
+
+    explicit = audit_log or os.environ.get(AUDIT_LOG_ENV) or None
+    path = Path(explicit) if explicit else (root / "audit.log" if audit else None)
+    try:
+        configure_logging(level, audit_path=path)
+    except OSError as exc:
+        configure_logging("info" if level in ("warning", "error") else level)
+        get_logger("cli").warning("audit.stderr", path=str(path),
+                                  reason=f"cannot write the audit log: {exc.strerror or exc}",
+                                  hint="audit events go to stderr (or pass --audit-log PATH)")
+
+
+def trusted_keys_option(path: str | None) -> frozenset[str] | None:
+    """`--trusted-keys FILE`, else DYNTOOLS_TRUSTED_KEYS, else None (no signature rule)."""
+    from dyntools.registry.signing import TRUSTED_KEYS_ENV, load_trusted_keys
+
+    path = path or os.environ.get(TRUSTED_KEYS_ENV) or None
+    return load_trusted_keys(path) if path else None
+
+
+def signer_option(path: str | None) -> Any:
+    """`--sign-key KEYFILE`, else DYNTOOLS_SIGNING_KEY, else None."""
+    from dyntools.registry.signing import SIGNING_KEY_ENV, load_signing_key
+
+    path = path or os.environ.get(SIGNING_KEY_ENV) or None
+    return load_signing_key(path) if path else None
 
 
 EXECUTOR_HELP = ("Where calls run: local (warm pools on this machine) or ray (SandboxHost "
@@ -91,11 +190,14 @@ audit_log_option = click.option(
 trusted_keys_click = click.option(
     "--trusted-keys", "trusted_keys", type=click.Path(dir_okay=False), default=None,
     help="A file of trusted Ed25519 public keys, one a line (default: "
-         "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused.")
+         "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused, and "
+         "tools whose decision chain does not vouch for what is served.")
 sign_key_click = click.option(
     "--sign-key", "sign_key", type=click.Path(dir_okay=False), default=None,
-    help="Sign the approved version record with this Ed25519 key (default: "
-         "DYNTOOLS_SIGNING_KEY; dyntools keygen makes one).")
+    help="Sign the decision with this Ed25519 key (default: DYNTOOLS_SIGNING_KEY; dyntools "
+         "keygen makes one): its record joins the tool's decision chain, and an approved "
+         "version's record is signed too. With trusted keys, a decision needs one of them "
+         "(exit 14).")
 
 
 CAPABILITIES_HELP = ("The operator's capability policy (TOML): which hosts, secrets and tools a "
@@ -104,6 +206,21 @@ CAPABILITIES_HELP = ("The operator's capability policy (TOML): which hosts, secr
 capabilities_click = click.option(
     "--capabilities", "capabilities", type=click.Path(dir_okay=False), default=None,
     help=CAPABILITIES_HELP)
+
+
+ALLOW_WEAKER_HELP = (
+    "Run tool code even where the sandbox is below its default minimum (seccomp, and mountns "
+    "with userns or landlock_fs), which it refuses otherwise; the opt-in is recorded in the "
+    "audit log. Default: DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 opts in. It lowers only the default "
+    "minimum: --require-layers still applies.")
+allow_weaker_click = click.option(
+    "--allow-weaker-sandbox", "allow_weaker_sandbox", is_flag=True, help=ALLOW_WEAKER_HELP)
+
+
+def allow_weaker_option(flag: bool) -> bool | None:
+    """`--allow-weaker-sandbox` for `Dyntools(allow_weaker_sandbox=...)`: True when given,
+    else None (DYNTOOLS_ALLOW_WEAKER_SANDBOX decides)."""
+    return True if flag else None
 
 
 # The options `ensure` and `call` share (as their keyword arguments' names say).
@@ -117,6 +234,7 @@ COMMON_OPTIONS = [
                  help="Wall-clock limit per sandboxed call, in seconds."),
     click.option("--require-layers", default=None,
                  help="Comma list of sandbox layers that must be active, or 'all'."),
+    allow_weaker_click,
     click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
                  default="warning", show_default=True,
                  help="Log level on stderr (the registry's audit.log always gets info)."),

@@ -6,7 +6,9 @@ Every command takes `--registry PATH` (else DYNTOOLS_REGISTRY, else ./generated_
 registry problem (quarantined version, unusable version, persist failure; `review` exits 1
 when anything needs attention), 2 bad input (an invalid or unknown tool name, an unknown
 version, a bad option, a registry path that is a file, missing or unreadable), 12 an approval
-whose verification failed, 17 a pending version.
+whose verification failed, 14 a decision without a trusted signing key (with trusted keys),
+16 a decision chain that does not vouch for the tool (with trusted keys: chain_mismatch,
+no_chain, trust_state), 17 a pending version.
 """
 
 from __future__ import annotations
@@ -30,15 +32,22 @@ from dyntools.cli.options import (
     capability_policy_option,
     registry_root,
     setup_logging,
+    sign_key_click,
+    signer_option,
     trusted_keys_click,
     trusted_keys_option,
 )
 from dyntools.errors import (
+    ChainMismatch,
     DyntoolsError,
     GateRejected,
+    LayerUnavailable,
+    NoChain,
     PendingApproval,
     PolicyLoadError,
     RegistryError,
+    SigningKeyRequired,
+    TrustStateError,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -116,7 +125,9 @@ def _fail(exc: DyntoolsError) -> None:
                 f"{terminal_safe(finding['message'])}",
                 err=True,
             )
-    if isinstance(exc, VerificationFailed | PendingApproval):
+    # ensure's codes: 12, 17, 14 and 16, and 10 (a sandbox below its default minimum)
+    if isinstance(exc, VerificationFailed | PendingApproval | SigningKeyRequired | ChainMismatch
+                  | NoChain | TrustStateError | LayerUnavailable):
         sys.exit(exit_code_for(exc))
     sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
 
@@ -137,6 +148,8 @@ def _tool_status(registry: Registry, name: str) -> str:
         parts.append(f"{len(state.unrecorded)} unrecorded")
     if state.current is None:
         parts.append("no usable version")
+    if state.chain is not None and state.chain.needs_attention:
+        parts.append(f"decision chain: {state.chain.code or 'disagrees'} (dyntools review)")
     last = max((r.last_decision for r in state.records.values() if r.last_decision),
                key=lambda d: str(d.get("time")), default=None)
     if last is not None:
@@ -377,10 +390,19 @@ def review(registry: Registry, as_json: bool, fmt: str | None) -> None:
 @writer_options
 @click.argument("name")
 @click.argument("version", type=click.IntRange(min=1))
+@click.option("--reason", default=None, help="Why (recorded).")
+@click.option("--by", "by", default=None, help="Who decides (default: the login name).")
+@sign_key_click
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
-def rollback(registry: Registry, name: str, version: int, as_json: bool) -> None:
+def rollback(registry: Registry, name: str, version: int, reason: str | None, by: str | None,
+             sign_key: str | None, as_json: bool) -> None:
     """Move the current pointer of NAME back to an earlier good VERSION (history is kept)."""
-    record = registry.rollback(name, version)
+    from dyntools.registry.core import default_approver
+
+    signer = signer_option(sign_key)
+    decision = ({"by": by or default_approver(), "reason": reason}
+                if signer is not None or by or reason else None)
+    record = registry.rollback(name, version, decision=decision, signer=signer)
     if as_json:
         _echo_json(record.as_dict())
     else:

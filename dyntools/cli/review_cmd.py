@@ -1,4 +1,4 @@
-"""The review workflow: init, pending, approve, reject, activate, retire, keygen.
+"""The review workflow: init, pending, approve, reject, activate, retire, keygen, sign-state.
 
     dyntools init [PATH] --approval always      the registry holds every new version back
     dyntools pending                            what waits for a decision
@@ -7,16 +7,20 @@
     dyntools reject NAME 3 --reason "calls out to ..."
     dyntools activate NAME 1 --reason "v2 misbehaves"     forward or back
     dyntools retire NAME 4 --reason "tampered on disk, incident 12"
+    dyntools sign-state [NAME...] --sign-key alice.key    the first record of each chain
 
 Each decision records who (`--by`, else the login name), when and why in the tool's manifest
-and the audit log; `show` and `list` show it. `approve` verifies exactly as `ensure` does
-(the version's EXAMPLES, the `--example`s given and the current version's contract unless
-`--contract-change`, in the sandbox): on a failure nothing becomes current, the version is
-recorded as rejected with the failing example, and the exit code is 12.
+and the audit log; `show` and `list` show it. With `--sign-key` (or DYNTOOLS_SIGNING_KEY) it
+is also a signed record of the tool's decision chain (dyntools/registry/chain.py); with
+trusted keys configured, a decision needs one of them (exit 14). `approve` verifies exactly
+as `ensure` does (the version's EXAMPLES, the `--example`s given and the current version's
+contract unless `--contract-change`, in the sandbox): on a failure nothing becomes current,
+the version is recorded as rejected with the failing example, and the exit code is 12.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,13 @@ import click
 
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
-from dyntools.cli.options import json_option, sign_key_click, signer_option
+from dyntools.cli.options import (
+    allow_weaker_click,
+    allow_weaker_option,
+    json_option,
+    sign_key_click,
+    signer_option,
+)
 from dyntools.cli.registry_cmd import _echo_json, _fail, registry_options, writer_options
 from dyntools.errors import DyntoolsError, UsageError
 from dyntools.registry.config import APPROVAL_POLICIES, RegistryConfig, read_config, write_config
@@ -144,10 +154,12 @@ def pending(registry: Registry, as_json: bool) -> None:
 @sign_key_click
 @click.option("--activate/--no-activate", default=True, show_default=True,
               help="Make the approved version current.")
+@allow_weaker_click
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
 def approve(registry: Registry, *, name: str, version: int | None, file_path: str | None,
             example_texts: tuple[str, ...], contract_change: bool, reason: str | None,
-            by: str | None, sign_key: str | None, activate: bool, as_json: bool) -> None:
+            by: str | None, sign_key: str | None, activate: bool, allow_weaker_sandbox: bool,
+            as_json: bool) -> None:
     """Approve a pending version or a dropped-in vN.py (NAME VERSION), or add a file as a new
     version (NAME --file PATH), after verifying it as ensure does.
 
@@ -162,10 +174,16 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
     data = None
     if file_path is not None:
         # The gate refuses anything over its size limit; reading one byte more is enough to
-        # know, and /dev/zero or an endless pipe cannot fill memory.
-        with open(file_path, "rb") as handle:
-            data = handle.read(registry.policy.limits.max_bytes + 1)
-    with Dyntools(registry, signer=signer) as dt:
+        # know. A regular file only: a FIFO or a device is refused without a wait.
+        from dyntools.base.regular_files import read_regular
+
+        try:
+            data = read_regular(file_path, registry.policy.limits.max_bytes + 1)
+        except OSError as exc:
+            raise UsageError(f"--file {file_path}: cannot read it ({exc.strerror or exc})"
+                             ) from None
+    with Dyntools(registry, signer=signer,
+                  allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
         record, report = dt.approve(
             name, version, source=data, examples=examples, contract_change=contract_change,
             by=by, reason=reason, activate=activate,
@@ -184,11 +202,13 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
 @click.argument("version", type=click.IntRange(min=1))
 @click.option("--reason", required=True, help="Why it is rejected (recorded).")
 @_by_option
+@sign_key_click
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
 def reject(registry: Registry, name: str, version: int, reason: str, by: str | None,
-           as_json: bool) -> None:
+           sign_key: str | None, as_json: bool) -> None:
     """Reject a pending version (or a dropped-in file): kept on disk, never served."""
-    record = registry.decide(name, version, "reject", reason=reason, by=by)
+    record = registry.decide(name, version, "reject", reason=reason, by=by,
+                             signer=signer_option(sign_key))
     if as_json:
         _echo_json(record.as_dict())
         return
@@ -223,15 +243,84 @@ def activate(registry: Registry, name: str, version: int, reason: str | None, by
 @click.argument("version", type=click.IntRange(min=1))
 @click.option("--reason", required=True, help="Why it is retired (recorded).")
 @_by_option
+@sign_key_click
 @click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
 def retire(registry: Registry, name: str, version: int, reason: str, by: str | None,
-           as_json: bool) -> None:
+           sign_key: str | None, as_json: bool) -> None:
     """Retire a version (quarantined or not): kept on disk and in history, never served, and
     no longer a problem for review. If it was current, the pointer moves to the newest good
     version below it."""
-    record = registry.decide(name, version, "retire", reason=reason, by=by)
+    record = registry.decide(name, version, "retire", reason=reason, by=by,
+                             signer=signer_option(sign_key))
     if as_json:
         _echo_json(record.as_dict())
         return
     click.echo(f"retired {name} v{version}{_decided_line(record)}; current is "
                f"{_current_text(registry, name)}")
+
+
+@main.command("sign-state")
+@writer_options
+@click.argument("names", nargs=-1)
+@sign_key_click
+@_by_option
+@click.option("--reason", default=None, help="Why (recorded in the signed record).")
+@click.option("--accept-manifest", is_flag=True,
+              help="Sign the manifest's state even where the tool's chain says otherwise, or "
+                   "does not verify (after decisions made without a key, or to restart a "
+                   "broken chain from its valid part). Says what it overrides.")
+@click.option("--json", "as_json", is_flag=True, help="Print what was signed as JSON.")
+def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
+               by: str | None, reason: str | None, accept_manifest: bool,
+               as_json: bool) -> None:
+    """Sign each tool's pointer and statuses as they are today: the first record of its
+    decision chain (NAME..., default every tool). With trusted keys configured, a tool
+    without a chain is not served until this runs. A tool whose chain already says the same
+    is left as it is; one whose chain disagrees is refused unless --accept-manifest.
+
+    Exit 14 without a signing key (or, with trusted keys, with one they do not list), 16 when
+    a tool's chain disagrees or does not verify."""
+    from dyntools.cli.common import exit_code_for
+    from dyntools.errors import SigningKeyRequired
+    from dyntools.registry.records import require_valid_name
+
+    for name in names:
+        require_valid_name(name)
+    signer = signer_option(sign_key)
+    if signer is None:
+        raise SigningKeyRequired("sign-state signs with a key: give --sign-key FILE (or set "
+                                 "DYNTOOLS_SIGNING_KEY)")
+    targets = list(names) or [state.name for state in registry.tools() if state.records]
+    if not targets and not as_json:
+        click.echo(f"no tools in {registry.root}")
+    rows: list[dict[str, Any]] = []
+    failed: DyntoolsError | None = None
+    for name in targets:
+        try:
+            done = registry.sign_state(name, signer, by=by, reason=reason,
+                                       accept_manifest=accept_manifest)
+        except DyntoolsError as exc:
+            failed = failed or exc
+            rows.append({"name": name, "error": exc.as_dict()})
+            if not as_json:
+                click.echo(f"{name}: error: {terminal_safe(exc.message)}", err=True)
+            continue
+        head = done.head
+        rows.append({"name": name, "signed": done.appended,
+                     "head": head.as_dict() if head is not None else None,
+                     "overridden": list(done.overridden)})
+        if as_json or head is None:
+            continue
+        statuses = ", ".join(f"v{v} {status}" for v, status in sorted(head.statuses.items()))
+        current = f"v{head.current}" if head.current is not None else "none"
+        if done.appended:
+            click.echo(f"{name}: signed #{head.seq} (current {current}; {statuses or 'none'})")
+            for line in done.overridden:
+                click.echo(f"  over the chain, which said: {terminal_safe(line)}")
+        else:
+            click.echo(f"{name}: already signed: #{head.seq} {terminal_safe(head.action)} by "
+                       f"{terminal_safe(head.by)} says current {current}")
+    if as_json:
+        _echo_json({"registry": str(registry.root), "tools": rows})
+    if failed is not None:
+        sys.exit(exit_code_for(failed))

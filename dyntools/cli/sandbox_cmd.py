@@ -19,14 +19,16 @@ from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.check_cmd import read_source
 from dyntools.cli.options import (
+    allow_weaker_click,
+    allow_weaker_option,
     capabilities_click,
     capability_policy_option,
     echo_error,
     executor_options,
     json_option,
     policy_option,
+    require_layers_option,
 )
-from dyntools.cli.options import require_layers as require_layers_option
 from dyntools.errors import DyntoolsError, LayerUnavailable, LoadError, SandboxError
 from dyntools.gate import check_source
 from dyntools.gate.findings import render_text
@@ -68,7 +70,9 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
               help="Comma list of sandbox layers that must be active, or 'all'.")
 @click.option("--disable-layer", "disable_layers", multiple=True, metavar="NAME",
               help="Switch a sandbox layer off to see what the others hold (repeatable; "
-                   "for testing the sandbox, warns on stderr).")
+                   "for testing the sandbox, warns on stderr; it is an opt-in to run below "
+                   "the default minimum, as --allow-weaker-sandbox is).")
+@allow_weaker_click
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
               help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
@@ -77,15 +81,16 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
               help="Where host.call_tool finds the tools FILE composes (default: "
                    "DYNTOOLS_REGISTRY, else ./generated_tools); opened only if it calls one.")
 def exec_command(file: str, params_text: str, timeout: float | None, memory: int | None,
-                 require_layers: str | None, disable_layers: tuple[str, ...], as_json: bool,
-                 allowlist: str | None, capabilities: str | None,
-                 registry_path: str | None) -> None:
+                 require_layers: str | None, disable_layers: tuple[str, ...],
+                 allow_weaker_sandbox: bool, as_json: bool, allowlist: str | None,
+                 capabilities: str | None, registry_path: str | None) -> None:
     """Gate FILE, then run it once in the sandbox with --params; print the result JSON.
 
     A FILE that declares CAPABILITIES reaches only what they declare and the operator's
     --capabilities policy grants: its HTTP requests go through the host's broker, its
     host.call_tool calls to the registry's tools."""
     from dyntools.sandbox.limits import LAYERS, SandboxLimits
+    from dyntools.sandbox.minimum import resolve_allow_weaker
     from dyntools.sandbox.pool import run_once_outcome
 
     params = _parse_params(params_text)
@@ -133,6 +138,9 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
             outcome, layers = run_once_outcome(
                 file, params, policy=policy, limits=limits, require_layers=required,
                 source=text, host=host.calls, _skip_layers=disabled,
+                # switching layers off is asking for a weaker sandbox: the opt-in
+                allow_weaker_sandbox=bool(disabled) or resolve_allow_weaker(
+                    allow_weaker_option(allow_weaker_sandbox)),
             )
         except (SandboxError, LoadError) as exc:
             _fail(host.redact_error(exc), as_json)
@@ -201,6 +209,27 @@ def _echo_layers(report: dict[str, Any]) -> None:
         click.echo(f"{name:15} {state} ({seen}) {entry['detail']}")
     phases = ", ".join(f"{k} {v:.2f}" for k, v in report["worker_startup_ms"].items())
     click.echo(f"worker start-up (ms): {phases}")
+    _echo_minimum(report)
+
+
+def _echo_minimum(report: dict[str, Any]) -> None:
+    """The default minimum's verdict here, and the environment's opt-in (a report from an
+    older node may have neither)."""
+    minimum, env = report.get("minimum"), report.get("allow_weaker_sandbox_env")
+    if not isinstance(minimum, dict) or not isinstance(env, dict):
+        return
+    if minimum["met"]:
+        click.echo(f"default minimum ({minimum['rule']}): met; tool code runs here")
+    else:
+        click.echo(f"default minimum ({minimum['rule']}): NOT MET, missing "
+                   f"{', '.join(minimum['missing'])}; tool code does not run here unless the "
+                   "operator opts in (--allow-weaker-sandbox, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 "
+                   "or Dyntools(..., allow_weaker_sandbox=True))")
+    value = env["value"]
+    shown = " is unset" if value is None else f"={terminal_safe(repr(value))}"
+    verdict = ("opts in: tool code may run below the default minimum" if env["allows_weaker"]
+               else "no opt-in (only 1 opts in)")
+    click.echo(f"{env['name']}{shown}: {verdict}")
 
 
 def _doctor_cluster(as_json: bool, required: frozenset[str], address: str | None) -> None:

@@ -15,7 +15,13 @@ from pathlib import Path
 import click
 
 from dyntools.cli.app import main
-from dyntools.cli.options import AUDIT_LOG_ENV, sign_key_click, signer_option
+from dyntools.cli.options import (
+    AUDIT_LOG_ENV,
+    allow_weaker_click,
+    allow_weaker_option,
+    sign_key_click,
+    signer_option,
+)
 from dyntools.cli.registry_cmd import writer_options
 from dyntools.registry.core import Registry
 
@@ -38,8 +44,9 @@ DEFAULT_PORT = 8766
 @sign_key_click
 @click.option("--watch/--no-watch", default=True, show_default=True,
               help="Watch the registry folder: changes made by other processes show live.")
+@allow_weaker_click
 def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file: str | None,
-       sign_key: str | None, watch: bool) -> None:
+       sign_key: str | None, watch: bool, allow_weaker_sandbox: bool) -> None:
     """Serve the review workbench: the registry, each version's source with the gate's
     findings inline, diffs, provenance, decisions (approve, reject, activate, rollback,
     retire: the CLI's own functions), the audit log's runs live, and a gate bench.
@@ -61,10 +68,15 @@ def ui(registry: Registry, host: str, port: int, allow_remote: bool, token_file:
     url = url_for(sock, host)
     session = Session(token, cookie_name=f"dyntools_ui_{sock.getsockname()[1]}")
     state = UiState.open(registry, session=session, audit_path=audit_path, signer=signer,
-                         watch=watch)
+                         watch=watch,
+                         allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox))
     try:
         app = create_app(state, hosts=allowed_hosts(sock, host))
         click.echo(f"dyntools ui: {registry.root} on {url}/ (Ctrl-C stops)", err=True)
+        if state.dyntools.allow_weaker_sandbox:
+            from dyntools.sandbox.minimum import weaker_notice
+
+            click.echo(weaker_notice(flag=allow_weaker_sandbox), err=True)
         if not token_file:
             click.echo(f"session token (shown once): {token}", err=True)
         click.echo(f"open: {url}/login#token={token}" if not token_file

@@ -56,6 +56,8 @@ class PoolSettings(NamedTuple):
     size: int = 2
     max_calls_per_worker: int = 1000
     require_layers: frozenset[str] = frozenset()
+    # the operator's opt-in to run below the sandbox's default minimum (sandbox/minimum.py)
+    allow_weaker_sandbox: bool = False
 
 
 class Executor(Protocol):
@@ -95,6 +97,7 @@ class LocalExecutor:
             max_calls_per_worker=settings.max_calls_per_worker,
             require_layers=settings.require_layers,
             source=source,
+            allow_weaker_sandbox=settings.allow_weaker_sandbox,
         )
 
     def doctor(self, settings: PoolSettings) -> dict[str, Any]:

@@ -504,6 +504,7 @@ class SandboxHost:
             max_calls_per_worker=settings.max_calls_per_worker,
             require_layers=settings.require_layers,
             source=text,
+            allow_weaker_sandbox=settings.allow_weaker_sandbox,
         )
 
     def _refused(self) -> None:

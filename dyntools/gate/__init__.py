@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from dyntools.base.regular_files import open_regular
 from dyntools.gate.capabilities import NONE
 from dyntools.gate.contract import Contract, check_contract
 from dyntools.gate.findings import MAX_FINDINGS_PER_CODE, Finding, GateReport, sha256_hex
@@ -94,9 +95,10 @@ def _capped(findings: list[Finding], counts: dict[str, int]) -> tuple[Finding, .
 
 def check_file(path: str | os.PathLike[str], policy: Policy | None = None, *,
                expected_name: str | None = None) -> GateReport:
-    """Gate a file on disk. Raises OSError when it cannot be read (a usage problem)."""
+    """Gate a file on disk. Raises OSError when it cannot be read (a usage problem), or is
+    not a regular file (NotRegularFile: a FIFO, a device, a folder)."""
     active = policy if policy is not None else load_policy()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         data = read_bounded(handle, os.fstat(handle.fileno()).st_size, active.limits.max_bytes)
     return check_source(data, active, path=os.fspath(path), expected_name=expected_name)
 

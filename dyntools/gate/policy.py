@@ -18,6 +18,7 @@ from functools import cache
 from types import MappingProxyType
 
 from dyntools.base import jsontext
+from dyntools.base.regular_files import open_regular
 from dyntools.gate.findings import sha256_hex
 
 TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
@@ -344,7 +345,8 @@ def _default_allowlist_file() -> str:
 def load_policy(path: str | os.PathLike[str] | None = None) -> Policy:
     target = os.fspath(path) if path is not None else _default_allowlist_file()
     try:
-        with open(target, "rb") as handle:
+        # a regular file only: a FIFO or a device named as the allow-list never ends a read
+        with open_regular(target) as handle:
             data = handle.read()
     except OSError as exc:
         raise PolicyError(f"cannot read allow-list {target}: {exc.strerror or exc}") from exc

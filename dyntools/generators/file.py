@@ -54,9 +54,10 @@ class FileGenerator:
             stream = self._stdin if self._stdin is not None else sys.stdin.buffer
             data = stream.read(MAX_READ_BYTES + 1)
         else:
+            from dyntools.base.regular_files import read_regular
+
             try:
-                with open(self.path, "rb") as handle:
-                    data = handle.read(MAX_READ_BYTES + 1)
+                data = read_regular(self.path, MAX_READ_BYTES + 1)  # a FIFO: refused at once
             except OSError as exc:
                 raise GenerationError(
                     f"cannot read {self.path}: {exc.strerror or exc}",

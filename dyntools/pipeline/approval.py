@@ -91,6 +91,13 @@ class Approving(PipelineCore):
         anything else now is refused (UsageError) before it is verified."""
         if (version is None) == (source is None):
             raise UsageError("approve takes either a version or a source")
+        # With trusted keys an approval is a decision one of them signs: said before the
+        # version is verified, and nothing changes.
+        from dyntools.registry.chainwrite import require_key
+
+        require_key(self.registry.trusted_keys, self.signer,
+                    f"approving {name}" + (f" v{version}" if version is not None else ""), name,
+                    version)
         by = by or self.approver or approver_name()
         decision = {"action": "approve", "by": by, "reason": reason}
         get_logger("pipeline").info("pipeline.approve_started", tool=name, version=version)
@@ -125,14 +132,15 @@ class Approving(PipelineCore):
                 record = (self.registry.decide(name, version, "approve", by=by, reason=reason,
                                                activate=activate, signer=self.signer)
                           if failure is None else
-                          self.registry.decide(name, version, "reject", by=by, reason=failure))
+                          self.registry.decide(name, version, "reject", by=by, reason=failure,
+                                               signer=self.signer))
             else:
                 record = self.registry.approve(
                     name, version, provenance, activate=activate,
                     status=APPROVED if failure is None else REJECTED, reason=failure,
                     expected_sha256=sha256_of(data),
                     decision=decision if failure is None else {**decision, "reason": failure},
-                    signer=self.signer if failure is None else None)
+                    signer=self.signer)
             if gated.metadata is not None:
                 self._remember_meta(record, gated.metadata)
             self._raise_if_failed(record, report)
@@ -161,7 +169,7 @@ class Approving(PipelineCore):
                                                reason=failure,
                                                decision={**decision, "action": "reject",
                                                          "reason": failure},
-                                               report=gated)
+                                               signer=self.signer, report=gated)
         if gated.metadata is not None:
             self._remember_meta(record, gated.metadata)
         self._raise_if_failed(record, report)

@@ -51,6 +51,9 @@ class Calling(PipelineCore):
                 if name not in self.registry.names():
                     raise UnknownTool(f"unknown tool {name!r} in registry {self.registry.root}",
                                       tool=name)
+                refusal = self.registry.refusal(name)  # with trusted keys: its decision chain
+                if refusal is not None:
+                    raise refusal
                 waiting = self.pending_version(name)
                 if waiting is not None:
                     version = waiting.version
@@ -60,8 +63,14 @@ class Calling(PipelineCore):
                         f"{approve_command(name, waiting.version)}",
                         tool=name, version=waiting.version,
                         approve_command=approve_command(name, waiting.version))
+                state = self.registry.tool(name)
+                pointed = (state.records.get(state.recorded_current)
+                           if state.recorded_current is not None else None)
+                why = (f": v{pointed.version} is {pointed.status} ({pointed.reason_code}: "
+                       f"{pointed.reason})" if pointed is not None and not pointed.usable
+                       else f": {state.error}" if state.error else "")
                 raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
-                                      "rejected, or none is current)", tool=name)
+                                      f"rejected, or none is current){why}", tool=name)
             self._params_check(record)(params)
             hosts: list[HostCalls] = []
 

@@ -81,6 +81,7 @@ class PipelineCore:
         approver: str | None = None,
         pool_size: int = 2,
         capabilities: CapabilityPolicy | str | os.PathLike[str] | None = None,
+        allow_weaker_sandbox: bool | None = None,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
@@ -100,6 +101,9 @@ class PipelineCore:
             raise UsageError(f"unknown sandbox layer(s) {', '.join(unknown)}; known: "
                              f"{', '.join(LAYERS)}")
         self.require_layers = frozenset(require_layers)
+        # Tool code runs only where the sandbox's default minimum holds (sandbox/minimum.py),
+        # unless the operator opts in: here, else DYNTOOLS_ALLOW_WEAKER_SANDBOX=1.
+        self.allow_weaker_sandbox = _allow_weaker(allow_weaker_sandbox)
         self.max_attempts = max_attempts
         # The approval policy: the registry's, made stricter (never looser) by `approval`.
         self.approval = stricter(self.registry.approval,
@@ -149,6 +153,7 @@ class PipelineCore:
             size=1,
             require_layers=self.require_layers,
             source=source,
+            allow_weaker_sandbox=self.allow_weaker_sandbox,
         )
         try:
             pool.start()
@@ -258,7 +263,8 @@ class PipelineCore:
             if self._runtime is None:
                 self._runtime = Runtime(self.registry, limits=self.limits,
                                         require_layers=self.require_layers, watch=self._watch,
-                                        executor=self.executor, pool_size=self.pool_size)
+                                        executor=self.executor, pool_size=self.pool_size,
+                                        allow_weaker_sandbox=self.allow_weaker_sandbox)
             return self._runtime
 
     # ---------------------------------------------------------------------------- lifecycle
@@ -282,6 +288,21 @@ class PipelineCore:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _allow_weaker(explicit: bool | None) -> bool:
+    """The opt-in below the sandbox's minimum: `explicit`, else the environment's; an opt-in
+    is written to the audit log (the layers a worker then lacks are too, as it starts)."""
+    from dyntools.sandbox.minimum import ALLOW_WEAKER_ENV, MINIMUM_TEXT, resolve_allow_weaker
+
+    allowed = resolve_allow_weaker(explicit)
+    if allowed:
+        from dyntools.base.log import get_logger
+
+        get_logger("pipeline").info(
+            "sandbox.weaker_allowed", minimum=MINIMUM_TEXT,
+            source="allow_weaker_sandbox=True" if explicit else f"{ALLOW_WEAKER_ENV}=1")
+    return allowed
 
 
 def approver_name() -> str:

@@ -24,4 +24,8 @@ class Dyntools(Ensuring, Approving, Calling):
     in this process whatever the executor. `capabilities` is the operator's capability
     policy (a CapabilityPolicy or a TOML path; unset, DYNTOOLS_CAPABILITIES): what a tool that
     declares CAPABILITIES may be granted. Nothing is granted without one.
+    `allow_weaker_sandbox`: verification and calls run tool code even where the sandbox is
+    below its default minimum (dyntools/sandbox/minimum.py), which is refused otherwise
+    (`LayerUnavailable`); unset, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 decides. The opt-in goes to
+    the audit log.
     """

@@ -151,6 +151,11 @@ class Ensuring(PipelineCore):
                 with contextlib.suppress(UnknownTool):
                     self.registry.refresh(spec.name)
                 current = self.registry.current(spec.name)
+                refusal = self.registry.refusal(spec.name) if current is None else None
+                if refusal is not None:
+                    # With trusted keys the chain does not vouch for what the manifest
+                    # serves: settle that first; a new version would paper over it.
+                    raise refusal
                 recorder.version = current.version if current is not None else None
                 waiting = self.pending_version(spec.name) if current is None else None
                 if waiting is not None and not new_version:
@@ -176,12 +181,14 @@ class Ensuring(PipelineCore):
             if current is not None and not new_version:
                 return self._existing(current, caller_examples, recorder, tools)
             problem = self.registry.writable_problem(spec.name)
-            if (problem is None and self.registry.trusted_keys is not None
-                    and self.signer is None and not needs_approval(approval)):
-                # It would be persisted approved but unsigned, and refused at once.
-                problem = ("trusted keys are configured, so a new version must be signed "
-                           "(--sign-key / DYNTOOLS_SIGNING_KEY) or held for a reviewer "
-                           "(--require-approval)")
+            if problem is None and not needs_approval(approval):
+                # Activating it is a decision: with trusted keys, one of them signs it. Said
+                # before generating, so a refused decision costs no model call.
+                from dyntools.registry.chainwrite import require_key
+
+                require_key(self.registry.trusted_keys, self.signer,
+                            f"activating a new version of {spec.name} (or hold it for a "
+                            "reviewer: --require-approval)", spec.name)
             if problem is not None:
                 # Before generating: a read-only registry must not cost a model call.
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)

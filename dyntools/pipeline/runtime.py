@@ -69,12 +69,17 @@ class Runtime:
         watch: bool = False,
         prewarm: bool = True,
         executor: Executor | str | None = None,
+        allow_weaker_sandbox: bool = False,
     ) -> None:
+        """`allow_weaker_sandbox`: the operator's opt-in to run tool code below the
+        sandbox's default minimum (dyntools/sandbox/minimum.py); without it a worker there is
+        refused (LayerUnavailable) before any tool code runs."""
         self.registry = registry
         self._limits = limits
         self._pool_size = pool_size
         self._max_calls = max_calls_per_worker
         self._require_layers = require_layers
+        self._allow_weaker_sandbox = allow_weaker_sandbox
         # An executor passed as an object belongs to the caller; one built here is closed here.
         self._owns_executor = executor is None or isinstance(executor, str)
         self.executor: Executor = build_executor(executor)
@@ -96,6 +101,7 @@ class Runtime:
             size=self._pool_size,
             max_calls_per_worker=self._max_calls,
             require_layers=self._require_layers,
+            allow_weaker_sandbox=self._allow_weaker_sandbox,
         )
 
     def _worker_pool(self, record: VersionRecord, source: str) -> Pool:
@@ -180,6 +186,9 @@ class Runtime:
             return record
         if name not in self.registry.names():
             raise UnknownTool(f"unknown tool {name!r}", tool=name)
+        refusal = self.registry.refusal(name)  # with trusted keys: its decision chain
+        if refusal is not None:
+            raise refusal
         raise VersionUnusable(f"tool {name!r} has no usable version (all quarantined, "
                               "rejected, or none is current)", tool=name)
 

@@ -39,9 +39,14 @@ from typing import TYPE_CHECKING, Any
 from dyntools.base import interrupts
 from dyntools.base.log import get_logger
 from dyntools.errors import (
+    ChainMismatch,
+    DyntoolsError,
     GateRejected,
+    NoChain,
     PersistError,
     RegistryError,
+    SigningKeyRequired,
+    TrustStateError,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -93,7 +98,22 @@ from dyntools.registry.store import (
 )
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    from dyntools.registry.chain import ChainRecord
+    from dyntools.registry.freshness import TrustState
     from dyntools.registry.watch import RegistryWatcher
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
+
+
+class SignedState(NamedTuple):
+    """What `Registry.sign_state` did for one tool."""
+
+    name: str
+    appended: bool  # False: the chain's head already says what the manifest says
+    head: ChainRecord | None  # the chain's head now
+    overridden: tuple[str, ...] = ()  # what the manifest said against the chain, now signed
 
 
 class Registry:
@@ -101,18 +121,26 @@ class Registry:
 
     def __init__(self, root: Path, policy: Policy, *,
                  trusted_keys: frozenset[str] | None = None,
-                 config: RegistryConfig | None = None, lazy: bool = False) -> None:
+                 config: RegistryConfig | None = None, lazy: bool = False,
+                 trust_state: str | os.PathLike[str] | None = None) -> None:
         self.root = root
         self.policy = policy
         # With trusted keys, an approved version is served only with a valid signature from
-        # one of them (quarantine reasons `unsigned`, `bad_signature`).
+        # one of them (quarantine reasons `unsigned`, `bad_signature`), a tool only when its
+        # pointer is what its decision chain's head says (chain.py), and that head no older
+        # than the one this consumer accepted before (freshness.py).
         self.trusted_keys = trusted_keys
         self.config = config if config is not None else RegistryConfig()
         self.lazy = lazy
         self._opened = False
         self._lock = WriterLock(root)
         self._state_lock = threading.RLock()
-        self._builder = StateBuilder(root, policy, trusted_keys)
+        self._trust: TrustState | None = None
+        if trusted_keys is not None:
+            from dyntools.registry.freshness import TrustState
+
+            self._trust = TrustState(root, trust_state)
+        self._builder = StateBuilder(root, policy, trusted_keys, self._trust)
         # Every tool folder seen at the root; those read so far have a state. An eager
         # registry reads them all on open (and checks every version); a lazy one on use.
         self._names: set[str] = set()
@@ -131,13 +159,16 @@ class Registry:
         create: bool = True,
         trusted_keys: frozenset[str] | None = None,
         lazy: bool = False,
+        trust_state: str | os.PathLike[str] | None = None,
     ) -> Registry:
         """Open (creating if asked) the registry at `path` and check every persisted version
         (with `lazy`, each version when it is first needed instead: see the module docstring).
 
         `trusted_keys` (base64 Ed25519 public keys, see signing.py): every approved version
-        must carry a valid signature by one of them. Without it, `DYNTOOLS_TRUSTED_KEYS`
-        names a file of them, if set."""
+        must carry a valid signature by one of them, and every served tool a valid decision
+        chain whose head says what is served. Without it, `DYNTOOLS_TRUSTED_KEYS` names a
+        file of them, if set. `trust_state`: the folder of the accepted chain heads
+        (freshness.py; default `DYNTOOLS_TRUST_STATE`, else under `$XDG_STATE_HOME`)."""
         root = resolve_registry_path(path)
         if trusted_keys is None and os.environ.get(signing.TRUSTED_KEYS_ENV):
             trusted_keys = signing.load_trusted_keys(os.environ[signing.TRUSTED_KEYS_ENV])
@@ -154,12 +185,13 @@ class Registry:
         policy = policy if policy is not None else load_allowlist()
         if not create and not os.path.lexists(root):
             # Nothing persisted yet: an empty registry; writes will fail.
-            return cls(root, policy, trusted_keys=trusted_keys, lazy=lazy)
+            return cls(root, policy, trusted_keys=trusted_keys, lazy=lazy,
+                       trust_state=trust_state)
         if not os.access(root, os.R_OK | os.X_OK):
             raise UsageError(f"registry {root} cannot be read (permission denied)",
                              path=str(root))
         registry = cls(root, policy, trusted_keys=trusted_keys, config=read_config(root),
-                       lazy=lazy)
+                       lazy=lazy, trust_state=trust_state)
         try:
             registry._load_all(use_cache=False)
         except OSError as exc:
@@ -205,7 +237,12 @@ class Registry:
         opening = not self._opened
         notice = Notice.OPENING if opening else Notice.CHANGE
         wanted = names if not self.lazy else [n for n in names if n in self._tools]
-        tools = {name: self._build(name, use_cache=use_cache, notice=notice) for name in wanted}
+        # An eager open admits every tool's chain head under one lock and one write.
+        batch = (self._trust.batch() if self._trust is not None and opening and not self.lazy
+                 else contextlib.nullcontext())
+        with batch:
+            tools = {name: self._build(name, use_cache=use_cache, notice=notice)
+                     for name in wanted}
         with self._state_lock:
             previous = self._tools
             self._names = set(names)
@@ -313,10 +350,37 @@ class Registry:
         return state
 
     def current(self, name: str) -> VersionRecord | None:
-        """The version that takes new calls, or None (unknown tool or nothing usable)."""
+        """The version that takes new calls, or None (unknown tool, nothing usable, or with
+        trusted keys a decision chain that does not vouch for it: `refusal` says why)."""
         require_valid_name(name)
         state = self._state(name)
         return state.current_record if state is not None else None
+
+    def refusal(self, name: str) -> DyntoolsError | None:
+        """Why nothing of `name` is served, when its decision chain is the reason (with
+        trusted keys): a NoChain, ChainMismatch or TrustStateError to raise; else None."""
+        require_valid_name(name)
+        state = self._state(name)
+        verdict = state.chain if state is not None else None
+        if verdict is None or verdict.code is None:
+            return None
+        from dyntools.registry.chain import CHAIN_MISMATCH, NO_CHAIN
+
+        message = f"tool {name!r} is not served: {verdict.problem}"
+        pointed = (state.records.get(state.recorded_current)
+                   if state is not None and state.recorded_current is not None else None)
+        if pointed is not None and not pointed.usable:
+            message += (f"; and v{pointed.version} is {pointed.status}: "
+                        f"{pointed.reason_code or ''} ({pointed.reason})")
+        if verdict.hint:
+            message += f" ({verdict.hint})"
+        details = {"tool": name, "disagreements": list(verdict.disagreements),
+                   "hint": verdict.hint}
+        if verdict.code == NO_CHAIN:
+            return NoChain(message, **details)
+        if verdict.code == CHAIN_MISMATCH:
+            return ChainMismatch(message, **details)
+        return TrustStateError(message, **details)
 
     def versions(self, name: str) -> list[VersionRecord]:
         require_valid_name(name)
@@ -447,11 +511,16 @@ class Registry:
         a reviewer (`approve_pending`); neither becomes current. `report` is a gate report the
         caller already has for these exact bytes under this policy (else the gate runs here).
         `decision` ({"action", "by", "reason"}) is recorded on the entry with the time;
-        `signer` signs an approved version's record.
+        `signer` signs an approved version's record and, for an approved version (or a
+        decision given with it), appends the decision to the tool's chain (chain.py). With
+        trusted keys, an approved version is a decision that needs a trusted `signer`
+        (SigningKeyRequired).
         Raises UsageError, GateRejected, PersistError; nothing is written unless the gate
         accepts and the name checks pass.
         """
         require_valid_name(name)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
         if status not in (APPROVED, REJECTED, PENDING):
             raise UsageError(f"status must be {APPROVED!r}, {REJECTED!r} or {PENDING!r}, "
                              f"got {status!r}")
@@ -459,12 +528,26 @@ class Registry:
             raise UsageError(f"a {status} version needs a reason")
         if status != APPROVED:
             activate = False
+        # A version approved (by ensure or a reviewer), or a reviewer's signed rejection, is a
+        # decision; a version held pending or rejected by a failed station is not.
+        deciding = status == APPROVED or (decision is not None and signer is not None)
+        action = str((decision or {}).get("action") or ("approve" if status == APPROVED
+                                                          else "reject"))
+        if status == APPROVED:
+            chainwrite.require_key(self.trusted_keys, signer, f"approving a version of {name}",
+                                   name)
         data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
         provenance = _normal_provenance(provenance)
         gate_report = self._gate(name, data, report)
         with self._writing(name) as (folder, on_disk_manifest, fresh):
             manifest = on_disk_manifest
-            version = max(manifest.next_version, self._builder.max_version_on_disk(name) + 1)
+            head = None
+            if deciding:
+                head = chainwrite.decision_base(name, manifest, action, None,
+                                                self.trusted_keys, self._trust)
+                manifest = chainwrite.chain_pointer(name, manifest, head)
+            version = max(manifest.next_version, self._builder.max_version_on_disk(name) + 1,
+                          max(head.statuses, default=0) + 1 if head is not None else 0)
             if not version_in_range(version):
                 # A manifest with it would not parse, and the whole tool would be untrusted.
                 raise PersistError(f"tool {name!r} has used every version number up to "
@@ -474,6 +557,10 @@ class Registry:
             manifest = manifest.with_version(entry)
             if activate:
                 manifest = manifest.with_pointer(version, "activate")
+            if deciding:
+                manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
+                                               stamp=entry.decisions[-1] if entry.decisions
+                                               else {})
             manifest_path = folder / MANIFEST_NAME
             manifest_bytes = dump_manifest(manifest)
             path = folder / version_file_name(version)
@@ -520,20 +607,19 @@ class Registry:
 
     def _decided(self, name: str, entry: VersionEntry, decision: Mapping[str, Any] | None,
                  signer: signing.Signer | None) -> VersionEntry:
-        """`entry` with `decision` appended (stamped now) and, for an approved version with a
-        signer, a signature over its record by the decision's approver."""
+        """`entry` with `decision` appended (stamped now) and, with a signer, marked signed
+        (its chain record is signed by it); an approved version's record is signed too, by
+        the decision's approver."""
         if decision is None and signer is None:
             return entry
         stamped = {"action": entry.status, "by": default_approver(), "reason": None,
                    **(decision or {}), "time": utc_now()}
         changes: dict[str, Any] = {}
         if signer is not None:
-            if entry.status != APPROVED:
-                raise UsageError(f"only an approved version is signed ({name} v{entry.version} "
-                                 f"is {entry.status})", tool=name, version=entry.version)
-            changes["signature"] = signer.sign(name, entry.version, entry.sha256, entry.status,
-                                               str(stamped["by"]), str(stamped["time"]),
-                                               entry.policy_digest)
+            if entry.status == APPROVED:
+                changes["signature"] = signer.sign(name, entry.version, entry.sha256,
+                                                   entry.status, str(stamped["by"]),
+                                                   str(stamped["time"]), entry.policy_digest)
             stamped["signed_by_key"] = signer.public_key
         return entry.with_decision(stamped, **changes)
 
@@ -541,8 +627,11 @@ class Registry:
                       decision: Mapping[str, Any] | None = None,
                       signer: signing.Signer | None = None) -> VersionRecord:
         require_valid_name(name)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
         if isinstance(version, bool) or not isinstance(version, int):
             raise UsageError(f"a version is a whole number, got {version!r}")
+        chainwrite.require_key(self.trusted_keys, signer, f"{action} of {name}", name, version)
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             entry = manifest.versions.get(version)
@@ -551,6 +640,10 @@ class Registry:
                     raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
                 raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
                                      version=version)
+            # With trusted keys the pointer is the chain's (a pointer moved by hand is undone).
+            head = chainwrite.decision_base(name, manifest, action, version,
+                                            self.trusted_keys, self._trust)
+            manifest = chainwrite.chain_pointer(name, manifest, head)
             if action == "rollback" and manifest.current is not None and (
                 version >= manifest.current
             ):
@@ -578,6 +671,8 @@ class Registry:
                     reason_code=record.reason_code,
                 )
             manifest = manifest.with_pointer(version, action, **_who(entry, decision))
+            manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
+                                           stamp=entry.decisions[-1] if entry.decisions else {})
             with interrupts.critical():
                 self._commit(folder, manifest)
             state = self._build(name, use_cache=True, manifest=manifest)
@@ -616,9 +711,11 @@ class Registry:
         return self._move_pointer(name, version, "activate", decision=decision, signer=signer)
 
     def rollback(self, name: str, version: int, *,
-                 decision: Mapping[str, Any] | None = None) -> VersionRecord:
-        """Move the pointer back to an earlier good version; history is kept."""
-        return self._move_pointer(name, version, "rollback", decision=decision)
+                 decision: Mapping[str, Any] | None = None,
+                 signer: signing.Signer | None = None) -> VersionRecord:
+        """Move the pointer back to an earlier good version; history is kept. `signer` signs
+        the decision (its chain record, and the version record)."""
+        return self._move_pointer(name, version, "rollback", decision=decision, signer=signer)
 
     def read_unrecorded(self, name: str, version: int) -> bytes:
         """The bytes of a dropped-in `vN.py` no manifest records (UnknownVersion if none)."""
@@ -667,6 +764,8 @@ class Registry:
         A recorded version is never re-approved this way: an edited file stays quarantined;
         approve its content as a new version with `add_version` instead."""
         require_valid_name(name)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
         if not version_in_range(version):
             # Recording it would write a manifest that no longer parses: the whole tool,
             # every good version included, would become untrusted.
@@ -676,6 +775,9 @@ class Registry:
             raise UsageError("approve records an approved version, or a rejected one with a "
                              "reason")
         provenance = _normal_provenance({"generator": "manual", **(provenance or {})})
+        action = "approve" if status == APPROVED else "reject"
+        chainwrite.require_key(self.trusted_keys, signer, f"the {action} of {name} v{version}",
+                               name, version)
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             if version in manifest.versions:
@@ -684,6 +786,9 @@ class Registry:
                     "as a new version (dyntools approve NAME --file PATH)",
                     tool=name, version=version,
                 )
+            head = chainwrite.decision_base(name, manifest, action, version,
+                                            self.trusted_keys, self._trust)
+            manifest = chainwrite.chain_pointer(name, manifest, head)
             path = folder / version_file_name(version)
             try:
                 data = read_regular(path)
@@ -701,12 +806,12 @@ class Registry:
             # A hand-written file and its folder entry may not be durable yet.
             sync_all([path, folder])
             entry = self._entry(version, data, gate_report, provenance, status, reason)
-            entry = self._decided(name, entry, {"action": "approve" if status == APPROVED
-                                                else "reject", **(decision or {})},
-                                  signer if status == APPROVED else None)
+            entry = self._decided(name, entry, {"action": action, **(decision or {})}, signer)
             manifest = manifest.with_version(entry)
             if activate and status == APPROVED:
                 manifest = manifest.with_pointer(version, "approve", **_who(entry, decision))
+            manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
+                                           stamp=entry.decisions[-1])
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
@@ -740,6 +845,8 @@ class Registry:
 
         Verification is the caller's job (the pipeline's `approve` runs it first)."""
         require_valid_name(name)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
         if action not in ("approve", "reject", "retire"):
             raise UsageError(f"unknown decision {action!r}")
         if action in ("reject", "retire") and not reason:
@@ -749,8 +856,13 @@ class Registry:
             raise UsageError(f"a version number is 1..{MAX_VERSION}, got {version!r}",
                              tool=name, version=version)
         decision = {"action": action, "by": by or default_approver(), "reason": reason}
+        chainwrite.require_key(self.trusted_keys, signer, f"the {action} of {name} v{version}",
+                               name, version)
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
+            head = chainwrite.decision_base(name, manifest, action, version,
+                                            self.trusted_keys, self._trust)
+            manifest = chainwrite.chain_pointer(name, manifest, head)
             entry = manifest.versions.get(version)
             if entry is None:
                 entry = self._unrecorded_entry(name, folder, version, action)
@@ -767,10 +879,10 @@ class Registry:
                                       decision, signer)
             elif action == "reject":
                 entry = self._decided(name, entry._replace(status=REJECTED, reason=reason),
-                                      decision, None)
+                                      decision, signer)
             else:
                 entry = self._decided(name, entry._replace(status=RETIRED, reason=reason,
-                                                           signature=None), decision, None)
+                                                           signature=None), decision, signer)
             manifest = manifest.with_version(entry)
             if action == "approve" and activate:
                 self.forget_cached_check(name, version)
@@ -782,8 +894,10 @@ class Registry:
                         reason_code=record.reason_code)
                 manifest = manifest.with_pointer(version, "approve", **_who(entry, decision))
             elif action == "retire" and manifest.current == version:
-                below = self._newest_usable_below(name, manifest, version)
+                below = self._newest_usable_below(name, manifest, version, head)
                 manifest = manifest.with_pointer(below, "retire", **_who(entry, decision))
+            manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
+                                           stamp=entry.decisions[-1])
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
@@ -793,14 +907,53 @@ class Registry:
         self._install(state)
         return state.records[version]
 
-    def _newest_usable_below(self, name: str, manifest: Manifest, version: int) -> int | None:
+    def _newest_usable_below(self, name: str, manifest: Manifest, version: int,
+                             head: ChainRecord | None = None) -> int | None:
+        """The newest version below `version` that is usable now and (with a chain head)
+        that the chain approves."""
         for candidate in sorted((v for v in manifest.versions if v < version), reverse=True):
             entry = manifest.versions[candidate]
-            if entry.status == APPROVED and self._builder.checked_record(
-                name, entry, use_cache=True
-            ).usable:
+            approved_by_chain = head is None or head.statuses.get(candidate) == APPROVED
+            if entry.status == APPROVED and approved_by_chain and (
+                self._builder.checked_record(name, entry, use_cache=True).usable
+            ):
                 return candidate
         return None
+
+    def sign_state(self, name: str, signer: signing.Signer | None, *, by: str | None = None,
+                   reason: str | None = None, accept_manifest: bool = False) -> SignedState:
+        """Sign the tool's pointer and statuses as they are: the first record of its decision
+        chain (a registry made before chains, or decisions made without a key). On a chain
+        that already says the same, nothing is written; on one that disagrees or does not
+        verify, only with `accept_manifest` (chainwrite.sign_state). Always needs a key
+        (SigningKeyRequired), and with trusted keys one of them."""
+        require_valid_name(name)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
+        if signer is None:
+            raise SigningKeyRequired(f"sign-state signs {name}'s state: give --sign-key FILE "
+                                     "(or set DYNTOOLS_SIGNING_KEY)", tool=name)
+        chainwrite.require_key(self.trusted_keys, signer, f"signing the state of {name}", name)
+        stamp = {"by": by or default_approver(), "reason": reason, "time": utc_now()}
+        with self._writing(name) as (folder, manifest, _):
+            if not manifest.versions and not manifest.chain:
+                raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
+            signed, overridden = chainwrite.sign_state(
+                name, manifest, signer, self.trusted_keys, self._trust, stamp=stamp,
+                accept_manifest=accept_manifest)
+            if signed is not None:
+                with interrupts.critical():
+                    self._commit(folder, signed)
+            state = self._build(name, use_cache=True, manifest=signed or manifest)
+        from dyntools.registry.chain import verify_chain
+
+        head = verify_chain((signed or manifest).chain, name, None).head
+        if signed is not None:
+            get_logger("registry").info("registry.sign_state", tool=name, by=stamp["by"],
+                                        seq=head.seq if head else None,
+                                        current=signed.current, overridden=list(overridden))
+        self._install(state)
+        return SignedState(name, signed is not None, head, overridden)
 
     def _unrecorded_entry(self, name: str, folder: Path, version: int,
                           action: str) -> VersionEntry:

@@ -12,8 +12,12 @@
          "gate": {"accepted": true, "findings": [], ...}},
         ...
       ],
-      "history": [{"time": "...", "action": "activate", "from": 1, "to": 2}, ...]
+      "history": [{"time": "...", "action": "activate", "from": 1, "to": 2}, ...],
+      "chain": [{"tool": "slugify_text", "seq": 0, "prev": null, "action": "ensure", ...}]
     }
+
+`chain` (written only when a decision was signed) is the tool's decision chain: signed records,
+each holding the hash of the one before (chain.py checks them; this module only keeps them).
 
 A version's file is always `v<version>.py` next to the manifest: the path is derived from the
 number, never read from the manifest, so an edited manifest cannot point outside the folder.
@@ -124,6 +128,8 @@ class Manifest(NamedTuple):
     current: int | None = None
     versions: Mapping[int, VersionEntry] = _NO_VERSIONS  # read-only: one shared empty map
     history: tuple[Mapping[str, Any], ...] = ()
+    # The signed decision records as stored, oldest first (chain.py); append-only.
+    chain: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def next_version(self) -> int:
@@ -138,14 +144,29 @@ class Manifest(NamedTuple):
         event = {"time": utc_now(), "action": action, "from": self.current, "to": to, **extra}
         return self._replace(current=to, history=(*self.history, event))
 
+    def with_chain(self, records: tuple[Mapping[str, Any], ...]) -> Manifest:
+        return self._replace(chain=tuple(MappingProxyType(dict(r)) for r in records))
+
     def as_dict(self) -> dict[str, Any]:
-        return {
+        raw: dict[str, Any] = {
             "format": MANIFEST_FORMAT,
             "name": self.name,
             "current": self.current,
             "versions": [self.versions[v].as_dict() for v in sorted(self.versions)],
             "history": [dict(event) for event in self.history],
         }
+        if self.chain:  # written only when present: a manifest without one reads as before
+            raw["chain"] = [_plain(record) for record in self.chain]
+        return raw
+
+
+def _plain(value: Any) -> Any:
+    """A stored record with its read-only mappings turned back into dicts (for json)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def dump_manifest(manifest: Manifest) -> bytes:
@@ -161,9 +182,11 @@ def dump_manifest(manifest: Manifest) -> bytes:
     )
     versions = [_encode_entry(manifest.versions[v]) for v in sorted(manifest.versions)]
     history = [_encode(event) for event in raw["history"]]
+    chain = (f",\n  \"chain\": {block([_encode(r) for r in raw['chain']])}"
+             if "chain" in raw else "")
     text = (
         f"{{\n{head},\n  \"versions\": {block(versions)},\n"
-        f"  \"history\": {block(history)}\n}}\n"
+        f"  \"history\": {block(history)}{chain}\n}}\n"
     )
     return text.encode("utf-8")
 
@@ -266,9 +289,15 @@ def parse_manifest(data: bytes, expected_name: str) -> Manifest:
         isinstance(history, list) and all(isinstance(e, dict) for e in history),
         "history must be a list of objects",
     )
+    chain = raw.get("chain", [])
+    _require(
+        isinstance(chain, list) and all(isinstance(r, dict) for r in chain),
+        "chain must be a list of objects",
+    )
     return Manifest(
         name=expected_name,
         current=current,
         versions=MappingProxyType(versions),
         history=tuple(MappingProxyType(e) for e in history),
+        chain=tuple(MappingProxyType(r) for r in chain),
     )

@@ -16,6 +16,8 @@ from dyntools.registry.manifest import APPROVED
 
 if TYPE_CHECKING:
     from typing import NamedTuple
+
+    from dyntools.registry.chain import ChainVerdict
 else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
     from dyntools.base.tuples import NamedTuple
 
@@ -133,6 +135,8 @@ class ToolState(NamedTuple):
     error: str | None = None
     unrecorded: tuple[Unrecorded, ...] = ()
     history: tuple[Mapping[str, Any], ...] = ()
+    # With trusted keys: what the tool's decision chain says (chain.py); None without them.
+    chain: ChainVerdict | None = None
 
     @property
     def current_record(self) -> VersionRecord | None:
@@ -147,6 +151,7 @@ class ToolState(NamedTuple):
             "versions": [self.records[v].as_dict() for v in sorted(self.records)],
             "unrecorded": [u.as_dict() for u in self.unrecorded],
             "history": [dict(e) for e in self.history],
+            "chain": self.chain.as_dict() if self.chain is not None else None,
         }
 
 

@@ -2,8 +2,11 @@
 bottom (text), a script reads (JSON), or a code-scanning tool reads (SARIF 2.1.0).
 
 The report is built from an opened `Registry`, so every version in it has just been
-hash-checked and re-gated. "Needs attention" means a quarantined version, an invalid manifest
-or a file no manifest vouches for; the CLI exits 1 on any of them.
+hash-checked and re-gated. "Needs attention" means a quarantined version, an invalid manifest,
+a file no manifest vouches for or, with trusted keys, a tool whose decision chain does not
+vouch for what its manifest says (chain.py: no chain, a chain that does not verify or is older
+than one accepted before, a pointer or a status the chain does not say); the CLI exits 1 on any
+of them.
 """
 
 from __future__ import annotations
@@ -110,6 +113,8 @@ def build_review(registry: Registry) -> dict[str, Any]:
             counts[record.status] = counts.get(record.status, 0) + 1
     unrecorded = [u.as_dict() for u in registry.unrecorded()]
     broken = [state.name for state in registry.broken_tools()]
+    chains = [state.name for state in registry.tools()
+              if state.chain is not None and state.chain.needs_attention]
     return {
         "registry": str(registry.root),
         "policy": {"path": registry.policy.path, "digest": registry.policy.digest},
@@ -119,8 +124,10 @@ def build_review(registry: Registry) -> dict[str, Any]:
             **counts,
             "unrecorded": len(unrecorded),
             "invalid_manifests": len(broken),
+            "chain_problems": len(chains),
         },
-        "needs_attention": bool(counts[QUARANTINED] or unrecorded or broken),
+        "trusted_keys": registry.trusted_keys is not None,
+        "needs_attention": bool(counts[QUARANTINED] or unrecorded or broken or chains),
         "tools": tools,
         "unrecorded": unrecorded,
     }
@@ -143,7 +150,9 @@ def render_review_text(review: dict[str, Any]) -> str:
         f"{s['tools']} tool(s), {s['versions']} version(s): {s[APPROVED]} approved, "
         f"{s[QUARANTINED]} quarantined, {s[REJECTED]} rejected, {s[PENDING]} pending, "
         f"{s[RETIRED]} retired; {s['unrecorded']} unrecorded "
-        f"file(s); {s['invalid_manifests']} invalid manifest(s)",
+        f"file(s); {s['invalid_manifests']} invalid manifest(s)"
+        + (f"; {s['chain_problems']} decision chain problem(s)" if review["trusted_keys"]
+           else "; decision chains not checked (no trusted keys)"),
     ]
     for tool in review["tools"]:
         current = f"v{tool['current']}" if tool["current"] is not None else "none"
@@ -154,6 +163,7 @@ def render_review_text(review: dict[str, Any]) -> str:
         out.append(header + ")")
         if tool["error"]:
             out.append(f"  MANIFEST INVALID: {tool['error']}")
+        out.extend(_render_chain(tool["chain"]))
         changes = {c["to"]: c for c in tool["changes"]}
         for version in tool["versions"]:
             out.extend(_render_version(version, policy["digest"], changes.get(version["version"])))
@@ -174,6 +184,31 @@ def render_review_text(review: dict[str, Any]) -> str:
     out.append("")
     out.append("needs attention" if review["needs_attention"] else "all versions check out")
     return "\n".join(out)
+
+
+def _render_chain(chain: dict[str, Any] | None) -> list[str]:
+    """The tool's decision chain, as checked with trusted keys (nothing without them)."""
+    if chain is None:
+        return []
+    lines = []
+    head = chain["head"]
+    if chain["code"] is not None:
+        lines.append(f"  DECISION CHAIN: {chain['code'].upper()}: "
+                     f"{terminal_safe(chain['problem'])}")
+    elif head is not None:
+        lines.append(f"  decision chain: {chain['length']} signed record(s), head "
+                     f"#{head['seq']} {terminal_safe(head['action'])} by "
+                     f"{terminal_safe(head['by'])} at {terminal_safe(head['time'])} "
+                     f"(key {terminal_safe(head['key'][:12])}...)")
+    else:
+        lines.append("  decision chain: none (nothing is served)")
+    shown = {chain["problem"]} if chain["code"] is not None else set()
+    for disagreement in chain["disagreements"]:
+        if not any(disagreement in text for text in shown if text):
+            lines.append(f"  CHAIN DISAGREES: {terminal_safe(disagreement)}")
+    if chain["hint"] and (chain["code"] is not None or chain["disagreements"]):
+        lines.append(f"       fix: {terminal_safe(chain['hint'])}")
+    return lines
 
 
 def _render_version(
@@ -243,6 +278,12 @@ _REGISTRY_RULES = {
     "hard_linked": "The version file has more than one hard link.",
     "unrecorded": "A file in the registry that no manifest vouches for.",
     "manifest_invalid": "A tool's manifest cannot be parsed; none of its versions is trusted.",
+    "chain_mismatch": "The tool's manifest says something its decision chain does not (a "
+                      "pointer or status no signed decision made), or the chain does not "
+                      "verify, or it is older than a head this consumer accepted.",
+    "no_chain": "Trusted keys are configured and the tool serves a version no signed decision "
+                "vouches for: run dyntools sign-state.",
+    "trust_state": "The record of accepted decision-chain heads cannot be read or written.",
 }
 
 
@@ -262,6 +303,13 @@ def to_review_sarif(registry: Registry) -> dict[str, Any]:
     for state in registry.broken_tools():
         extra.append(_registry_result("manifest_invalid", state.error or "",
                                       registry.root / state.name / "manifest.json"))
+    for state in registry.tools():
+        chain = state.chain
+        if chain is not None and chain.needs_attention:
+            text = chain.problem or "; ".join(chain.disagreements)
+            extra.append(_registry_result(chain.code or "chain_mismatch",
+                                          text + (f" ({chain.hint})" if chain.hint else ""),
+                                          registry.root / state.name / "manifest.json"))
     sarif = to_sarif(reports, __version__)
     run = sarif["runs"][0]
     rules = run["tool"]["driver"]["rules"]

@@ -108,9 +108,12 @@ def generate_keypair(path: str | os.PathLike[str]) -> tuple[Path, Path, str]:
 
 
 def _read_small(path: str | os.PathLike[str], what: str) -> bytes:
+    """A key file's bytes: a regular file (a FIFO, a device or a folder is refused, without
+    waiting: dyntools/base/regular_files.py) of at most MAX_KEY_FILE bytes."""
+    from dyntools.base.regular_files import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_KEY_FILE + 1)
+        data = read_regular(path, MAX_KEY_FILE + 1)
     except OSError as exc:
         raise UsageError(f"{what} {path}: cannot read it ({exc.strerror or exc})") from None
     if len(data) > MAX_KEY_FILE:

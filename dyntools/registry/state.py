@@ -25,6 +25,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dyntools.base.log import get_logger
 from dyntools.base.toolname import tool_name_problem
@@ -52,6 +53,10 @@ from dyntools.registry.records import (
     stat_key,
 )
 from dyntools.registry.store import TEMP_PREFIX, is_real_dir, read_regular
+
+if TYPE_CHECKING:
+    from dyntools.registry.chain import ChainVerdict
+    from dyntools.registry.freshness import TrustState
 
 
 class Notice(enum.Enum):
@@ -125,10 +130,13 @@ class StateBuilder:
     check by its file's (inode, size, mtime, ctime) and recorded hash."""
 
     def __init__(self, root: Path, policy: Policy,
-                 trusted_keys: frozenset[str] | None = None) -> None:
+                 trusted_keys: frozenset[str] | None = None,
+                 trust: TrustState | None = None) -> None:
         self.root = root
         self.policy = policy
         self.trusted_keys = trusted_keys
+        # With trusted keys: the heads this consumer accepted (freshness.py).
+        self.trust = trust
         self._check_cache: CheckCache = {}
         self._manifest_cache: dict[str, tuple[bytes, Manifest]] = {}
         self._state_source: dict[str, bytes | None] = {}
@@ -339,21 +347,39 @@ class StateBuilder:
         ]
         for version in known:
             records.get(version)  # re-checked now: a refresh must see an edit of what it read
+        verdict = self.chain_verdict(manifest)
         return ToolState(
             name=name,
             records=records,
-            current=effective_current(manifest.current, records),
+            current=served_current(manifest.current, records, verdict),
             recorded_current=manifest.current,
             unrecorded=tuple(unrecorded),
             history=manifest.history,
+            chain=verdict,
         )
+
+    def chain_verdict(self, manifest: Manifest) -> ChainVerdict | None:
+        """With trusted keys, what the tool's decision chain says, judged against this
+        consumer's accepted heads (freshness); None without trusted keys."""
+        if self.trusted_keys is None:
+            return None
+        from dyntools.registry.chain import CHAIN_MISMATCH, ChainVerdict, judge, manifest_statuses
+
+        try:
+            accepted = self.trust.accepted(manifest.name) if self.trust is not None else None
+            verdict = judge(manifest.name, manifest.chain, manifest.current,
+                            manifest_statuses(manifest.versions), self.trusted_keys, accepted)
+        except Exception as exc:  # a check that breaks refuses: fail closed
+            return ChainVerdict(CHAIN_MISMATCH, f"the decision chain of {manifest.name} "
+                                f"cannot be checked ({type(exc).__name__})")
+        return self.trust.admit(manifest.name, verdict) if self.trust is not None else verdict
 
     def extended(self, state: ToolState, manifest: Manifest, entry: VersionEntry,
                  result: VersionCheck) -> ToolState | None:
         """`state` plus the version a writer just added under `manifest`, or None when the
         state cannot be extended (the caller rebuilds it)."""
-        if not isinstance(state.records, VersionRecords):
-            return None
+        if not isinstance(state.records, VersionRecords) or self.trusted_keys is not None:
+            return None  # with trusted keys, the chain is judged again: rebuild
         records = state.records.extended(entry, self.record(state.name, entry, result))
         return ToolState(
             name=state.name,
@@ -377,6 +403,22 @@ class StateBuilder:
             return record
 
         return evaluate
+
+
+def served_current(recorded: int | None, records: Mapping[int, VersionRecord],
+                   verdict: ChainVerdict | None) -> int | None:
+    """The version new calls go to. Without trusted keys: the recorded pointer if usable,
+    else the newest usable version below it. With them: the pointer, only when the chain
+    vouches for it and it is usable, and never a fallback (a fallback would serve what no
+    signed decision says is current: a superseded version, after the current one's file was
+    made to fail its check)."""
+    if verdict is None:
+        return effective_current(recorded, records)
+    if verdict.code is not None or recorded is None or recorded not in records:
+        return None
+    if verdict.head is None or verdict.head.statuses.get(recorded) != APPROVED:
+        return None  # the head makes it current without approving it: nothing is served
+    return recorded if records[recorded].usable else None
 
 
 def log_quarantine(record: VersionRecord, notice: Notice) -> None:
@@ -413,7 +455,13 @@ def log_transitions(before: ToolState | None, after: ToolState, notice: Notice) 
         if item.path not in old_unrecorded:
             unrecorded("registry.unrecorded", tool=after.name, path=str(item.path),
                        version=item.version, reason=item.reason)
-    if after.current != after.recorded_current and (
+    refused = after.chain is not None and after.chain.code is not None
+    if refused and after.chain is not None and (
+        before is None or before.chain is None or before.chain.problem != after.chain.problem
+    ):
+        invalid("registry.chain_refused", tool=after.name, reason_code=after.chain.code,
+                reason=after.chain.problem, hint=after.chain.hint)
+    if not refused and after.current != after.recorded_current and (
         before is None or before.current != after.current
     ):
         fallback("registry.pointer_fallback", tool=after.name,
@@ -426,6 +474,8 @@ def open_problems(states: Mapping[str, ToolState], stray: tuple[Unrecorded, ...]
     for state in states.values():
         if state.error:
             problems.append(f"{state.name}: manifest invalid")
+        if state.chain is not None and state.chain.needs_attention:
+            problems.append(f"{state.name}: {state.chain.code or 'chain disagrees'}")
         for version, record in sorted(state.records.items()):
             if record.status == QUARANTINED:
                 problems.append(f"{state.name} v{version}: {record.reason_code}")

@@ -192,8 +192,8 @@ class WriterLock:
     threads of one process with a plain lock (filelock's own lock is per thread). filelock
     is imported by the first writer: a process that only reads never pays for it."""
 
-    def __init__(self, root: Path, timeout: float = 30.0) -> None:
-        self._path = root / LOCK_NAME
+    def __init__(self, root: Path, timeout: float = 30.0, *, name: str = LOCK_NAME) -> None:
+        self._path = root / name
         self._timeout = timeout
         self._pid = os.getpid()
         self._threads = threading.RLock()

@@ -46,6 +46,7 @@ def _probe(policy: Policy) -> tuple[dict[str, dict[str, Any]], dict[str, float]]
         policy=policy,
         limits=SandboxLimits(timeout_s=10.0),
         source=_PROBE_SOURCE,
+        allow_weaker_sandbox=True,  # the probe is dyntools' own code: it reports, below too
     )
     cwd = EmptyDirectory()
     try:
@@ -63,8 +64,14 @@ def _probe(policy: Policy) -> tuple[dict[str, dict[str, Any]], dict[str, float]]
 
 
 def doctor_report(policy: Policy | None = None) -> dict[str, Any]:
-    """The layer probe plus the facts an operator needs to read it."""
+    """The layer probe plus the facts an operator needs to read it: whether the layers meet
+    the default minimum tool code needs (sandbox/minimum.py), and what
+    DYNTOOLS_ALLOW_WEAKER_SANDBOX says here."""
+    from dyntools.sandbox.minimum import MINIMUM_TEXT, env_verdict, missing_for_minimum
+
     layers, startup = _probe(policy or load_policy())
+    missing = missing_for_minimum(layers)
+    allow_env = env_verdict()
     try:
         import pyseccomp
 
@@ -79,4 +86,8 @@ def doctor_report(policy: Policy | None = None) -> dict[str, Any]:
         "layers": layers,
         "worker_startup_ms": startup,
         "all_active": all(entry["active"] for entry in layers.values()),
+        "minimum": {"rule": MINIMUM_TEXT, "met": not missing, "missing": list(missing),
+                    # whether tool code runs here by default, or with the environment's opt-in
+                    "tool_code_runs": not missing or allow_env["allows_weaker"]},
+        "allow_weaker_sandbox_env": allow_env,
     }

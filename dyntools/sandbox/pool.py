@@ -50,8 +50,12 @@ class WorkerPool:
         require_layers: frozenset[str] = frozenset(),
         source: str | None = None,
         stderr: int | None = None,
+        allow_weaker_sandbox: bool = False,
         _skip_layers: frozenset[str] = frozenset(),
     ) -> None:
+        """`allow_weaker_sandbox`: run tool code where the verified layers are below the
+        default minimum (sandbox/minimum.py); without it such a worker is refused
+        (LayerUnavailable) before the tool's module body runs."""
         if size < 1:
             raise ValueError(f"size must be at least 1, got {size}")
         if max_calls_per_worker < 1:
@@ -71,7 +75,7 @@ class WorkerPool:
             self.spec = build_spec(
                 source_path, module_name=module_name, policy=policy, limits=limits,
                 require_layers=require_layers, skip_layers=_skip_layers, source=source,
-                on_imports=self._early[0].preimport,
+                on_imports=self._early[0].preimport, allow_weaker_sandbox=allow_weaker_sandbox,
             )
         except BaseException:
             _abandon([], self._early, self._cwd)
@@ -430,9 +434,11 @@ def run_once_outcome(
     require_layers: frozenset[str] = frozenset(),
     source: str | None = None,
     host: HostHandler | None = None,
+    allow_weaker_sandbox: bool = False,
     _skip_layers: frozenset[str] = frozenset(),
 ) -> tuple[CallOutcome, dict[str, dict[str, Any]]]:
-    """Start one worker, call it once, end it; the outcome and the layer report."""
+    """Start one worker, call it once, end it; the outcome and the layer report.
+    `allow_weaker_sandbox` as for WorkerPool."""
     cwd = EmptyDirectory()
     try:
         # Started first: the interpreter starts while this process transforms the tool.
@@ -442,6 +448,7 @@ def run_once_outcome(
                 source_path, module_name=module_name or default_module_name(source_path),
                 policy=policy, limits=limits, require_layers=require_layers,
                 skip_layers=_skip_layers, source=source, on_imports=interpreter.preimport,
+                allow_weaker_sandbox=allow_weaker_sandbox,
             )
             worker = WorkerProcess(spec, cwd.path, interpreter=interpreter)
             layers = worker.start()
@@ -462,11 +469,14 @@ def run_once(
     require_layers: frozenset[str] = frozenset(),
     source: str | None = None,
     host: HostHandler | None = None,
+    allow_weaker_sandbox: bool = False,
     _skip_layers: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """Cold one-shot: start a locked-down worker, run `run(params)`, end the worker."""
+    """Cold one-shot: start a locked-down worker, run `run(params)`, end the worker.
+    `allow_weaker_sandbox` as for WorkerPool."""
     outcome, _ = run_once_outcome(
         source_path, params, policy=policy, limits=limits, module_name=module_name,
-        require_layers=require_layers, source=source, host=host, _skip_layers=_skip_layers,
+        require_layers=require_layers, source=source, host=host,
+        allow_weaker_sandbox=allow_weaker_sandbox, _skip_layers=_skip_layers,
     )
     return outcome.result

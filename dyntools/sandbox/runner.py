@@ -3,7 +3,8 @@
 Workers start with `subprocess` (vfork + exec, no `preexec_fn`: forking a large parent is
 slow) as `sys.executable -I -S -c <bootstrap>`, in a new session (so a timeout can kill the
 whole process group), with an empty environment and an empty working directory. The worker
-locks itself down; the host only reads its report and holds it to `require_layers`.
+locks itself down; the host only reads its report and holds it to `require_layers` and to
+the default minimum (sandbox/minimum.py) before any tool code runs.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from dyntools.errors import (
     UsageError,
     WorkerCrashed,
 )
+from dyntools.sandbox.minimum import MINIMUM_TEXT, below_minimum_message, missing_for_minimum
 from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
 from dyntools.sandbox.worker import protocol
@@ -209,6 +211,8 @@ class WorkerProcess:
         self.layers: dict[str, dict[str, Any]] = {}
         self.broken = False
         self.spent = False  # the last call changed module state: never reused
+        # The layers of the default minimum missing here, when the spec opted in to run so
+        self.below_minimum: tuple[str, ...] = ()
         self._buffer = b""
         self.startup: dict[str, float] = {}
         if interpreter is None:
@@ -244,8 +248,9 @@ class WorkerProcess:
         """Send the init message, wait for `hello` (the layer report, written after lockdown
         and before any tool code runs), check it against what the kernel shows in /proc, and
         only then let the worker run the tool's module body. Return the host's view of the
-        layers; a required layer that is not active in that view is a `LayerUnavailable`
-        before any tool code has run."""
+        layers; a required layer that is not active in that view, or a view below the default
+        minimum without the spec's opt-in, is a `LayerUnavailable` before any tool code has
+        run."""
         deadline = time.monotonic() + self.spec.limits.startup_timeout_s
         try:
             self._send(self.spec.init_message, deadline, starting=True)
@@ -274,6 +279,7 @@ class WorkerProcess:
                 ),
                 missing=missing,
             )
+        self._hold_to_minimum()
         marks = hello.get("marks")
         try:
             self._send(marshal.dumps("go"), deadline, starting=True)
@@ -290,6 +296,23 @@ class WorkerProcess:
             marks.update({"module_ran": ready_marks.get("module_ran")})
         self._record_startup(marks if isinstance(marks, dict) else {})
         return self.layers
+
+    def _hold_to_minimum(self) -> None:
+        """Stop the worker (LayerUnavailable) when its verified layers are below the default
+        minimum, unless the spec opted in; an opted-in run below it goes to the audit log."""
+        below = missing_for_minimum(self.layers)
+        if not below:
+            return
+        if not self.spec.allow_weaker_sandbox:
+            self.kill()
+            raise LayerUnavailable(below_minimum_message(self.layers, below),
+                                   missing=list(below), minimum=MINIMUM_TEXT)
+        self.below_minimum = below
+        from dyntools.base.log import get_logger
+
+        get_logger("sandbox").info("sandbox.below_minimum", module=self.spec.module_name,
+                                   missing=list(below), minimum=MINIMUM_TEXT,
+                                   opt_in="allow_weaker_sandbox")
 
     def _record_startup(self, marks: dict[str, Any]) -> None:
         """Milliseconds per start-up phase (the worker's clock is the host's monotonic)."""

@@ -52,20 +52,25 @@ class WorkerSpec:
     """The init message for workers of one tool version, plus host-side settings. (A plain
     class: a frozen, slotted dataclass costs a cold `dyntools call` 1 ms to create.)"""
 
-    __slots__ = ("init_message", "limits", "module_name", "require_layers", "source_path")
+    __slots__ = ("allow_weaker_sandbox", "init_message", "limits", "module_name",
+                 "require_layers", "source_path")
 
     def __init__(self, *, source_path: str, module_name: str, limits: SandboxLimits,
-                 require_layers: frozenset[str], init_message: bytes) -> None:
+                 require_layers: frozenset[str], init_message: bytes,
+                 allow_weaker_sandbox: bool = False) -> None:
         self.source_path = source_path
         self.module_name = module_name
         self.limits = limits
         self.require_layers = require_layers
+        # The operator's opt-in below the default minimum (sandbox/minimum.py)
+        self.allow_weaker_sandbox = allow_weaker_sandbox
         self.init_message = init_message
 
     def __repr__(self) -> str:
         return (f"WorkerSpec(source_path={self.source_path!r}, module_name="
                 f"{self.module_name!r}, limits={self.limits!r}, "
-                f"require_layers={self.require_layers!r})")
+                f"require_layers={self.require_layers!r}, "
+                f"allow_weaker_sandbox={self.allow_weaker_sandbox!r})")
 
 
 def stdlib_paths() -> list[str]:
@@ -193,8 +198,15 @@ def build_spec(
     skip_layers: frozenset[str] = frozenset(),
     source: str | None = None,
     on_imports: Callable[[list[str]], None] | None = None,
+    allow_weaker_sandbox: bool = False,
 ) -> WorkerSpec:
     """Read, parse and transform the source (never compile it) and prepare the init message.
+
+    Workers of the spec refuse to run tool code below the default minimum
+    (sandbox/minimum.py) unless `allow_weaker_sandbox`. `skip_layers` (the test suite's
+    seam) is not an opt-in of its own: a worker that skips a layer of the minimum is
+    refused like one on a host without it, unless the caller also opts in (as
+    `run_unchecked(disable=...)` and `exec --disable-layer` do).
 
     `on_imports` is told the allowed modules the tool imports as soon as they are known,
     before the transformation (a started interpreter imports them meanwhile: `Interpreter.
@@ -270,4 +282,5 @@ def build_spec(
         limits=limits,
         require_layers=frozenset(require_layers),
         init_message=marshal.dumps(message),
+        allow_weaker_sandbox=bool(allow_weaker_sandbox),
     )

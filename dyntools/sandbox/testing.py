@@ -8,7 +8,10 @@
 
 This is for testing the sandbox, never for running tools: the static gate is skipped, and
 `disable` switches layers off (`restricted` off means the tool's code runs as written, with
-the real builtins and `__import__`). The layers a worker reports are the host's verified view
+the real builtins and `__import__`). A `disable` that is not empty is the opt-in to run below
+the sandbox's default minimum (`allow_weaker_sandbox`, sandbox/minimum.py): switching layers
+off is asking for a weaker sandbox; with nothing disabled, a host below the minimum refuses as
+every other path does. The layers a worker reports are the host's verified view
 (`dyntools.sandbox.kernel_view`); `require` makes a missing one a `layer_unavailable` outcome
 before any tool code runs. Never raises for what the tool does: every outcome is a dict with
 exactly the keys `ok`, `result`, `error`, `reason`, `layers`.
@@ -59,7 +62,7 @@ def run_unchecked(
         spec = build_spec(
             path, module_name=default_module_name(path), policy=policy or load_policy(),
             limits=limits or SandboxLimits(timeout_s=5.0), require_layers=required,
-            skip_layers=skip,
+            skip_layers=skip, allow_weaker_sandbox=bool(skip),
         )
     except DyntoolsError as exc:
         outcome.update(error=exc.message, reason=exc.reason)

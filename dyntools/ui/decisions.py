@@ -2,9 +2,13 @@
 
     approve   dyntools approve NAME V   -> Dyntools.approve (verification in the sandbox first)
     reject    dyntools reject NAME V    -> Registry.decide(..., "reject")
-    activate  dyntools activate NAME V  -> Registry.activate (re-checked; signed with --sign-key)
+    activate  dyntools activate NAME V  -> Registry.activate (re-checked)
     rollback  dyntools rollback NAME V  -> Registry.rollback
     retire    dyntools retire NAME V    -> Registry.decide(..., "retire")
+
+Every one is signed with the page's key (`dyntools ui --sign-key FILE`, else
+DYNTOOLS_SIGNING_KEY) when it has one, and so joins the tool's decision chain; with trusted
+keys configured, a page without one of them decides nothing (SigningKeyRequired).
 
 Form fields are checked here (lengths, the examples' JSON) and everything else is left to
 those functions, which raise the same typed errors the CLI prints; the page shows them.
@@ -98,12 +102,15 @@ def decide(ui: UiState, action: str, name: str, version: int,
             by=by, reason=reason, activate=form.get("activate", "1") == "1",
             expected_sha256=shown)
     elif action == "reject":
-        record = registry.decide(name, version, "reject", reason=reason, by=by)
+        record = registry.decide(name, version, "reject", reason=reason, by=by,
+                                 signer=ui.signer)
     elif action == "activate":
         record = registry.activate(name, version, signer=ui.signer,
                                    decision={"by": by or default_approver(), "reason": reason})
     elif action == "rollback":
-        record = registry.rollback(name, version)
+        record = registry.rollback(name, version, signer=ui.signer,
+                                   decision={"by": by or default_approver(), "reason": reason})
     else:
-        record = registry.decide(name, version, "retire", reason=reason, by=by)
+        record = registry.decide(name, version, "retire", reason=reason, by=by,
+                                 signer=ui.signer)
     return Outcome(action, record, registry.tool(name).current, report)

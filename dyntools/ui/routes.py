@@ -27,10 +27,15 @@ from starlette.responses import (
 from dyntools.base.log import get_logger
 from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import (
+    ChainMismatch,
     DyntoolsError,
     GateRejected,
+    LayerUnavailable,
+    NoChain,
     PendingApproval,
     PersistError,
+    SigningKeyRequired,
+    TrustStateError,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -69,21 +74,38 @@ def render(request: Request, template: str, http_status: int = 200,
     ui = _ui(request)
     html = ui.templates.get_template(template).render(
         csrf=ui.session.csrf if _authed(request) else "",
-        registry_root=str(ui.registry.root), path=request.url.path, **context)
+        registry_root=str(ui.registry.root), path=request.url.path,
+        **_weaker_sandbox(ui), **context)
     return HTMLResponse(html, status_code=http_status)
+
+
+def _weaker_sandbox(ui: Any) -> dict[str, Any]:
+    """The banner every page shows when the operator allowed a sandbox below the minimum."""
+    from dyntools.sandbox.minimum import ALLOW_WEAKER_ENV, MINIMUM_TEXT
+
+    allowed = bool(ui.dyntools.allow_weaker_sandbox)
+    return {"weaker_sandbox": allowed, "minimum_text": MINIMUM_TEXT,
+            "weaker_source": ("--allow-weaker-sandbox" if ui.weaker_sandbox_flag
+                              else f"{ALLOW_WEAKER_ENV}=1")}
 
 
 def status_for(error: DyntoolsError) -> int:
     if isinstance(error, UnknownTool | UnknownVersion):
         return 404
+    if isinstance(error, SigningKeyRequired):
+        return 403  # this page may not decide: it has no trusted key
+    if isinstance(error, ChainMismatch | NoChain):
+        return 409
+    if isinstance(error, TrustStateError):
+        return 503
     if isinstance(error, VerificationFailed | GateRejected):
         return 422
     if isinstance(error, PendingApproval | VersionUnusable):
         return 409
     if isinstance(error, UsageError):
         return 400
-    if isinstance(error, PersistError):
-        return 503
+    if isinstance(error, PersistError | LayerUnavailable):
+        return 503  # the host cannot do it now (a read-only registry, a sandbox below minimum)
     return 500
 
 
@@ -176,6 +198,8 @@ def version_page(request: Request) -> HTMLResponse:
     return render(request, "version.html", view=view,
                   lines=source_lines(view.text, view.findings) if view.text is not None else [],
                   done=DONE.get(done), signer=ui.signer is not None,
+                  trusted=ui.registry.trusted_keys is not None,
+                  chain=ui.registry.tool(name).chain,
                   by_default=default_approver(),
                   rules={code: rule.title for code, rule in RULES.items()})
 

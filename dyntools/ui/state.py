@@ -31,18 +31,23 @@ class UiState:
     watcher: Any = None
     templates: Any = None
     streams: int = 0
+    weaker_sandbox_flag: bool = False  # `--allow-weaker-sandbox` given (else the env's opt-in)
 
     @classmethod
     def open(cls, registry: Registry, *, session: Session, audit_path: Path,
-             signer: Signer | None = None, watch: bool = True) -> UiState:
+             signer: Signer | None = None, watch: bool = True,
+             allow_weaker_sandbox: bool | None = None) -> UiState:
+        """`allow_weaker_sandbox`: the decisions' verification may run tool code below the
+        sandbox's default minimum (None: DYNTOOLS_ALLOW_WEAKER_SANDBOX decides)."""
         from dyntools.catalog.core import Catalog
         from dyntools.pipeline.dyntools import Dyntools
         from dyntools.ui.render import environment
 
-        dyntools = Dyntools(registry, signer=signer)
+        dyntools = Dyntools(registry, signer=signer, allow_weaker_sandbox=allow_weaker_sandbox)
         state = cls(registry=registry, session=session, feed=RunFeed(audit_path),
                     dyntools=dyntools, catalog=Catalog(dyntools, generate=False),
-                    signer=signer, templates=environment())
+                    signer=signer, templates=environment(),
+                    weaker_sandbox_flag=bool(allow_weaker_sandbox))
         state.feed.poll()
         if watch:
             state.watcher = registry.watch()

@@ -215,10 +215,13 @@ def test_a_non_loopback_bind_is_refused(tmp_path: Path, host: str) -> None:
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--token-file", "/dev/null"], "16 to 4096"),
+    (["--token-file", "{empty}"], "16 to 4096"),
+    (["--token-file", "/dev/null"], "is a character device, not a regular file"),
     (["--allow-remote"], None),
 ])
 def test_token_and_option_checks(tmp_path: Path, args: list[str], needle: str | None) -> None:
+    (tmp_path / "empty").write_text("")
+    args = [arg.format(empty=tmp_path / "empty") for arg in args]
     transport = ["--transport", "http"] if needle else []
     result = cli(*transport, "--port", "0", "--registry", str(tmp_path / "r"), *args)
     assert result.exit_code == 2, result.output

@@ -6,7 +6,8 @@
 
 Routes: /echo (JSON of what arrived), /redirect?to=URL&code=302, /loop (redirects to itself),
 /status/NNN,
-/echo-secret (the Authorization header echoed in body, headers and an error), /big?n=BYTES
+/echo-secret (the Authorization header echoed in body, headers and an error; ?fold=upper
+upper-cases it first), /echo-range (`auth=<Authorization>`, honouring Range), /big?n=BYTES
 (with a Content-Length), /endless (no length, streams until the client goes), /drip (one
 byte a second), /gzip-bomb, /latin1. `HangServer` accepts and never answers.
 """
@@ -89,6 +90,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def r_echo_secret(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
         auth = self.headers.get("Authorization", "")
+        if query.get("fold") == "upper":  # an echo that upper-cases what it repeats
+            auth = auth.upper()
         token = auth.split(" ", 1)[-1]
         text = (f"auth={auth} token={token} quoted={urllib.parse.quote(token, safe='')} "
                 f"b64={base64.b64encode(token.encode()).decode()} "
@@ -97,6 +100,17 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         status = int(query.get("status", "200"))
         self._send(status, text.encode(), {"X-Echo": auth, "X-Token-" + token[:8]: "1",
                                            "Set-Cookie": f"t={token}"})
+
+    def r_echo_range(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
+        """`auth=<Authorization>`, and only the bytes a `Range: bytes=A-B` asks for (206)."""
+        text = f"auth={self.headers.get('Authorization', '')}".encode()
+        wanted = self.headers.get("Range", "")
+        if wanted.startswith("bytes=") and "-" in wanted:
+            first, _, last = wanted[6:].partition("-")
+            piece = text[int(first):int(last) + 1]
+            self._send(206, piece, {"Content-Range": f"bytes {first}-{last}/{len(text)}"})
+            return
+        self._send(200, text)
 
     def r_big(self, parsed: Any, query: dict[str, str], body: bytes) -> None:
         self._send(200, b"x" * int(query.get("n", "2000000")))

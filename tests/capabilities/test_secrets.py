@@ -199,5 +199,76 @@ def test_an_echo_in_a_mix_of_escapes_is_redacted(echo: str) -> None:
 
 def test_escapes_do_not_match_another_value() -> None:
     redact = Redactor([("T", "aBcDeFgH12", "Bearer aBcDeFgH12")])
-    assert redact("abcdefgh12 ABCDEFGH12 aBcDeFgH1") == "abcdefgh12 ABCDEFGH12 aBcDeFgH1"
+    assert redact("aBcDeFgH1 abcdefgh13 ABCDEFGH1x") == "aBcDeFgH1 abcdefgh13 ABCDEFGH1x"
     assert redact("%61BcDeFgH12") == "[redacted:T]"
+
+
+CASED = "Tk-9aBcDeFgH/+xY"
+
+
+@pytest.mark.parametrize("echo", [
+    CASED.lower(), CASED.upper(), CASED.swapcase(), CASED.casefold(),
+    "BEARER " + CASED.upper(),                               # a header value, upper-cased
+    urllib.parse.quote(CASED.upper(), safe=""),               # case-folded, then escaped
+    urllib.parse.quote(CASED, safe="").lower(),               # escaped, then case-folded
+    json.dumps(CASED.lower())[1:-1],
+    CASED.encode().hex().upper(),
+    base64.b64encode(CASED.upper().encode()).decode(),        # case-folded, then base64
+    base64.b64encode(("Bearer " + CASED).lower().encode()).decode(),
+    base64.b64encode(CASED.encode()).decode().lower(),        # base64, then case-folded
+])
+def test_a_case_folded_echo_is_redacted(echo: str) -> None:
+    redact = Redactor([("T", CASED, "Bearer " + CASED)])
+    out = redact(f"echo <<{echo}>> end")
+    assert "[redacted:T]" in out, (echo, out)
+    assert out.startswith("echo <<") and out.endswith(">> end"), out
+    assert "9abcdefgh" not in out.lower() and b"9ABCDEFGH".hex() not in out.upper()
+
+
+def test_a_case_folded_echo_from_a_server_is_redacted(harness, server):
+    broker = harness.broker([server.hostport], secrets=secret_for(server.hostport))
+    session = harness.session(broker, [server.hostport], secrets=["DEMO_TOKEN"])
+    answer = get(session, server.url("/echo-secret?fold=upper"))
+    assert TOKEN.upper() not in json.dumps(answer)
+    assert answer["headers"]["x-echo"] == "[redacted:DEMO_TOKEN]"
+    assert "token=[redacted:DEMO_TOKEN]" in answer["text"]
+    assert leaks(harness.events) == []
+
+
+def _pieces(text: str) -> str:
+    return text.split("auth=", 1)[-1]
+
+
+@pytest.mark.parametrize("headers", [
+    {"Range": "bytes=12-14"}, {"range": "bytes=0-2"}, {"RANGE": "bytes=5-7"},
+    {"Range": "bytes=12-14", "If-Range": "whatever"}, {"If_Range": "x", "Range": "bytes=1-3"},
+], ids=",".join)
+def test_a_hop_that_carries_a_secret_takes_no_range(harness, server, headers):
+    """A tool asks an echoing host for a few bytes of its echo at a time, too few to redact:
+    the hop that carries the secret never sends the tool's Range or If-Range, so the echo
+    comes back whole, and redacted."""
+    broker = harness.broker([server.hostport], secrets=secret_for(server.hostport))
+    session = harness.session(broker, [server.hostport], secrets=["DEMO_TOKEN"])
+    answer = get(session, server.url("/echo-range"), headers=headers)
+    sent = server.requests[-1]["headers"]
+    assert "range" not in sent and "if-range" not in sent and "if_range" not in sent
+    assert sent["authorization"] == f"Bearer {TOKEN}"
+    assert answer["status"] == 200 and _pieces(answer["text"]) == "[redacted:DEMO_TOKEN]"
+
+
+def test_a_hop_without_a_secret_keeps_the_tools_range(harness, server, other_server):
+    broker = harness.broker([server.hostport, other_server.hostport],
+                            secrets=secret_for(server.hostport),
+                            private=["127.0.0.0/8"])
+    session = harness.session(broker, [server.hostport, other_server.hostport],
+                              secrets=["DEMO_TOKEN"])
+    answer = get(session, other_server.url("/echo-range"), headers={"Range": "bytes=0-3"})
+    assert other_server.requests[-1]["headers"]["range"] == "bytes=0-3"
+    assert "authorization" not in other_server.requests[-1]["headers"]
+    assert (answer["status"], answer["text"]) == (206, "auth")
+    # A redirect onto the secret's host: the first hop keeps Range, the second drops it.
+    get(session, other_server.url(f"/redirect?to={server.url('/echo-range')}"),
+        headers={"Range": "bytes=0-3"})
+    assert other_server.requests[-1]["headers"]["range"] == "bytes=0-3"
+    assert "range" not in server.requests[-1]["headers"]
+    assert server.requests[-1]["headers"]["authorization"] == f"Bearer {TOKEN}"

@@ -1,4 +1,4 @@
-"""`dyntools check`'s output over many files (dyntools/cli/check_run.py renders each report as
+"""`dyntools check`'s output over many files (dyntools/cli/check_cmd.py renders each report as
 it is made): the same documents `render_text`, `to_json` and `to_sarif` make from all the
 reports at once, and memory that does not grow with the number of files checked."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from dyntools import __version__
 from dyntools.base.terminal import terminal_safe
-from dyntools.cli.check_run import EXIT_ACCEPTED, EXIT_REJECTED, CheckArguments, check_files
+from dyntools.cli.check_cmd import EXIT_ACCEPTED, EXIT_REJECTED, CheckArguments, check_files
 from dyntools.gate import check_file, check_source
 from dyntools.gate.findings import render_text, to_json, to_sarif
 
@@ -82,7 +82,9 @@ def test_the_collector_runs_rarely_while_checking_and_as_before_after(
         files: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gc
 
-    from dyntools.cli import check_run
+    import click
+
+    from dyntools.cli import check_cmd
 
     seen: list[tuple[int, ...]] = []
     real = check_source
@@ -91,15 +93,15 @@ def test_the_collector_runs_rarely_while_checking_and_as_before_after(
         seen.append(gc.get_threshold())
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(check_run, "check_source", watched)
+    monkeypatch.setattr(check_cmd, "check_source", watched)
     original = gc.get_threshold()
     before = (701, 11, 12)  # not what an earlier check could have left
     gc.set_threshold(*before)
     try:
         check_files(CheckArguments(tuple(files), "text", None))
-        assert seen == [check_run.CHECK_GC_THRESHOLD] * len(files)
+        assert seen == [check_cmd.CHECK_GC_THRESHOLD] * len(files)
         assert gc.get_threshold() == before
-        with pytest.raises(check_run.CheckUsageError):  # a missing file, after two checked
+        with pytest.raises(click.UsageError):  # a missing file, after two checked
             check_files(CheckArguments((files[0], files[1], str(tmp_path / "gone.py")),
                                        "text", None))
         assert gc.get_threshold() == before

@@ -1,7 +1,7 @@
 """The gate leaves no reference cycles behind: everything a check makes is freed by reference
 counting as the report is returned, so a host that gates many files gives its collector no
 work (a self-calling closure in the PARAMS cost walk left one cycle per schema), and
-`dyntools check` may collect rarely (dyntools/cli/check_run.py).
+`dyntools check` may collect rarely (dyntools/cli/check_cmd.py).
 
 Counted in a fresh interpreter: another test's threads could make garbage of their own
 while the collector is off here."""

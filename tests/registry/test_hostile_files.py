@@ -120,10 +120,20 @@ def test_provenance_that_is_not_strict_json_is_refused(registry: Registry, value
     assert not (registry.root / "echo_tool").exists()
 
 
-def test_approve_file_reads_no_more_than_the_gate_allows(registry: Registry) -> None:
-    """/dev/zero (or an endless pipe) is refused by the gate's size limit, not read forever."""
+def test_approve_file_reads_no_more_than_the_gate_allows(registry: Registry,
+                                                         tmp_path: Path) -> None:
+    """/dev/zero (or an endless pipe) is refused as what it is, never read; a regular file
+    over the gate's size limit is refused by the limit, read no further than it."""
     result = CliRunner().invoke(
         main, ["approve", "echo_tool", "--file", "/dev/zero", "--registry", str(registry.root)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 2
+    assert "is a character device, not a regular file" in result.output
+    big = tmp_path / "big.py"
+    big.write_bytes(b"#" * (registry.policy.limits.max_bytes + 4096))
+    result = CliRunner().invoke(
+        main, ["approve", "echo_tool", "--file", str(big), "--registry", str(registry.root)],
         catch_exceptions=False,
     )
     assert result.exit_code == 1

@@ -123,9 +123,17 @@ def test_signatures_are_checked_for_what_is_served(registry: Registry, tmp_path:
     registry.add_version("tool_0", tool_source(name="tool_0", answer="2"), {})  # unsigned
     trusted = load_trusted_keys(public)
     lazy = Registry.open(registry.root, registry.policy, lazy=True, trusted_keys=trusted)
-    assert lazy.current("tool_0").version == 1
+    # v2 was made current by no signed decision: nothing is served (no fallback to v1, which
+    # the chain no longer says is current either), and the refusal says both
+    assert lazy.current("tool_0") is None
+    refusal = lazy.refusal("tool_0")
+    assert refusal is not None and refusal.reason == "chain_mismatch"
+    assert "unsigned" in refusal.message
     assert lazy.get("tool_0", 2).reason_code == "unsigned"
     assert lazy.get("tool_0", 1).status == APPROVED
+    # a signed decision settles it: the chain's v1 again
+    lazy.activate("tool_0", 1, signer=signer)
+    assert lazy.current("tool_0").version == 1
 
 
 def test_a_tool_another_process_adds_is_found(registry: Registry) -> None:

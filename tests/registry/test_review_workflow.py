@@ -258,10 +258,11 @@ def test_signed_approvals_and_trusted_keys(reg: Path, tmp_path: Path) -> None:
     env = env_without_dyntools(DYNTOOLS_SIGNING_KEY=str(key))
     assert dt("ensure", "word_count", "--registry", str(reg), env=env).returncode == 0
     assert dt("ensure", "url_parts", "--registry", str(reg)).returncode == 0  # unsigned
-    # with trusted keys, ensure without a signing key fails before generating
+    # with trusted keys, ensure without a signing key fails before generating: activating a
+    # version is a decision, and a decision without a trusted key is exit 14
     refused_early = dt("ensure", "roman_numeral", "--registry", str(reg), "--trusted-keys",
                        str(trusted))
-    assert refused_early.returncode == 16 and "must be signed" in refused_early.stderr
+    assert refused_early.returncode == 14 and "must be signed" in refused_early.stderr
     assert "generate" not in refused_early.stderr
     assert not (reg / "roman_numeral").exists()
     keys = ("--trusted-keys", str(trusted))

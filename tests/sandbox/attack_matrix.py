@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from dyntools.sandbox.limits import LAYERS, SandboxLimits
+from dyntools.sandbox.minimum import MINIMUM_SANDBOX
 from dyntools.sandbox.testing import PYTHON_LAYERS, run_unchecked
 
 HEADER = '''"""An attack used by the layer matrix tests."""
@@ -100,11 +101,19 @@ ATTACKS: dict[str, str] = {
 
 # Layer combinations: the name, and the layers switched off.
 ALL_LAYERS = frozenset(LAYERS)
+
+
+def minimum_row(needed: frozenset[str]) -> str:
+    """The table's row for one set of the default minimum."""
+    return "default minimum: " + " + ".join(f"`{name}`" for name in sorted(needed)) + " alone"
+
 OS_LAYERS = ALL_LAYERS - PYTHON_LAYERS - {"no_new_privs"}  # no_new_privs is always set
 COMBINATIONS: dict[str, frozenset[str]] = {
     "every OS layer (Python layer off)": PYTHON_LAYERS,
     "every OS layer but seccomp (Python and seccomp off)": PYTHON_LAYERS | {"seccomp"},
     **{f"{layer} alone": ALL_LAYERS - {layer} for layer in sorted(OS_LAYERS)},
+    # each set of the sandbox's default minimum on its own (dyntools/sandbox/minimum.py)
+    **{minimum_row(needed): ALL_LAYERS - needed for needed in MINIMUM_SANDBOX},
     "Python layer alone (restricted + audit_hook)": frozenset(OS_LAYERS),
     "nothing (control)": ALL_LAYERS,
 }

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from dyntools.sandbox.minimum import MINIMUM_SANDBOX, missing_for_minimum
 from dyntools.sandbox.testing import run_unchecked
 
-from .attack_matrix import ATTACKS, COMBINATIONS, run_matrix, write_attack
+from .attack_matrix import ATTACKS, COMBINATIONS, OS_LAYERS, minimum_row, run_matrix, write_attack
 
 S = "stopped"
 P = "passed"
@@ -31,6 +32,8 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "rlimits alone": (P, P, P, P, P, P, P, P),
     "seccomp alone": (P, P, S, S, S, P, S, S),
     "userns alone": (P, S, P, P, P, P, P, P),
+    "default minimum: `landlock_fs` + `seccomp` alone": (S, S, S, S, S, S, S, S),
+    "default minimum: `mountns` + `seccomp` + `userns` alone": (S, S, S, S, S, S, S, S),
     "Python layer alone (restricted + audit_hook)": (S, S, S, S, S, S, S, S),
     "nothing (control)": (P, P, P, P, P, P, P, P),
 }
@@ -39,6 +42,22 @@ EXPECTED: dict[str, tuple[str, ...]] = {
 def test_the_table_covers_every_combination_and_attack():
     assert set(EXPECTED) == set(COMBINATIONS)
     assert all(len(row) == len(ATTACKS) for row in EXPECTED.values())
+
+
+def test_the_default_minimum_is_the_smallest_sets_that_stop_every_attack():
+    """Why the default refuses below `seccomp` and (`mountns` with `userns`, or
+    `landlock_fs`): no OS layer stops every attack alone, each set of the minimum does (its
+    own row above, run for real), and dropping any layer of a set leaves an attack that the
+    rows of the layers left do not stop."""
+    rows = {name: EXPECTED[f"{name} alone"] for name in OS_LAYERS}
+    assert not [name for name, row in rows.items() if P not in row]
+    for needed in MINIMUM_SANDBOX:
+        assert EXPECTED[minimum_row(needed)] == (S,) * len(ATTACKS)
+        assert missing_for_minimum({n: {"active": True} for n in needed}) == ()
+        for dropped in needed - {"userns"}:  # userns is what lets mountns exist unprivileged
+            left = needed - {dropped}
+            assert any(all(rows[name][i] == P for name in left) for i in range(len(ATTACKS)))
+            assert missing_for_minimum({n: {"active": True} for n in left}) != ()
 
 
 @pytest.mark.parametrize("combination", list(COMBINATIONS))

@@ -95,7 +95,8 @@ def test_a_crashed_worker_is_replaced(tool, policy, limits):
         ''')
     with WorkerPool(path, module_name="crash_v1", policy=policy, limits=limits, size=1,
                     _skip_layers=frozenset({"restricted", "audit_hook", "seccomp",
-                                               "landlock_scope"})) as pool:
+                                               "landlock_scope"}),
+                    allow_weaker_sandbox=True) as pool:
         pool.start()
         first = pool.call({})["pid"]
         with pytest.raises(WorkerCrashed):

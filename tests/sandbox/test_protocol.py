@@ -66,7 +66,7 @@ def run(params):
 
 def make_pool(tool, policy, limits, *, skip=OWNED):
     return WorkerPool(tool(FORGER), module_name="forger_v1", policy=policy, limits=limits,
-                      size=1, _skip_layers=skip)
+                      size=1, _skip_layers=skip, allow_weaker_sandbox=True)
 
 
 def test_a_second_reply_never_reaches_the_next_caller(tool, policy, limits):

@@ -1,0 +1,67 @@
+"""Files a person names on the command line (keys, policies, tokens, tool sources), read only
+when they are regular files.
+
+Threat: `open()` of a FIFO waits for a writer, so a trusted-keys path that is a FIFO hung
+every command; a device (`/dev/zero`, `/dev/urandom`) never ends; a folder is not a file. A
+check with `stat` before the `open` leaves a window in which the path can be swapped. So the
+path is opened with O_NONBLOCK (a FIFO opens at once, with no writer) and the descriptor
+that was opened is checked with `fstat`: anything but a regular file is `NotRegularFile`,
+an OSError whose `strerror` says what the path is ("is a FIFO, not a regular file"), so the
+callers' existing `except OSError` messages name it. A symlink is followed, and judged by
+what it points to. O_NONBLOCK changes nothing for a regular file's reads.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
+
+class NotRegularFile(OSError):
+    """The path is a folder, a FIFO, a device or a socket; `kind` names it."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        code = errno.EISDIR if kind == "folder" else errno.EINVAL
+        super().__init__(code, f"is a {kind}, not a regular file", path)
+        self.kind = kind
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISBLK(mode):
+        return "block device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """`path` opened for reading in binary mode, if what it names is a regular file;
+    NotRegularFile, or the OSError of the open (a missing file, no permission), if not."""
+    shown = os.fspath(path)
+    fd = os.open(shown, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(os.fsdecode(shown), _kind(mode))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
+    """At most `limit` bytes of the regular file at `path` (a caller that reads one byte more
+    than it allows knows the file is too large); errors as `open_regular`."""
+    with open_regular(path) as handle:
+        return handle.read(limit)

@@ -1,0 +1,406 @@
+"""Signed decisions, chained: which version a tool serves, and every status it has, as signed
+records that each hold the hash of the one before.
+
+A signature over a version record (signing.py) says "this content was approved"; it says
+nothing about which version is served now, nor about a retirement. Someone who can write the
+manifest but holds no trusted key could move `current` back to a superseded signed version, or
+restore a retired version's signed entry from an older copy of the manifest. So every decision
+that changes what is served (approve, activate, rollback, retire, reject, ensure when it
+activates, sign-state) appends a record to the tool's chain, kept in its manifest:
+
+    {"tool": "slugify_text", "seq": 2, "prev": "<sha256 of record 1>", "action": "activate",
+     "versions": [1], "current": 1, "statuses": {"1": "approved", "2": "approved"},
+     "by": "alice", "time": "...", "reason": "v2 slow", "key": "<base64 Ed25519 key>",
+     "signature": "<base64>"}
+
+The signature covers every field but `signature`, as canonical JSON behind the domain prefix
+`dyntools-decision-v1`; a record's hash is the SHA-256 of exactly those bytes, and the next
+record's `prev` holds it. `current` and `statuses` are the state that results from the
+decision, whole (every version the chain knows), so the head alone says what may be served.
+`versions` names what the action moved or changed.
+
+What an attacker who can write the registry, but holds no trusted key, can try, and why each
+fails (tests/registry/test_decision_chain.py has one test each):
+
+- edit a field of any record: its signature no longer holds;
+- sign a record with a key of their own: the head must be signed by a trusted key;
+- reorder records, insert one, or replay one of the same tool elsewhere: `seq` and `prev`
+  no longer link;
+- replay another tool's record: `tool` is signed;
+- drop the tail, or restore a whole older manifest: the chain is still valid, and only a
+  consumer that remembers the head it accepted can tell (freshness.py). A consumer with no
+  such state cannot tell a consistent older snapshot from today's (docs/registry.md).
+
+Actions are a table (`ACTIONS`): a record whose action is not in it is refused (a newer
+dyntools wrote it, and what it means is unknown here). A later action that needs fields of
+its own lists them in `EXTRA_FIELDS`; they are signed like the rest.
+
+Everything here is pure: no file is read or written (core.py writes, state.py reads).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from dyntools.gate.findings import sha256_hex
+from dyntools.registry.manifest import APPROVED, STATUSES, version_in_range
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    from dyntools.registry.signing import Signer
+else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
+    from dyntools.base.tuples import NamedTuple
+
+DOMAIN = b"dyntools-decision-v1\n"
+SIGN_STATE = "sign-state"
+
+# action -> what its record means. Every record states the resulting pointer and statuses
+# whole, so the table says what a reader must understand to trust a record of that name.
+ACTIONS: Mapping[str, str] = MappingProxyType({
+    SIGN_STATE: "vouches for the pointer and statuses as they are (starts a chain, or "
+                "re-anchors one with --accept-manifest)",
+    "approve": "a reviewer approved a version (and made it current, unless told not to)",
+    "reject": "a reviewer rejected a version: never served",
+    "activate": "the pointer moved to an approved version, forward or back",
+    "rollback": "the pointer moved back to an earlier approved version",
+    "retire": "a version is never served again (the pointer moves below it if it was current)",
+    "ensure": "a generated version passed gate and verification and became current",
+})
+# action -> the fields of its own its records carry (signed with the rest); none yet.
+EXTRA_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType({})
+
+FIELDS = frozenset({"tool", "seq", "prev", "action", "versions", "current", "statuses", "by",
+                    "time", "reason", "key"})
+STORED_ONLY = "signature"
+MAX_TEXT = 4096  # by, time, reason: a person's words, not a payload
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_VERSION_KEY = re.compile(r"[1-9][0-9]{0,8}")
+
+CHAIN_MISMATCH = "chain_mismatch"
+NO_CHAIN = "no_chain"
+TRUST_STATE = "trust_state"
+
+
+class ChainError(ValueError):
+    """A record that is not well formed, not linked, or not signed; the message says which."""
+
+
+class ChainRecord(NamedTuple):
+    """One verified record of a tool's chain."""
+
+    tool: str
+    seq: int
+    prev: str | None
+    action: str
+    versions: tuple[int, ...]
+    current: int | None
+    statuses: Mapping[int, str]
+    by: str
+    time: str
+    reason: str | None
+    key: str
+    digest: str  # SHA-256 of the signed bytes: what the next record's `prev` holds
+
+    def summary(self) -> str:
+        """`#2 activate v1 by alice at <time>`, for messages."""
+        moved = " ".join(f"v{v}" for v in self.versions)
+        what = f"{self.action} {moved}" if moved else self.action
+        return f"#{self.seq} {what} by {self.by} at {self.time}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "digest": self.digest, "action": self.action,
+                "versions": list(self.versions), "current": self.current,
+                "statuses": {str(v): s for v, s in sorted(self.statuses.items())},
+                "by": self.by, "time": self.time, "reason": self.reason, "key": self.key}
+
+
+def payload(fields: Mapping[str, Any]) -> bytes:
+    """The exact bytes a record's signature covers (every field but the signature)."""
+    signed = {k: v for k, v in fields.items() if k != STORED_ONLY}
+    return DOMAIN + json.dumps(signed, sort_keys=True, separators=(",", ":"),
+                               ensure_ascii=True, allow_nan=False).encode("ascii")
+
+
+def digest_of(fields: Mapping[str, Any]) -> str:
+    return sha256_hex(payload(fields))
+
+
+def status_map(statuses: Mapping[int, str]) -> dict[str, str]:
+    return {str(v): s for v, s in sorted(statuses.items())}
+
+
+def new_record(signer: Signer, *, tool: str, seq: int, prev: str | None, action: str,
+               versions: Sequence[int], current: int | None, statuses: Mapping[int, str],
+               by: str, time: str, reason: str | None,
+               extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A signed record, in the form the manifest stores. The caller links it (`seq`, `prev`)
+    under the registry's writer lock."""
+    if action not in ACTIONS:
+        raise ValueError(f"unknown decision {action!r}")
+    if set(extra or {}) != EXTRA_FIELDS.get(action, frozenset()):
+        raise ValueError(f"a {action} record carries exactly "
+                         f"{sorted(EXTRA_FIELDS.get(action, ()))}")
+    for what, text in (("by", by), ("reason", reason or "")):
+        if len(text) > MAX_TEXT:
+            # A record a reader would refuse must never be written: the tool would stop.
+            raise ValueError(f"{what} is longer than {MAX_TEXT} characters")
+    fields: dict[str, Any] = {
+        "tool": tool, "seq": seq, "prev": prev, "action": action,
+        "versions": sorted(set(versions)), "current": current,
+        "statuses": status_map(statuses), "by": by, "time": time, "reason": reason,
+        "key": signer.public_key, **(extra or {}),
+    }
+    import base64
+
+    fields["signature"] = base64.b64encode(signer.private_key.sign(payload(fields))).decode(
+        "ascii")
+    return fields
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+def _text(raw: Mapping[str, Any], key: str, *, optional: bool = False) -> str | None:
+    value = raw.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise ChainError(f"{key} must be text of at most {MAX_TEXT} characters")
+    return value
+
+
+def _version(value: Any, what: str) -> int:
+    if not version_in_range(value):
+        raise ChainError(f"{what} must be a version number, got {value!r}"[:200])
+    assert isinstance(value, int)
+    return value
+
+
+def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord:
+    """Check one stored record's shape and its place in the chain (not its signature)."""
+    if not isinstance(raw, Mapping):
+        raise ChainError("a record must be an object")
+    action = raw.get("action")
+    if not isinstance(action, str) or action not in ACTIONS:
+        raise ChainError(f"action {str(action)[:40]!r} is not one this dyntools knows (a newer "
+                         "version wrote it?)")
+    expected = FIELDS | EXTRA_FIELDS.get(action, frozenset()) | {STORED_ONLY}
+    if set(raw) != expected:
+        odd = sorted(set(raw) ^ expected)
+        raise ChainError(f"fields {', '.join(map(str, odd))[:200]} are missing or unknown")
+    if raw["tool"] != tool:
+        raise ChainError(f"it belongs to tool {str(raw['tool'])[:64]!r}, not {tool!r}")
+    if type(raw["seq"]) is not int or raw["seq"] != seq:
+        raise ChainError(f"it says it is #{str(raw['seq'])[:20]}, but it is #{seq}: the "
+                         "records were reordered, dropped or inserted")
+    if raw["prev"] != prev:
+        raise ChainError("its prev is not the hash of the record before it: the chain was "
+                         "reordered, forked or spliced")
+    versions = raw["versions"]
+    if not isinstance(versions, list):
+        raise ChainError("versions must be a list")
+    moved = tuple(_version(v, "versions[]") for v in versions)
+    current = raw["current"]
+    pointer = None if current is None else _version(current, "current")
+    statuses = raw["statuses"]
+    if not isinstance(statuses, Mapping):
+        raise ChainError("statuses must be an object")
+    states: dict[int, str] = {}
+    for key, status in statuses.items():
+        if not isinstance(key, str) or not _VERSION_KEY.fullmatch(key):
+            raise ChainError(f"statuses key {str(key)[:20]!r} is not a version number")
+        if not isinstance(status, str) or status not in STATUSES:
+            raise ChainError(f"status {str(status)[:20]!r} of v{key} is not a status")
+        states[int(key)] = status
+    for key in ("key", STORED_ONLY):
+        _text(raw, key)
+    return ChainRecord(
+        tool=tool, seq=seq, prev=prev, action=action, versions=moved, current=pointer,
+        statuses=MappingProxyType(states), by=str(_text(raw, "by")),
+        time=str(_text(raw, "time")), reason=_text(raw, "reason", optional=True),
+        key=str(raw["key"]), digest=digest_of(raw),
+    )
+
+
+def signature_problem(raw: Mapping[str, Any]) -> str | None:
+    """None when the record's signature holds under the key it names."""
+    import base64
+    import binascii
+
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        public = Ed25519PublicKey.from_public_bytes(base64.b64decode(raw["key"], validate=True))
+        public.verify(base64.b64decode(raw[STORED_ONLY], validate=True), payload(raw))
+    except (InvalidSignature, ValueError, binascii.Error):
+        return "its signature does not hold (a field was edited, or it was signed otherwise)"
+    return None
+
+
+class ChainCheck(NamedTuple):
+    """A chain read record by record: the verified records, and why it stops, if it does."""
+
+    records: tuple[ChainRecord, ...]  # the leading records that are well formed, linked, signed
+    problem: str | None  # None: every record verified (and, with trusted keys, the head's key)
+    length: int  # how many records the manifest holds
+
+    @property
+    def head(self) -> ChainRecord | None:
+        return self.records[-1] if self.problem is None and self.records else None
+
+
+def verify_chain(raw_chain: Sequence[Any], tool: str, trusted: frozenset[str] | None,
+                 accepted: tuple[int, str] | None = None) -> ChainCheck:
+    """Every record well formed, linked to the one before and signed under its key; with
+    `trusted`, the head signed by one of them. Earlier records may be signed by a key no
+    longer trusted: the head states the whole state, so a key can leave the trusted file
+    without rewriting history. Never raises: any failure (a RecursionError or MemoryError
+    included) is the problem it reports.
+
+    `accepted` is the (seq, hash) of a head this consumer verified and accepted before: when
+    the chain holds exactly that record there, the records up to it are the ones whose
+    signatures it checked then (each `prev` commits to everything before it), so only the
+    records after it are verified again (an Ed25519 check is ~0.1-0.3 ms)."""
+    records: list[ChainRecord] = []
+    try:
+        prev: str | None = None
+        stopped: tuple[int, str] | None = None
+        for seq, raw in enumerate(raw_chain):
+            try:
+                record = parse_record(raw, tool, seq, prev)
+            except ChainError as exc:
+                stopped = (seq, str(exc))
+                break
+            records.append(record)
+            prev = record.digest
+        known = -1
+        if accepted is not None and 0 <= accepted[0] < len(records) and (
+                records[accepted[0]].digest == accepted[1]):
+            known = accepted[0]
+        for seq in range(known + 1, len(records)):
+            problem = signature_problem(raw_chain[seq])
+            if problem is not None:
+                stopped = (seq, problem)
+                break
+        if stopped is not None:
+            return ChainCheck(tuple(records[:stopped[0]]),
+                              f"record #{stopped[0]} does not verify: {stopped[1]}",
+                              len(raw_chain))
+        if trusted is not None and records and records[-1].key not in trusted:
+            return ChainCheck(tuple(records), f"its head ({records[-1].summary()}) is signed "
+                              f"by a key that is not trusted ({records[-1].key[:12]}...)",
+                              len(raw_chain))
+    except Exception as exc:  # a check that breaks refuses: fail closed
+        return ChainCheck(tuple(records),
+                          f"the chain cannot be checked ({type(exc).__name__})", len(raw_chain))
+    return ChainCheck(tuple(records), None, len(raw_chain))
+
+
+# --------------------------------------------------------------- the chain against the manifest
+
+
+def manifest_statuses(versions: Mapping[int, Any]) -> dict[int, str]:
+    """Each recorded version's status as the manifest records it (VersionEntry.status)."""
+    return {v: entry.status for v, entry in versions.items()}
+
+
+def looser_statuses(head: ChainRecord, statuses: Mapping[int, str]) -> list[str]:
+    """Each version the manifest records as approved that the head does not approve (a
+    status may be stricter than the chain, e.g. quarantined, never looser)."""
+    found = []
+    for version, status in sorted(statuses.items()):
+        said = head.statuses.get(version)
+        if status == APPROVED and said != APPROVED:
+            found.append(f"v{version} is approved in the manifest, but the chain "
+                         + (f"says {said}" if said else "never approved it"))
+    return found
+
+
+def pointer_disagreement(head: ChainRecord, current: int | None) -> str | None:
+    if current == head.current:
+        return None
+    return (f"the manifest's pointer is {_v(current)}, but the chain's head "
+            f"({head.summary()}) says {_v(head.current)}")
+
+
+def _v(version: int | None) -> str:
+    return f"v{version}" if version is not None else "none"
+
+
+class ChainVerdict(NamedTuple):
+    """What a tool's chain says about what it may serve, with trusted keys configured.
+
+    `code` is None when the manifest's pointer is what a valid, fresh chain head says (or
+    when nothing is served and no chain is needed); else NO_CHAIN, CHAIN_MISMATCH or
+    TRUST_STATE, with `problem` (a sentence) and `hint` (the command that settles it).
+    `head` is the chain's head when the chain verified and is fresh; `disagreements` list
+    every place the manifest is looser than it (those that do not touch the served version
+    leave it served, and make `review` fail)."""
+
+    code: str | None
+    problem: str | None = None
+    head: ChainRecord | None = None
+    records: tuple[ChainRecord, ...] = ()
+    disagreements: tuple[str, ...] = ()
+    hint: str | None = None
+    length: int = 0
+
+    @property
+    def needs_attention(self) -> bool:
+        return self.code is not None or bool(self.disagreements)
+
+    def refused(self, code: str, problem: str, hint: str | None = None) -> ChainVerdict:
+        """This verdict, refused: nothing of the tool is served."""
+        return self._replace(code=code, problem=problem, head=None, hint=hint or self.hint)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "problem": self.problem, "hint": self.hint,
+                "length": self.length,
+                "head": self.head.as_dict() if self.head is not None else None,
+                "disagreements": list(self.disagreements)}
+
+
+def sign_state_hint(tool: str) -> str:
+    return f"dyntools sign-state {tool} --sign-key FILE"
+
+
+def judge(tool: str, raw_chain: Sequence[Any], current: int | None,
+          statuses: Mapping[int, str], trusted: frozenset[str],
+          accepted: tuple[int, str] | None = None) -> ChainVerdict:
+    """The verdict on a tool whose manifest has this chain, pointer and statuses (freshness is
+    freshness.py's, applied after; `accepted` only spares re-verifying what it covers)."""
+    if not raw_chain:
+        if current is None:
+            return ChainVerdict(None)  # nothing is served: nothing needs vouching for
+        return ChainVerdict(
+            NO_CHAIN, f"{tool} has no decision chain, and trusted keys are configured: no "
+                      f"signed decision says v{current} is current", hint=sign_state_hint(tool))
+    check = verify_chain(raw_chain, tool, trusted, accepted)
+    head = check.head
+    if head is None:
+        return ChainVerdict(
+            CHAIN_MISMATCH, f"the decision chain of {tool} does not verify: {check.problem}",
+            records=check.records, length=check.length,
+            hint=f"restore the manifest from a good copy, or sign today's state over it: "
+                 f"dyntools sign-state {tool} --accept-manifest --sign-key FILE")
+    looser = looser_statuses(head, statuses)
+    pointer = pointer_disagreement(head, current)
+    disagreements = tuple(([pointer] if pointer else []) + looser)
+    if pointer is not None:
+        return ChainVerdict(
+            CHAIN_MISMATCH, pointer, head=head, records=check.records,
+            disagreements=disagreements, length=check.length,
+            hint=f"dyntools activate {tool} {head.current} --sign-key FILE restores the "
+                 "chain's pointer" if head.current is not None else
+            f"dyntools retire {tool} VERSION --sign-key FILE, or restore the manifest")
+    return ChainVerdict(None, head=head, records=check.records, disagreements=disagreements,
+                        length=check.length,
+                        hint=(f"dyntools retire {tool} VERSION --sign-key FILE for each version "
+                              "the chain does not approve" if disagreements else None))

@@ -1,0 +1,104 @@
+"""The decision record as a value (dyntools/registry/chain.py): what its signature covers, the
+action table a later issue extends, and a check that meets input it was not written for and
+refuses instead of raising."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dyntools.registry import chain
+from dyntools.registry.signing import generate_keypair, load_signing_key
+
+TIME = "2026-01-01T00:00:00+00:00"
+
+
+@pytest.fixture(scope="module")
+def signer(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    private, _, _ = generate_keypair(tmp_path_factory.mktemp("keys") / "alice.key")
+    return load_signing_key(private)
+
+
+def _record(signer: Any, seq: int = 0, prev: str | None = None, action: str = "activate",
+            **extra: Any) -> dict[str, Any]:
+    return chain.new_record(signer, tool="slugify_text", seq=seq, prev=prev, action=action,
+                            versions=[1], current=1, statuses={1: "approved", 2: "retired"},
+                            by="alice", time=TIME, reason="why", extra=extra or None)
+
+
+def test_the_signed_bytes_are_canonical_json_behind_the_domain(signer: Any) -> None:
+    record = _record(signer)
+    data = chain.payload(record)
+    assert data.startswith(b"dyntools-decision-v1\n")
+    body = json.loads(data[len(chain.DOMAIN):])
+    assert "signature" not in body and body["key"] == signer.public_key
+    assert data == chain.payload(dict(reversed(list(record.items()))))  # order-free
+    assert chain.digest_of(record) == chain.parse_record(record, "slugify_text", 0, None).digest
+
+
+@pytest.mark.parametrize("action", sorted(chain.ACTIONS))
+def test_every_action_in_the_table_round_trips(signer: Any, action: str) -> None:
+    first = _record(signer, action=action)
+    second = _record(signer, seq=1, prev=chain.digest_of(first), action="retire")
+    check = chain.verify_chain([first, second], "slugify_text", frozenset({signer.public_key}))
+    assert check.problem is None and check.head is not None
+    assert (check.head.seq, check.head.current, dict(check.head.statuses)) == (
+        1, 1, {1: "approved", 2: "retired"})
+
+
+def test_an_action_added_to_the_table_carries_its_own_signed_fields(
+        signer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # what the alias issue will do: one row in each table, nothing else
+    monkeypatch.setattr(chain, "ACTIONS", {**chain.ACTIONS, "alias": "a recorded alias"})
+    monkeypatch.setattr(chain, "EXTRA_FIELDS", {"alias": frozenset({"alias"})})
+    record = _record(signer, action="alias", alias={"name": "slug", "to": "slugify_text"})
+    trusted = frozenset({signer.public_key})
+    assert chain.verify_chain([record], "slugify_text", trusted).problem is None
+    edited = {**record, "alias": {"name": "slug", "to": "other_tool"}}
+    assert "signature does not hold" in str(chain.verify_chain([edited], "slugify_text",
+                                                               trusted).problem)
+    bare = {k: v for k, v in record.items() if k != "alias"}
+    assert "alias are missing or unknown" in str(chain.verify_chain([bare], "slugify_text",
+                                                                    trusted).problem)
+    with pytest.raises(ValueError, match="carries exactly"):
+        _record(signer, action="alias")
+
+
+def test_a_record_a_reader_would_refuse_is_never_made(signer: Any) -> None:
+    with pytest.raises(ValueError, match="unknown decision"):
+        _record(signer, action="promote")
+    with pytest.raises(ValueError, match="longer than"):
+        chain.new_record(signer, tool="t", seq=0, prev=None, action="retire", versions=[1],
+                         current=None, statuses={1: "retired"}, by="alice", time=TIME,
+                         reason="x" * (chain.MAX_TEXT + 1))
+
+
+HOSTILE: list[Any] = [
+    None, [], "record", 7, {}, {"action": {}}, {"action": ["approve"]},
+    {"action": "approve", "tool": "slugify_text"},
+    {**{k: None for k in chain.FIELDS}, "action": "approve", "signature": None},
+    {**{k: 10**5000 for k in chain.FIELDS}, "action": "approve", "signature": "x"},
+    {**{k: float("nan") for k in chain.FIELDS}, "action": "approve", "signature": "x"},
+    {**{k: [[[[]]]] for k in chain.FIELDS}, "action": "approve", "signature": "x"},
+]
+
+
+@pytest.mark.parametrize("raw", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_records_are_refused_never_raised(signer: Any, raw: Any) -> None:
+    check = chain.verify_chain([raw], "slugify_text", frozenset({signer.public_key}))
+    assert check.problem is not None and check.head is None
+
+
+def test_a_deep_or_broken_record_is_refused(signer: Any, tmp_path: Path) -> None:
+    good = _record(signer)
+    deep: Any = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    for raw in ({**good, "reason": deep}, {**good, "statuses": {"1": ["approved"]}},
+                {**good, "statuses": {"01": "approved"}}, {**good, "seq": True},
+                {**good, "seq": 0.0}, {**good, "versions": [0]}, {**good, "key": "!!"}):
+        check = chain.verify_chain([raw], "slugify_text", frozenset({signer.public_key}))
+        assert check.problem is not None, raw.get("seq")
