@@ -24,7 +24,7 @@ def attempt(tool, policy, body: str, skip: frozenset[str], imports: str = "") ->
     path = tool(body, imports=imports)
     try:
         return run_once(path, {}, policy=policy, limits=SandboxLimits(timeout_s=10.0),
-                        _skip_layers=skip)
+                        _skip_layers=skip, allow_weaker_sandbox=True)
     except SandboxError as exc:
         return {"sandbox_error": exc.reason, "message": exc.message}
 
@@ -71,7 +71,7 @@ def test_a_guard_shadowed_anywhere_is_refused_at_load_with_the_gate_off(tool, po
     assert not check_source(path.read_bytes()).accepted  # the gate's verdict, for the record
     with pytest.raises(LoadError, match="refused by the restricted-code policy"):
         run_once(path, {}, policy=policy, limits=SandboxLimits(timeout_s=10.0),
-                 _skip_layers=RESTRICTED_ONLY)
+                 _skip_layers=RESTRICTED_ONLY, allow_weaker_sandbox=True)
 
 
 # -- register on an ABC, by every route --------------------------------------------------------
