@@ -1,7 +1,7 @@
 """The MCP server over streamable HTTP (the SDK's transport), behind a bearer token.
 
     token = new_token()
-    anyio.run(lambda: serve_http(McpToolServer(catalog), host="127.0.0.1", port=8765,
+    anyio.run(lambda: serve_http(McpToolServer(catalog), host="127.0.0.1", port=8767,
                                  token=token))
 
 Every HTTP request, on every path, must carry `Authorization: Bearer <token>`; anything else

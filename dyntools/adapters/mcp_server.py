@@ -48,8 +48,8 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
-import anyio.lowlevel
 import mcp_types as types
+from anyio.from_thread import BlockingPortal
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 from mcp.server.session import ServerSession
@@ -218,15 +218,23 @@ def ensure_tool_schema(generators: Sequence[str]) -> dict[str, Any]:
 
 
 class ToolListNotifier:
-    """Carries "the tool list changed" from any thread to the clients of both eras."""
+    """Carries "the tool list changed" from any thread to the clients of both eras.
+
+    A thread hands a change to the event loop without waiting for it (`poke`): a thread that
+    waited for the loop could wait forever when the loop ends between the hand-off and the
+    call, and the threads that poke are the registry watch's and the pipeline's, whose
+    joins the server's exit waits for. Once `close` is called (the client has gone, or the
+    server is stopping), nothing more is sent.
+    """
 
     def __init__(self, bus: InMemorySubscriptionBus, *,
                  coalesce_seconds: float = COALESCE_SECONDS) -> None:
         self._bus = bus
         self._coalesce = coalesce_seconds
-        self._token: Any = None
+        self._portal: BlockingPortal | None = None
         self._loop_thread: int | None = None
         self._wake = anyio.Event()
+        self._closed = False
         # Handshake-era connections to notify (one on stdio, any number over HTTP), each with
         # its latest session (the SDK makes one per request). One that fails a notification
         # is dropped; past MAX_LEGACY_SESSIONS the oldest goes.
@@ -252,37 +260,58 @@ class ToolListNotifier:
             return len(self._legacy_sessions) > 0
 
     def poke(self, _name: str | None = None) -> None:
-        """Thread-safe: note a change; the loop sends one notification for a burst."""
-        token = self._token
-        if token is None:
-            return  # not serving yet: clients fetch the list when they connect
+        """Thread-safe and never blocks: note a change; the loop sends one notification for
+        a burst."""
+        portal = self._portal
+        if portal is None or self._closed:
+            return  # not serving (yet, or any more): clients fetch the list when they connect
         if threading.get_ident() == self._loop_thread:
-            self._wake.set()
+            self._wake_up()
             return
-        # RuntimeError: the loop has ended (shutting down); nobody is left to notify.
+        # RuntimeError: the portal has stopped (the loop is ending); nobody is left to notify.
         with contextlib.suppress(RuntimeError):
-            anyio.from_thread.run_sync(self._wake.set, token=token)
+            portal.start_task_soon(self._wake_up)
+
+    def _wake_up(self) -> None:
+        self._wake.set()
+
+    def close(self) -> None:
+        """Send nothing more: the session is closing (idempotent, from any thread)."""
+        self._closed = True
+        with self._lock:
+            self._legacy_sessions.clear()
 
     async def run(self) -> None:
-        """Deliver notifications until cancelled."""
-        self._token = anyio.lowlevel.current_token()
+        """Deliver notifications until cancelled or closed."""
         self._loop_thread = threading.get_ident()
         log = get_logger("adapter.mcp")
-        while True:
-            await self._wake.wait()
-            await anyio.sleep(self._coalesce)
-            self._wake = anyio.Event()
-            await self._bus.publish(ToolsListChanged())
-            with self._lock:
-                sessions = list(self._legacy_sessions.items())
-            for connection, session in sessions:
-                try:
-                    await session.send_tool_list_changed()
-                except Exception as exc:  # a closed connection must not end the server
-                    log.warning("mcp.notify_failed", error=repr(exc))
-                    with self._lock:
-                        self._legacy_sessions.pop(connection, None)
-            log.info("mcp.tools_list_changed", legacy=len(sessions))
+        async with BlockingPortal() as portal:
+            self._portal = portal
+            try:
+                while not self._closed:
+                    await self._wake.wait()
+                    await anyio.sleep(self._coalesce)
+                    self._wake = anyio.Event()
+                    if self._closed:
+                        break
+                    await self._publish(log)
+            finally:
+                self._portal = None
+
+    async def _publish(self, log: Any) -> None:
+        await self._bus.publish(ToolsListChanged())
+        with self._lock:
+            sessions = list(self._legacy_sessions.items())
+        for connection, session in sessions:
+            if self._closed:
+                return
+            try:
+                await session.send_tool_list_changed()
+            except Exception as exc:  # a closed connection must not end the server
+                log.warning("mcp.notify_failed", error=repr(exc))
+                with self._lock:
+                    self._legacy_sessions.pop(connection, None)
+        log.info("mcp.tools_list_changed", legacy=len(sessions))
 
 
 class _RememberSession:
@@ -571,6 +600,7 @@ class McpToolServer:
 
     def close(self) -> None:
         self._unsubscribe()
+        self.notifier.close()
 
 
 def _check_schema(schema: Any) -> None:
@@ -666,5 +696,7 @@ async def serve_stdio(server: McpToolServer) -> None:
         group.start_soon(server.notifier.run)
         log.info("mcp.serving", transport="stdio", generators=list(server.generators))
         await server.server.run(read_stream, write_stream, server.initialization_options())
+        # The client has gone: nothing more is sent on its closing session.
+        server.notifier.close()
         group.cancel_scope.cancel()
     log.info("mcp.stopped")

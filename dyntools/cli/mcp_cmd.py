@@ -2,7 +2,9 @@
 an MCP server, on stdio or on streamable HTTP with a bearer token.
 
 stdio: stdout carries the protocol and nothing else; logs go to stderr and to
-`<registry>/audit.log` (stderr on a read-only registry, or --audit-log PATH). Exits 0 when
+`<registry>/audit.log` (stderr on a read-only registry, or --audit-log PATH); started from a
+terminal, one line on stderr says it waits for a client on stdin. Nothing imports a model
+SDK until ensure_tool first asks that model (start-up is the mcp package's). Exits 0 when
 the client disconnects, 2 on a usage error (before serving starts: a bad option, a
 non-loopback --host without --allow-remote, a bad token file, a bad registry path), 130 on
 SIGINT and 143 on SIGTERM.
@@ -10,6 +12,7 @@ SIGINT and 143 on SIGTERM.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -29,6 +32,10 @@ from dyntools.generators.factory import (
     OFFERED_GENERATORS,
 )
 
+# Not 8765 (the demo page's, which page_title and examples/demo_capabilities.toml name) nor
+# 8766 (dyntools ui's).
+DEFAULT_HTTP_PORT = 8767
+WAITING_ON_A_TERMINAL = "waiting for an MCP client on stdin; see docs/adapters.md"
 _OFF_BY_DEFAULT = [n for n in GENERATOR_NAMES if n not in OFFERED_GENERATORS]
 GENERATOR_OPTIONS_HELP = (
     f"Comma list of generators ensure_tool offers: {', '.join(GENERATOR_NAMES)} (file lets "
@@ -68,7 +75,7 @@ GENERATOR_OPTIONS_HELP = (
               show_default=True, help="stdio, or the SDK's streamable HTTP (bearer token).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="http: the address to listen on (loopback unless --allow-remote).")
-@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765,
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=DEFAULT_HTTP_PORT,
               show_default=True, help="http: the port (0 picks a free one).")
 @click.option("--token-file", type=click.Path(dir_okay=False, exists=True), default=None,
               help="http: a file holding the bearer token clients must send; without it a "
@@ -94,14 +101,12 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     another process writing to the registry), in both protocol eras; clients that never
     refresh their list find and call every tool through find_tools and call_tool.
     """
-    import anyio
 
-    from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer, serve_stdio
+    from dyntools.adapters.mcp_server import KNOWN_GENERATORS, McpToolServer
     from dyntools.catalog.core import Catalog
     from dyntools.cli.options import (
         allow_weaker_option,
         capability_policy_option,
-        echo_model_notice,
         policy_option,
         registry_root,
         require_layers_option,
@@ -132,7 +137,10 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
     try:
         for name in names:
             if name in MODEL_GENERATORS:
-                echo_model_notice(factory(name))
+                # Bad model options are refused before serving. The model's SDK is imported
+                # (and a deprecated model logged) only when ensure_tool first asks it: reading
+                # the SDK's model table here cost seconds of start-up.
+                factory(name)
         token, sock = (_http_setup(token_file, host, port, allow_remote)
                        if transport == "http" else (None, None))
         if transport != "http" and (token_file or allow_remote):
@@ -164,9 +172,20 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
             if transport == "http":
                 _serve_http(server, str(token), host, sock)
             else:
-                anyio.run(serve_stdio, server)
+                _serve_stdio(server)
         finally:
             server.close()
+
+
+def _serve_stdio(server: Any) -> None:
+    import anyio
+
+    from dyntools.adapters.mcp_server import serve_stdio
+
+    if os.isatty(0):
+        # A person ran it by hand: say what it waits for (stdin is the protocol).
+        click.echo(WAITING_ON_A_TERMINAL, err=True)
+    anyio.run(serve_stdio, server)
 
 
 def _serve_http(server: Any, token: str, host: str, sock: Any) -> None:
@@ -188,5 +207,3 @@ def _http_setup(token_file: str | None, host: str, port: int,
 
     token = check_token(read_token(token_file) if token_file else new_token())
     return token, bind(host, port, allow_remote=allow_remote)
-
-

@@ -59,6 +59,25 @@ class Widening:
     added: Mapping[str, list[str]]
 
 
+# Statuses that ask a person for something (a decision, or a look at a file edited on disk):
+# a tool's row says so beside its headline, whatever its current version is.
+ATTENTION = (QUARANTINED, PENDING, UNRECORDED)
+
+
+@dataclass(frozen=True, slots=True)
+class AlsoPill:
+    """Versions of a tool, other than its headline one, in a status that needs a person."""
+
+    status: str
+    versions: tuple[int, ...]
+
+    @property
+    def text(self) -> str:
+        if len(self.versions) == 1:
+            return f"v{self.versions[0]} {self.status}"
+        return f"{len(self.versions)} {self.status}"
+
+
 @dataclass(frozen=True, slots=True)
 class ToolRow:
     name: str
@@ -74,6 +93,14 @@ class ToolRow:
     score: float | None = None
 
     @property
+    def headline(self) -> int | None:
+        """The version the headline speaks for: the current one, else the newest recorded."""
+        if self.current is not None:
+            return self.current
+        recorded = [v for v, status in self.versions if status != UNRECORDED]
+        return recorded[-1] if recorded else None
+
+    @property
     def status(self) -> str:
         """The tool's headline: its current version's status, else its newest version's."""
         if self.problem:
@@ -82,6 +109,19 @@ class ToolRow:
             return APPROVED
         recorded = [status for _, status in self.versions if status != UNRECORDED]
         return recorded[-1] if recorded else UNRECORDED
+
+    @property
+    def also(self) -> tuple[AlsoPill, ...]:
+        """Besides the headline: the other versions that wait for a decision or were
+        quarantined, and files no manifest records (a tool with a quarantined v2 and a
+        pending v7 does not read just "approved")."""
+        headline = self.headline
+        pills = []
+        for status in ATTENTION:
+            versions = tuple(v for v, s in self.versions if s == status and v != headline)
+            if versions:
+                pills.append(AlsoPill(status, versions))
+        return tuple(pills)
 
 
 def last_change(state: ToolState) -> str:
@@ -216,6 +256,7 @@ class VersionView:
     actions: tuple[str, ...]
     unrecorded_reason: str | None = None
     notes: tuple[str, ...] = field(default=())
+    approve_blocked: str | None = None  # why approve is off (the server refuses it too)
 
     @property
     def hash_ok(self) -> bool:
@@ -292,10 +333,13 @@ def _signature(ui: UiState, record: VersionRecord) -> SignatureView | None:
                          check=check, ok=ok)
 
 
-def actions_for(status: str, version: int, current: int | None, recorded: bool) -> tuple[str, ...]:
-    """The decisions the page offers (the functions behind them check again)."""
+def actions_for(status: str, version: int, current: int | None, recorded: bool,
+                refused: bool = False) -> tuple[str, ...]:
+    """The decisions the page offers (the functions behind them check again). A dropped-in
+    file the gate refuses can be retired, not rejected (the registry records a rejection
+    only of a file that passed the gate); its approve is shown, off, with the reason."""
     if not recorded:
-        return ("approve", "reject", "retire")
+        return ("approve", "retire") if refused else ("approve", "reject", "retire")
     actions: list[str] = []
     if status == PENDING:
         actions += ["approve", "reject"]
@@ -306,6 +350,35 @@ def actions_for(status: str, version: int, current: int | None, recorded: bool) 
     if status != RETIRED:
         actions.append("retire")
     return tuple(actions)
+
+
+DESTRUCTIVE = ("reject", "retire")
+
+
+def approve_blocked(actions: Sequence[str], text: str | None,
+                    findings: Sequence[Mapping[str, Any]]) -> str | None:
+    """Why the page's approve is off, or None: a file the gate refuses today cannot be
+    approved (Dyntools.approve gates it again and refuses), nor one that cannot be read."""
+    if "approve" not in actions:
+        return None
+    if text is None:
+        return "the file cannot be read: there is nothing to approve"
+    if findings:
+        others = " or ".join(f"{a}ed" if a.endswith("t") else f"{a}d"
+                             for a in actions if a in DESTRUCTIVE)
+        return (f"the gate refuses this file: {len(findings)} finding(s), shown with the "
+                "source. Only a file that passes the gate can be approved"
+                + (f"; this one can be {others}" if others else ""))
+    return None
+
+
+def _dropped_reason(reason: str, refused: bool) -> str:
+    """A dropped-in file's reason as the page says it: the registry's own words name the
+    CLI's next step (`run approve`), which is no step at all for a file the gate refuses."""
+    said = reason.split("; run approve", 1)[0]
+    if refused:
+        return said + "; the gate refuses it, so it cannot be approved"
+    return said + "; read it, then approve it to trust it"
 
 
 def _provenance_rows(provenance: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -352,17 +425,22 @@ def version_view(ui: UiState, name: str, version: int) -> VersionView:
     notes: list[str] = []
     if record is None:
         assert dropped is not None
+        actions = actions_for(UNRECORDED, version, current, False,
+                              refused=bool(findings) or text is None)
+        blocked = approve_blocked(actions, text, findings)
         return VersionView(
             name=name, version=version, status=UNRECORDED, recorded_status=UNRECORDED,
-            is_current=False, current=current, reason=dropped.reason, reason_code=UNRECORDED,
+            is_current=False, current=current,
+            reason=_dropped_reason(dropped.reason, blocked is not None),
+            reason_code=UNRECORDED,
             sha256=None, sha256_now=digest_now, size=len(data) if data is not None else None,
             created="", policy_digest="", policy_today=True, text=text, truncated=truncated,
             findings=findings, recorded_findings=(), gate_accepted_then=None, parsed=parsed,
             examples=_example_rows(parsed, None), verification=None, provenance=(),
             attempts=None, attempts_recorded=None, decisions=(), signature=None,
             capabilities=_caps_text(parsed), widens=widens, others=others,
-            history=state.history, actions=actions_for(UNRECORDED, version, current, False),
-            unrecorded_reason=dropped.reason, notes=tuple(notes))
+            history=state.history, actions=actions, unrecorded_reason=dropped.reason,
+            notes=tuple(notes), approve_blocked=blocked)
     verification = record.provenance.get("verification")
     verification = verification if isinstance(verification, Mapping) else None
     if digest_now is not None and digest_now != record.sha256:
@@ -371,6 +449,7 @@ def version_view(ui: UiState, name: str, version: int) -> VersionView:
     recorded_findings = tuple(f for f in record.gate.get("findings", ())
                               if isinstance(f, Mapping))
     attempts = ui.feed.attempts_for(name, record.sha256)
+    actions = actions_for(record.status, version, current, True)
     return VersionView(
         name=name, version=version, status=record.status,
         recorded_status=record.recorded_status, is_current=current == version,
@@ -386,8 +465,8 @@ def version_view(ui: UiState, name: str, version: int) -> VersionView:
         attempts_recorded=record.provenance.get("attempts"),
         decisions=record.decisions, signature=_signature(ui, record),
         capabilities=_caps_text(parsed), widens=widens, others=others,
-        history=state.history,
-        actions=actions_for(record.status, version, current, True), notes=tuple(notes))
+        history=state.history, actions=actions, notes=tuple(notes),
+        approve_blocked=approve_blocked(actions, text, findings))
 
 
 def _caps_text(parsed: Parsed | None) -> str:

@@ -200,7 +200,7 @@ def version_page(request: Request) -> HTMLResponse:
                   done=DONE.get(done), signer=ui.signer is not None,
                   trusted=ui.registry.trusted_keys is not None,
                   chain=ui.registry.tool(name).chain,
-                  by_default=default_approver(),
+                  by_default=default_approver(), destructive=queries.DESTRUCTIVE,
                   rules={code: rule.title for code, rule in RULES.items()})
 
 

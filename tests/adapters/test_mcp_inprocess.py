@@ -143,6 +143,63 @@ def test_notifier_coalesces_a_burst_from_other_threads() -> None:
     assert published == [ToolsListChanged()]
 
 
+def test_a_thread_that_pokes_while_the_loop_ends_is_never_stuck() -> None:
+    """The registry watch's thread pokes whenever another process writes; the loop can end
+    at any moment (the client left). A poke that waited for the loop hung for good about one
+    time in five when the loop ended between the hand-off and the call, and with it the
+    watch's join at the server's exit. Every poke returns at once now."""
+    stuck = 0
+    for _ in range(60):
+        notifier = ToolListNotifier(InMemorySubscriptionBus(), coalesce_seconds=0.0)
+        stop = threading.Event()
+        done = threading.Event()
+
+        def poker(notifier: ToolListNotifier = notifier, stop: threading.Event = stop,
+                  done: threading.Event = done) -> None:
+            while not stop.is_set():
+                notifier.poke("tool")
+            done.set()
+
+        async def scenario(notifier: ToolListNotifier = notifier,
+                           poker: Any = poker) -> None:
+            async with anyio.create_task_group() as group:
+                group.start_soon(notifier.run)
+                await anyio.sleep(0.002)
+                threading.Thread(target=poker, daemon=True).start()
+                await anyio.sleep(0.003)
+                group.cancel_scope.cancel()
+
+        anyio.run(scenario)
+        stop.set()
+        stuck += not done.wait(2.0)
+    assert stuck == 0
+
+
+def test_a_closed_notifier_sends_nothing_more() -> None:
+    """Once the session closes, a change (a late watch event, an activation) sends nothing."""
+    bus = InMemorySubscriptionBus()
+    notifier = ToolListNotifier(bus, coalesce_seconds=0.05)
+    published: list[Any] = []
+    bus.subscribe(published.append)
+
+    async def scenario() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(notifier.run)
+            await anyio.sleep(0.02)
+            notifier.poke("tool_a")
+            with anyio.fail_after(10):
+                while not published:
+                    await anyio.sleep(0.01)
+            notifier.poke("tool_b")  # due in 50 ms ...
+            notifier.close()  # ... but the session closes first
+            await anyio.to_thread.run_sync(notifier.poke, "tool_c")
+            await anyio.sleep(0.2)
+            group.cancel_scope.cancel()
+
+    anyio.run(scenario)
+    assert published == [ToolsListChanged()]
+
+
 @pytest.mark.parametrize("from_thread", [True, False])
 def test_a_handshake_client_hears_changes_without_asking_first(
     catalog: Catalog, from_thread: bool

@@ -13,11 +13,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.ui.browser import UiServer, chromium_path, launch  # noqa: E402
-from tests.ui.scenes import build, cli  # noqa: E402
+from tests.ui.scenes import build  # noqa: E402
 
 SHOTS = [
     ("ui-registry.png", "/", None),
-    ("ui-version-findings.png", "/tools/word_count/v/1", None),
+    ("ui-version-findings.png", "/tools/roman_numeral/v/4", None),
     ("ui-version-pending.png", "/tools/fetch_title/v/2", None),
     ("ui-diff.png", "/tools/fetch_title/diff?a=1&b=2", None),
     ("ui-hostile-text.png", "/tools/html_probe/v/3", None),
@@ -31,7 +31,6 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         registry = build(Path(tmp) / "registry")
-        cli("ensure", "roman_numeral", "--params", '{"number": 1994}', registry=registry)
         with UiServer(registry) as server, sync_playwright() as pw:
             browser = launch(pw, chromium_path() or "/usr/bin/chromium")
             page = browser.new_page(viewport={"width": 1360, "height": 900})

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .browser import UiServer
-from .scenes import cli, pending_scene, tool_file
+from .scenes import DROPPED_REFUSED, cli, pending_scene, tool_file
 
 
 def _show(registry: Path, name: str, version: int) -> dict[str, Any]:
@@ -97,6 +97,7 @@ def test_rollback_activate_and_retire_through_the_page(visit: Any, tmp_path: Pat
         tab.page.wait_for_url("**?done=activate")
         assert _current(registry, "slugify_text") == 2
         tab.go("/tools/slugify_text/v/2")
+        tab.page.click("#destructive summary")  # the current version's retire is folded
         tab.page.fill("#retire-form input[name=reason]", "superseded, incident 12")
         tab.page.click("#retire-form button[type=submit]")  # the confirm() is accepted
         tab.page.wait_for_url("**?done=retire")
@@ -117,6 +118,7 @@ def test_a_refused_decision_is_the_clis_error_as_a_page(visit: Any, tmp_path: Pa
     with UiServer(registry) as server:
         tab = visit(server)
         tab.go("/tools/slugify_text/v/1")
+        tab.page.click("#destructive summary")
         # The browser requires a reason; the server checks again (the registry's own rule).
         tab.page.eval_on_selector("#retire-form input[name=reason]",
                                   "e => e.removeAttribute('required')")
@@ -154,3 +156,37 @@ def test_an_approval_holds_the_page_to_the_bytes_it_showed(visit: Any, tmp_path:
     assert all(t["current"] is None for t in tools if t["name"] == "shout_text")
     assert "approved" not in cli("show", "shout_text", "--version", "1", "--json",
                                  registry=registry, check=False).stdout
+
+
+def test_approve_is_off_for_a_file_the_gate_refuses_and_the_server_refuses_it_too(
+        visit: Any, tmp_path: Path) -> None:
+    """The page's approve is off while the gate refuses the file, and saying so is not the
+    only guard: a form posted anyway (here, the disabled fieldset switched back on) gets
+    the gate's refusal with its findings, and nothing is recorded. Retire is what is left."""
+    registry = tmp_path / "registry"
+    cli("init", str(registry), registry=registry)
+    folder = registry / "roman_numeral"
+    folder.mkdir()
+    (folder / "v1.py").write_text(DROPPED_REFUSED, encoding="utf-8")
+    with UiServer(registry) as server:
+        tab = visit(server)
+        tab.go("/tools/roman_numeral/v/1")
+        reason = tab.page.inner_text("#reason")
+        assert "no manifest" in reason and "cannot be approved" in reason
+        assert "run approve" not in reason
+        assert tab.page.query_selector("#approve-form button").is_disabled()
+        tab.page.eval_on_selector("#approve-form fieldset", "e => e.removeAttribute('disabled')")
+        with tab.page.expect_response(lambda r: r.request.method == "POST") as answer:
+            tab.page.click("#approve-form button[type=submit]")
+        assert answer.value.status == 422
+        assert "gate/unsafe_source" in tab.page.inner_text("p.code")
+        assert len(tab.page.query_selector_all("ol.findings li")) == 7
+        tools = json.loads(cli("list", "--json", registry=registry).stdout)["tools"]
+        assert all(t["current"] is None for t in tools if t["name"] == "roman_numeral")
+        tab.go("/tools/roman_numeral/v/1")
+        tab.page.fill("#retire-form input[name=reason]", "dropped in by hand; not ours")
+        tab.page.click("#retire-form button[type=submit]")
+        tab.page.wait_for_url("**?done=retire")
+        assert tab.page.inner_text("#status") == "retired"
+        assert tab.page.query_selector("#decisions form.decision") is None
+    assert _show(registry, "roman_numeral", 1)["status"] == "retired"

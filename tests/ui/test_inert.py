@@ -10,8 +10,9 @@ from dyntools.ui.security import CSP
 from .browser import UiServer
 from .scenes import HOSTILE_DESCRIPTION
 
-PAGES = ("/", "/?q=echoes+text", "/tools/html_probe/v/1", "/tools/html_probe/v/2",
-         "/tools/html_probe/v/3", "/tools/html_probe/diff?a=1&b=3", "/runs")
+PAGES = ("/", "/?q=echoes+text", "/?status=unrecorded", "/tools/html_probe/v/1",
+         "/tools/html_probe/v/2", "/tools/html_probe/v/3", "/tools/html_probe/diff?a=1&b=3",
+         "/tools/roman_numeral/v/4", "/runs")
 
 
 def test_a_description_holding_script_is_shown_as_text_and_never_runs(
@@ -27,6 +28,11 @@ def test_a_description_holding_script_is_shown_as_text_and_never_runs(
         assert tab.page.evaluate("() => document.images.length") == 0, path
     tab.go("/tools/html_probe/v/1")
     assert tab.page.inner_text("#description") == HOSTILE_DESCRIPTION
+    # The hostile tool's dropped-in file: its approve is off (the gate refuses its bidi
+    # characters) and everything around the new layout stays text.
+    tab.go("/tools/html_probe/v/3")
+    assert tab.page.query_selector("#approve-form button").is_disabled()
+    assert tab.page.evaluate("() => window.__pwned") is None
     tab.go("/")
     assert HOSTILE_DESCRIPTION in tab.page.inner_text("tr[data-tool=html_probe] .description")
     assert tab.errors == []

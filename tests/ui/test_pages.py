@@ -23,18 +23,125 @@ def test_the_registry_lists_every_tool_with_its_version_status_and_capabilities(
         visit: Any, scene_server: UiServer) -> None:
     tab = visit(scene_server)
     rows = _rows(tab.page)
-    assert set(rows) == {"fetch_title", "html_probe", "slugify_text", "word_count"}
+    assert set(rows) == {"fetch_title", "html_probe", "roman_numeral", "slugify_text",
+                         "word_count"}
     assert rows["slugify_text"]["current"] == "v2"
     assert rows["slugify_text"]["versions"].split() == ["v1", "v2"]
     assert rows["word_count"]["current"] == "none"
     assert rows["word_count"]["status"].startswith("quarantined")
-    assert "1 unrecorded file" in rows["html_probe"]["status"]
     assert rows["html_probe"]["versions"].split() == ["v1", "v2", "v3"]
     caps = rows["fetch_title"]["caps"]
     assert caps.startswith("http: api.example.com")
     assert "v2 (pending) widens: http: tracker.example.net; secrets: DEMO_TOKEN" in caps
     summary = tab.page.inner_text("p.summary")
-    assert "1 pending" in summary and "1 quarantined" in summary and "1 rejected" in summary
+    assert "2 pending" in summary and "2 quarantined" in summary and "1 rejected" in summary
+    assert tab.errors == []
+
+
+def _pills(page: Any, tool: str) -> list[str]:
+    return [pill.inner_text() for pill in
+            page.query_selector_all(f"tr[data-tool={tool}] td.status .badge")]
+
+
+def test_status_pills_say_what_waits_besides_the_current_status(
+        visit: Any, scene_server: UiServer, scene: Path) -> None:
+    """A tool with an approved current v2, a quarantined v1, a pending v3 and a dropped-in
+    v4 does not read just "approved"; each pill names its version and links to it."""
+    tab = visit(scene_server)
+    assert _pills(tab.page, "roman_numeral") == [
+        "approved", "v1 quarantined", "v3 pending", "v4 unrecorded"]
+    assert _pills(tab.page, "fetch_title") == ["approved", "v2 pending"]
+    assert _pills(tab.page, "html_probe") == ["approved", "v3 unrecorded"]
+    assert _pills(tab.page, "slugify_text") == ["approved"]
+    # The headline is the version it speaks for: no second pill repeats it.
+    assert _pills(tab.page, "word_count") == ["quarantined"]
+    # The pills agree with what the CLI says of each version.
+    for version, status in ((1, "quarantined"), (3, "pending")):
+        shown = json.loads(cli("show", "roman_numeral", "--version", str(version), "--json",
+                               registry=scene, check=False).stdout)
+        assert shown["status"] == status
+    tab.page.click("tr[data-tool=roman_numeral] a.badge:has-text('v3 pending')")
+    tab.page.wait_for_url("**/tools/roman_numeral/v/3")
+    assert tab.page.inner_text("#status") == "pending"
+    assert tab.errors == []
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    box = page.query_selector(selector).bounding_box()
+    assert box is not None, selector
+    return dict(box)
+
+
+def test_the_evidence_comes_before_the_decision(visit: Any, scene_server: UiServer) -> None:
+    """A dropped-in file the gate refuses: its 7 findings and its source are on the first
+    screen, beside the decisions; approve is off and says why; retire is what is left."""
+    tab = visit(scene_server)
+    tab.go("/tools/roman_numeral/v/4")
+    assert tab.page.inner_text("#status") == "unrecorded"
+    assert tab.page.inner_text("#gate-verdict") == "gate refuses: 7 finding(s)"
+    reason = tab.page.inner_text("#reason")
+    assert "cannot be approved" in reason and "run approve" not in reason
+    # In the document, the source and its findings come before the decisions ...
+    assert tab.page.evaluate("""() => {
+        const source = document.getElementById('source');
+        const decide = document.getElementById('decisions');
+        return Boolean(source.compareDocumentPosition(decide)
+                       & Node.DOCUMENT_POSITION_FOLLOWING);
+    }""")
+    # ... and on the screen they sit beside them, every finding within the first screen.
+    source, decide = _box(tab.page, "#source"), _box(tab.page, "#decisions")
+    assert source["x"] + source["width"] <= decide["x"]
+    assert abs(source["y"] - decide["y"]) < 80
+    findings = tab.page.query_selector_all("#source ol.findings li")
+    assert len(findings) == 7
+    last = findings[-1].bounding_box()
+    assert last is not None and last["y"] + last["height"] < 900
+    # Approve is off, with the reason the button is described by, and no fields to fill.
+    button = tab.page.query_selector("#approve-form button[type=submit]")
+    assert button.is_disabled()
+    assert button.get_attribute("aria-describedby") == "approve-blocked"
+    blocked = tab.page.inner_text("#approve-blocked")
+    assert "the gate refuses this file: 7 finding(s)" in blocked
+    assert "can be retired" in blocked
+    assert tab.page.query_selector("#approve-form input[name=reason]") is None
+    # A refused file cannot be rejected (the registry records only files that pass the
+    # gate): what is left is retire, open because nothing else can be done here.
+    assert tab.page.query_selector("#reject-form") is None
+    assert tab.page.query_selector("#retire-form button").is_visible()
+    assert tab.errors == []
+
+
+def _first_control(page: Any) -> Any:
+    return page.evaluate("""() => {
+        const all = document.querySelectorAll(
+            '#decisions button, #decisions select, #decisions summary, '
+            + '#decisions input:not([type=hidden]), #decisions textarea');
+        const shown = [...all].find(e => e.getClientRects().length > 0);
+        return shown ? {tag: shown.tagName.toLowerCase(), cls: shown.className,
+                        text: shown.textContent.trim()} : null;
+    }""")
+
+
+def test_the_current_versions_first_control_is_not_destructive(
+        visit: Any, scene_server: UiServer) -> None:
+    tab = visit(scene_server)
+    for path in ("/tools/slugify_text/v/2", "/tools/roman_numeral/v/2",
+                 "/tools/fetch_title/v/1", "/tools/fetch_title/v/2"):
+        tab.go(path)
+        first = _first_control(tab.page)
+        assert first is not None and "danger" not in first["cls"], (path, first)
+        # Retire (and reject) wait behind a closed disclosure that says what they are.
+        assert not tab.page.query_selector("#retire-form button").is_visible(), path
+        assert "cannot be undone" in tab.page.inner_text("#destructive summary")
+    tab.go("/tools/slugify_text/v/2")
+    assert tab.page.inner_text("#state-line") == "v2 is current: new calls run it."
+    assert _first_control(tab.page)["tag"] == "select"  # compare with another version
+    tab.page.click("#destructive summary")
+    assert tab.page.query_selector("#retire-form button").is_visible()
+    # A pending version's first control is its approve form, enabled: the gate accepts it.
+    tab.go("/tools/fetch_title/v/2")
+    assert tab.page.query_selector("#approve-blocked") is None
+    assert tab.page.query_selector("#approve-form button").is_enabled()
     assert tab.errors == []
 
 
@@ -50,9 +157,9 @@ def test_search_is_dyntools_search_and_status_filters(visit: Any, scene_server: 
     assert found == [hit["name"] for hit in cli_hits["hits"]]
     assert found[0] == "slugify_text"
     tab.go("/?status=pending")
-    assert list(_rows(tab.page)) == ["fetch_title"]
+    assert list(_rows(tab.page)) == ["fetch_title", "roman_numeral"]
     tab.go("/?status=unrecorded")
-    assert list(_rows(tab.page)) == ["html_probe"]
+    assert list(_rows(tab.page)) == ["html_probe", "roman_numeral"]
     tab.go("/?q=zzzqqq")
     assert tab.page.inner_text("#no-tools") == "no tool matches"
 

@@ -183,3 +183,42 @@ def test_hosts_and_origins() -> None:
     assert allowed_hosts(Wildcard(), "0.0.0.0") is None  # type: ignore[arg-type]
     assert origin_of("http://127.0.0.1:8766/tools/x") == "http://127.0.0.1:8766"
     assert origin_of("not a url") is None
+
+
+def test_a_rows_pills_name_what_needs_a_person_besides_the_headline() -> None:
+    from dyntools.ui.queries import AlsoPill, ToolRow
+
+    def row(current: int | None, versions: list[tuple[int, str]]) -> ToolRow:
+        return ToolRow(name="t", current=current, versions=tuple(versions), counts={},
+                       description="", capabilities="", widenings=(), last_change="",
+                       problem=None, unrecorded=0)
+
+    busy = row(2, [(1, "quarantined"), (2, "approved"), (3, "rejected"), (5, "pending"),
+                   (7, "pending"), (8, "unrecorded")])
+    assert busy.status == "approved"
+    assert busy.also == (AlsoPill("quarantined", (1,)), AlsoPill("pending", (5, 7)),
+                         AlsoPill("unrecorded", (8,)))
+    assert [p.text for p in busy.also] == ["v1 quarantined", "2 pending", "v8 unrecorded"]
+    # No current version: the newest recorded one is the headline and is not repeated.
+    waiting = row(None, [(1, "pending")])
+    assert waiting.status == "pending" and waiting.also == ()
+    assert row(None, [(1, "rejected"), (2, "pending")]).also == ()
+    assert row(None, [(1, "pending"), (2, "rejected")]).also == (AlsoPill("pending", (1,)),)
+    assert row(None, [(1, "unrecorded")]).also == (AlsoPill("unrecorded", (1,)),)
+    assert row(1, [(1, "approved"), (2, "retired")]).also == ()
+
+
+def test_approve_is_off_only_while_the_gate_refuses_or_the_file_is_unreadable() -> None:
+    from dyntools.ui.queries import actions_for, approve_blocked
+
+    finding = {"code": "DT201", "line": 2, "col": 8, "message": "module os is not allowed"}
+    assert approve_blocked(("approve", "reject", "retire"), "x = 1", ()) is None
+    assert approve_blocked(("activate", "retire"), "x = 1", (finding,)) is None
+    refused = approve_blocked(("approve", "reject", "retire"), "import os", (finding,))
+    assert refused is not None and "1 finding(s)" in refused
+    assert "can be rejected or retired" in refused
+    unreadable = approve_blocked(("approve", "retire"), None, ())
+    assert unreadable is not None and "cannot be read" in unreadable
+    # A dropped-in file the gate refuses can be retired, not rejected.
+    assert actions_for("unrecorded", 3, 1, False, refused=True) == ("approve", "retire")
+    assert actions_for("unrecorded", 3, 1, False) == ("approve", "reject", "retire")
