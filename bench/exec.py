@@ -14,13 +14,20 @@ LocalPythonExecutor, as ratios against the targets.
 
 --compare runs the warm round trips of another checkout of dyntools (e.g. main's worktree) in
 the same conditions, interleaved with this one's: before and after a change, measured
-together. The load average is printed before and after: the machine may be shared.
+together, and times that checkout's warm-worker state check beside this one's on the same
+tool states. The load average is printed before and after: the machine may be shared.
+
+Also printed: what the warm-worker state check costs per call (issue 26), and the design it
+was chosen over, measured in the same run: a fork per call from an already-started,
+already-imported parent (a zygote), each child locking itself down, running the module body
+and answering one call, against the warm call.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import marshal
 import os
 import random
 import shutil
@@ -37,7 +44,8 @@ from typing import Any
 from dyntools.gate import check_source
 from dyntools.gate.policy import load_policy
 from dyntools.sandbox import SandboxLimits, WorkerPool, probe_layers, run_once
-from dyntools.sandbox.worker.protocol import frame
+from dyntools.sandbox.spec import build_spec
+from dyntools.sandbox.worker.protocol import frame, read_frame
 
 HEADER = '''"""{doc}"""
 {imports}
@@ -308,6 +316,211 @@ def cold_estimate(files: dict[str, Path], policy: Any, limits: SandboxLimits) ->
                                       limits=limits), 3))
 
 
+# Tool states for the state check's per-call cost: what realistic tools hold after load.
+STATE_SOURCES = {
+    "trivial tool": TRIVIAL,
+    "constants and helpers": '''
+NAME = "convert_units"
+DESCRIPTION = "Converts between units."
+PARAMS = {"type": "object", "properties": {"value": {"type": "number"}}}
+EXAMPLES = [{"params": {"value": 1, "unit": "km"}, "result": {"m": 1000}},
+            {"params": {"value": 2, "unit": "mi"}, "result": {"m": 3218.69}}]
+FACTORS = {"km": 1000, "mi": 1609.344, "ft": 0.3048, "in": 0.0254, "yd": 0.9144}
+ALIASES = {"kilometre": "km", "mile": "mi", "foot": "ft", "inch": "in", "yard": "yd"}
+ORDER = ["km", "mi", "ft", "in", "yd"]
+
+
+def normalise(unit, table=None):
+    return ALIASES.get(unit, unit)
+
+
+def convert(value, unit):
+    return value * FACTORS[normalise(unit)]
+
+
+def run(params):
+    return {"m": round(convert(params["value"], params.get("unit", "km")), 2)}
+''',
+    "a table of 1,000 rows": '''
+NAME = "lookup"
+DESCRIPTION = "Looks rows up."
+PARAMS = {"type": "object"}
+ROWS = [{"id": n, "name": "row" + str(n), "tags": ["a", "b"]} for n in range(1000)]
+
+
+def run(params):
+    return {"n": len(ROWS)}
+''',
+}
+
+
+# Runs in `python -I -S`, as a worker does: only the modules the tool imports are loaded (the
+# host's own imports would add process-wide state, random's and decimal's, to every check).
+STATE_CHILD = textwrap.dedent('''
+    import importlib.util, json, sys, timeit
+    this, other = sys.argv[1], sys.argv[2]
+    states = json.loads(sys.stdin.read())
+    sys.path.insert(0, this)
+    from dyntools.sandbox.worker.guards import ModuleView
+
+    def load(checkout, name):
+        for relative in ("dyntools/sandbox/worker/state.py", "dyntools/sandbox/state.py"):
+            try:
+                spec = importlib.util.spec_from_file_location(name, checkout + "/" + relative)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return module
+            except FileNotFoundError:
+                continue
+        raise SystemExit("no state check in " + checkout)
+
+    def build(module, namespace):
+        if hasattr(module, "static_kinds"):  # the check before issue 26
+            return module.ModuleState(namespace, module.static_kinds(ModuleView))
+        return module.ModuleState(namespace, own={"__builtins__": namespace["__builtins__"]},
+                                  module_view_type=ModuleView)
+
+    checks = {"this": load(this, "this_state")}
+    if other:
+        checks["other"] = load(other, "other_state")
+    results = {}
+    for label, source in states.items():
+        namespace = {}
+        exec(compile(source, label, "exec"), namespace)
+        built = {name: build(module, namespace) for name, module in checks.items()}
+        if any(state.changed() for state in built.values()):
+            continue  # spent on every call by one of them: no per-call cost to compare
+        best = {}
+        for _ in range(3):
+            for name, state in built.items():
+                took = min(timeit.repeat(state.changed, number=300, repeat=3)) / 300
+                best[name] = min(best.get(name, took), took)
+        results[label] = best
+    print(json.dumps(results))
+''')
+ACCEPT_CORPUS = Path(__file__).resolve().parents[1] / "tests" / "gate" / "cases" / "accept"
+
+
+def state_check_costs(compare: Path | None) -> None:
+    """Per-call cost of the warm-worker state check (`changed()`), this checkout's against
+    `compare`'s, interleaved on the same tool states, in a fresh `python -I -S`."""
+    states = dict(STATE_SOURCES)
+    corpus = sorted(ACCEPT_CORPUS.glob("*.py"))
+    states.update({f"accept/{path.stem}": path.read_text() for path in corpus})
+    this = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", STATE_CHILD, this,
+                           str(compare.resolve()) if compare else ""],
+                          input=json.dumps(states), capture_output=True, text=True, check=True)
+    results: dict[str, dict[str, float]] = json.loads(done.stdout)
+    names = ["this"] + (["other"] if compare else [])
+    header = "this checkout" + (f" / {compare}" if compare else "")
+    print(f"warm-worker state check per call ({header}; python -I -S, as in a worker):")
+    for label in STATE_SOURCES:
+        if label in results:
+            line = " / ".join(us(results[label][name]).strip() for name in names)
+            print(f"  {label:34} {line}")
+    measured = [results[label] for label in results if label.startswith("accept/")]
+    for name in names:
+        costs = sorted(entry[name] for entry in measured)
+        print(f"  accept corpus ({len(costs)} tools), {'this' if name == 'this' else 'other'}:"
+              f" median {us(statistics.median(costs)).strip()}, "
+              f"p90 {us(percentile(costs, 0.9)).strip()}, max {us(costs[-1]).strip()}")
+    if compare:
+        ratios = sorted(entry["this"] / entry["other"] for entry in measured)
+        print(f"  accept corpus, this / other per tool: median {statistics.median(ratios):.2f}x,"
+              f" max {ratios[-1]:.2f}x")
+
+
+# An already-imported parent that forks one child per call: the child locks itself down (or
+# not: the floor), runs the tool's module body and answers one call, then exits. Started as a
+# worker is (`python -I -S`, the worker's modules only), so a fork copies a worker-sized process.
+ZYGOTE = textwrap.dedent('''
+    import marshal, posix, sys
+    sys.path.insert(0, sys.argv[1])
+    lock_down = sys.argv[2] == "1"
+    from dyntools.sandbox.worker import process
+    from dyntools.sandbox.worker.protocol import read_frame
+
+    channel = process._take_protocol_fds()
+    process._preload()
+    init = marshal.loads(read_frame(posix.read, channel.read_fd, 1 << 30))
+    worker = process.Worker(channel, init)
+    code = worker.compile_tool(init["tree"], init["module"])
+    channel.send_text('{"ready":1}')
+    while True:
+        try:
+            message = channel.receive(1 << 20)
+        except EOFError:
+            break
+        pid = posix.fork()
+        if pid == 0:
+            if lock_down:
+                process._lock_down(worker, init)
+            run = process._load_module(worker, code, init["module"])
+            channel.opening = '{"id":' + str(message[0]) + ","
+            worker.answer(run, message[1])
+            posix._exit(0)
+        posix.waitpid(pid, 0)
+''')
+
+
+def zygote_round_trip(path: Path, count: int, lock_down: bool) -> tuple[list[float], float]:
+    """Calls through a zygote (`ZYGOTE`), timed from here as a warm call is; and the CPU time
+    the zygote and its children used per call (user + system: what a loaded machine's wait
+    for a CPU does not inflate)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spec = build_spec(path, module_name="echo_v1", policy=load_policy(),
+                      limits=SandboxLimits(timeout_s=30.0))
+    checkout = str(Path(__file__).resolve().parents[1])
+    child = subprocess.Popen([sys.executable, "-I", "-S", "-c", ZYGOTE, checkout,
+                              str(int(lock_down))],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={})
+    assert child.stdin and child.stdout
+    wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
+    os.write(wfd, frame(spec.init_message))
+    assert json.loads(read_frame(os.read, rfd, 1 << 20)) == {"ready": 1}
+    ids = iter(range(1, 10**9))
+
+    def one() -> None:
+        os.write(wfd, frame(marshal.dumps((next(ids), {"value": 1}, 0.0))))
+        answer = json.loads(read_frame(os.read, rfd, 1 << 20))
+        assert answer.get("ok") == {"value": 1}, answer
+
+    for _ in range(3):
+        one()
+    samples = timed(one, count)
+    child.stdin.close()
+    child.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return samples, cpu / (count + 3)
+
+
+def zygote_against_warm(files: dict[str, Path], count: int) -> None:
+    """The design the state check was chosen over, against the warm call, same run."""
+    print(f"a fork per call from an already-imported parent against the warm call; "
+          f"{load_text()}")
+    rounds: dict[str, list[float]] = {"warm": [], "fork": [], "fork+lock": []}
+    cpu: dict[str, list[float]] = {"fork": [], "fork+lock": []}
+    for _ in range(3):
+        rounds["warm"] += warm_round_trip(files["trivial"], count * 20)
+        for key, lock_down in (("fork", False), ("fork+lock", True)):
+            samples, per_call = zygote_round_trip(files["trivial"], count, lock_down)
+            rounds[key] += samples
+            cpu[key].append(per_call)
+    warm = statistics.median(rounds["warm"])
+    for label, key in (("warm call, new state check", "warm"),
+                       ("fork per call, no lock-down (floor)", "fork"),
+                       ("fork per call, lock-down + module body", "fork+lock")):
+        median = statistics.median(rounds[key])
+        used = f"  CPU {ms(min(cpu[key])).strip()} a call" if key in cpu else ""
+        print(f"  {label:40} {us(median)}  p90 {us(percentile(rounds[key], 0.9))}  "
+              f"{median / warm:7.1f}x the warm call{used}")
+    print(f"  {load_text()}")
+
+
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1] == "--warm-child":
         import dyntools
@@ -355,6 +568,10 @@ def run_bench(folder: Path) -> None:
     print(f"in-process trivial call (floor)           {us(floor)}")
     print()
     warm_against_pipe(files, warm_n, args.spinners, args.compare)
+    print()
+    state_check_costs(args.compare)
+    print()
+    zygote_against_warm(files, 50 if args.quick else 200)
     print()
 
     limits = SandboxLimits(timeout_s=30.0)

@@ -35,6 +35,9 @@ CASES = Path(__file__).parent / "cases"
 REJECT = sorted((CASES / "reject").glob("*.py"))
 ACCEPT = sorted((CASES / "accept").glob("*.py"))
 ACCEPT_HOST = sorted((CASES / "accept_host").glob("*.py"))
+# Attacks the gate accepts and the sandbox must contain (tests/sandbox/test_contained_corpus.py
+# runs them with their `# verdict:`).
+CONTAINED = sorted((CASES / "contained").glob("*.py"))
 
 # Rule codes that no file can trigger on purpose: DT9xx means the gate itself failed.
 NO_REJECTING_CASE_NEEDED = frozenset(code for code in RULES if code.startswith("DT9"))
@@ -254,6 +257,19 @@ def test_benign_tool_is_accepted(path: Path) -> None:
     report = check_source(path.read_bytes(), path=str(path))
     assert report.accepted, f"{path.name} refused:\n{_describe(report)}"
     assert report.findings == ()
+
+
+@pytest.mark.parametrize("path", CONTAINED, ids=[p.stem for p in CONTAINED])
+def test_contained_attack_passes_the_gate(path: Path) -> None:
+    """These attacks are the sandbox's to stop: if the gate starts refusing one, move it to
+    reject/ with its annotations (and keep a copy here only if the sandbox test still needs
+    the runtime path)."""
+    data = path.read_bytes()
+    head = data.decode("utf-8").splitlines()[:3]
+    assert [line.split(":", 1)[0] for line in head] == [
+        "# technique", "# source", "# verdict"], f"{path.name}: header"
+    report = check_source(data, path=str(path))
+    assert report.accepted, f"{path.name} refused:\n{_describe(report)}"
 
 
 # ------------------------------------------------------------------ completeness

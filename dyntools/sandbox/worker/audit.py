@@ -10,15 +10,27 @@ raises during ordinary lazy imports (`import`, `open` for reading, `os.listdir`,
 `sys._getframe`) are deliberately not on the list, and three are judged by their arguments:
 
 - `object.__setattr__` ends the call when it writes a function's `__code__`, `__defaults__`
-  or `__kwdefaults__`, an object's `__class__`, or anything onto a function: no path a library
-  offers may rebuild tool code or swap an object's class (`uuid.UUID` sets its own fields with
-  `object.__setattr__`, which is allowed);
-- `compile` and `exec` end the call unless a module is being imported (library code run
-  lazily by a call: its module body builds namedtuples, typing aliases with string forward
-  references, ...), the code comes from a `.py` file or a frozen module, or it is the tool's
-  own module body: a string compiled at run time (`typing.List["expr"]`) is code the
-  RestrictedPython policy never saw. A tool cannot start an import of code of its choosing:
-  the import guard hands it views, and C code imports only the modules it names itself.
+  or `__kwdefaults__`, an object's `__class__`, anything onto a function, or any name that is
+  not a plain `str` (a str subclass can answer a membership test one way and the lookup
+  another): no path a library offers may rebuild tool code or swap an object's class
+  (`uuid.UUID` sets its own fields with `object.__setattr__`, which is allowed);
+- `compile` ends the call unless a module is being imported (library code run lazily by a
+  call: its module body builds namedtuples, typing aliases with string forward references,
+  ...), and `exec` unless a module is being imported or the code is the tool's own module
+  body (the very code object the worker compiled). The file name a caller passes to
+  `compile` is never trusted: `compile(text, "x.py", "exec")` is a string like any other. A
+  tool cannot start an import of code of its choosing: the import guard hands it views, and
+  C code imports only the modules it names itself.
+
+The hook fails closed. On a stop or judged event during tool code, its first step (before
+anything that can fail: no function call, no allocation) marks the call `tripped`; only a
+judge that answers "allowed" takes the mark back. A judge that raises (RecursionError at the
+edge of the stack, MemoryError) refuses the event, since the exception propagates into the
+operation that raised it; the "inside tool" flag is restored in `finally`, so the wire is
+never left off; and the worker ends after a tripped call even if the hook could not end it at
+once (`stop` itself may fail at the edge of the stack). A call whose event was judged a
+violation but could not be stopped (`violation`) is answered as a violation when the tool
+returns.
 """
 
 from __future__ import annotations
@@ -56,10 +68,20 @@ PROTECTED_ATTRIBUTES = frozenset({
 
 
 class AuditTripwire:
-    def __init__(self, stop: Callable[[str, str], NoReturn], tool_filename: str = "") -> None:
+    """The hook and its flags. The flags are slots: setting one is a store into the object,
+    which neither calls Python code nor allocates, so it cannot fail where nothing else can
+    run (at the edge of the stack, out of memory)."""
+
+    __slots__ = ("inside_tool", "stop", "tool_code", "tripped", "violation")
+
+    def __init__(self, stop: Callable[[str, str], NoReturn]) -> None:
         self.stop = stop
         self.inside_tool = False
-        self.tool_filename = tool_filename
+        # Set by a stop or judged event during tool code until a judge says "allowed":
+        # when it is still set after the call, the worker ends.
+        self.tripped = False
+        self.violation: str | None = None  # an event judged a violation that `stop` missed
+        self.tool_code: Any = None  # the tool's module code: the one exec of tool code
 
     def install(self) -> None:
         # `types` reads `__code__` and `tb_frame` at import time to name its classes, which
@@ -70,45 +92,47 @@ class AuditTripwire:
         import types  # noqa: F401
 
         stop_events = STOP_EVENTS
-        judged = {"open": _writes, "object.__setattr__": _protected_write,
-                  "compile": _compiles_string, "exec": self._foreign_code}
+        judged: dict[str, Callable[[tuple[Any, ...]], bool]] = {
+            "open": _writes, "object.__setattr__": _protected_write,
+            "compile": _compiles, "exec": self._foreign_code,
+        }
+        watched = stop_events | frozenset(judged)
+        wire = self
 
         def hook(event: str, args: tuple[Any, ...]) -> None:
-            if not self.inside_tool or (event not in stop_events and event not in judged):
-                return
-            judge = judged.get(event)
-            if judge is not None and event not in stop_events:
-                self.inside_tool = False  # a judge reads a frame's code: an event itself
-                verdict = judge(args)
-                self.inside_tool = True
-                if not verdict:
+            if event in watched and wire.inside_tool:
+                earlier = wire.tripped
+                wire.tripped = True  # before anything that can fail; a clean verdict undoes it
+                wire.inside_tool = False  # a judge reads a frame's code: an event itself
+                try:
+                    violation = event in stop_events or judged[event](args)
+                finally:
+                    wire.inside_tool = True
+                if not violation:
+                    wire.tripped = earlier
                     return
-            self.inside_tool = False
-            self.stop("sandbox_violation", f"the tool triggered the audit event {event!r}")
+                wire.violation = event
+                wire.stop("sandbox_violation", f"the tool triggered the audit event {event!r}")
 
         sys.addaudithook(hook)
 
-
     def _foreign_code(self, args: tuple[Any, ...]) -> bool:
-        filename = getattr(args[0], "co_filename", None) if args else None
-        # A lazy import runs module code from `.py` files or frozen modules (`<frozen ...>`,
-        # importlib's own): strings compiled at run time were already stopped at `compile`.
-        return not (isinstance(filename, str)
-                    and (filename.endswith(".py") or filename.startswith("<frozen ")
-                         or filename == self.tool_filename)) and not importing()
+        """Code run by `exec` that is neither the tool's module body nor a module's body
+        run by an import in progress."""
+        return not (args and args[0] is self.tool_code) and not importing()
 
 
 def _protected_write(args: tuple[Any, ...]) -> bool:
     if len(args) < 2:
         return True
     target, name = args[0], args[1]
-    return name in PROTECTED_ATTRIBUTES or type(target) is type(_protected_write)
+    return (type(name) is not str or name in PROTECTED_ATTRIBUTES
+            or type(target) is type(_protected_write))
 
 
-def _compiles_string(args: tuple[Any, ...]) -> bool:
-    filename = args[1] if len(args) > 1 else None
-    return not (isinstance(filename, str) and filename.endswith(".py")
-                and not filename.startswith("<")) and not importing()
+def _compiles(args: tuple[Any, ...]) -> bool:
+    """Any compile outside an import: what a caller names the file says nothing."""
+    return not importing()
 
 
 def importing() -> bool:

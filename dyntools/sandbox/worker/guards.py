@@ -4,6 +4,13 @@ Every guard refuses by ending the call at once: `Guards.stop` reports `sandbox_v
 the protocol pipe and exits the process, so a tool cannot catch the refusal and try something
 else. This module imports nothing; the worker's start-up time is the cold-call budget.
 
+Every guard fails closed: the check runs before the operation, or the value is checked before
+it is handed over, so an exception inside a check (RecursionError at the edge of the stack,
+MemoryError, a `stop` that could not run) propagates instead of the operation's result. The
+guard then also sets `Guards.failed` (a plain store, which cannot fail), and the worker ends
+after that call: the worker is spent. Errors of the operation itself (`getattr` of a missing
+attribute, a call that raises) are the tool's and change nothing.
+
 Where values enter tool code, and what checks them:
 - `import`: the import guard gives a `ModuleView` holding only the allowed members;
 - `obj.name` (`_getattr_`): names starting with `_` or denied by the policy, and the value;
@@ -16,12 +23,12 @@ Where values enter tool code, and what checks them:
 
 `check_value` refuses every value a tool must never hold: modules, code, frames, tracebacks,
 cells, generator frames' owners' internals, descriptors and property objects (their `fset`
-writes onto any object), weak references, `ForwardRef`s, the worker's own
-objects, classes that are not allowed members or builtins (`type` itself, metaclasses,
-anything built at run time), Python functions that are neither allowed members nor the tool's
-own (an unbound library method accepts a foreign `self`), built-in functions of modules that
-are not allowed members, and the policy's escape routes. Values of the plain built-in types
-pass on a set lookup: this is the hot path.
+writes onto any object; a `cached_property`'s lock is shared process-wide), weak references,
+`ForwardRef`s, the worker's own objects, classes that are not allowed members or builtins
+(`type` itself, metaclasses, anything built at run time), Python functions that are neither
+allowed members nor the tool's own (an unbound library method accepts a foreign `self`),
+built-in functions of modules that are not allowed members, and the policy's escape routes.
+Values of the plain built-in types pass on a set lookup: this is the hot path.
 """
 
 from __future__ import annotations
@@ -153,6 +160,9 @@ class Guards:
         # those are refused where they are reached, through an attribute.
         self.attr_safe_values: set[type] = self.safe_values - self.escape_id_types
         self.tripwire: Any = None  # set by the worker: reading __globals__ is an audit event
+        # An exception escaped a check during this call (the operation was refused): the
+        # worker ends after the call (see the module docstring).
+        self.failed = False
 
     # -- what a tool may hold ---------------------------------------------------------------
 
@@ -253,22 +263,31 @@ class Guards:
         def _getattr_(obj: Any, name: str) -> Any:
             # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
             if name not in checked:
-                check_name(name)
+                try:
+                    check_name(name)
+                except BaseException:
+                    self.failed = True
+                    raise
             if type(obj) in plain:
                 return getattr(obj, name)  # built-in values' methods, a view's members
             if type(obj) is module_type:
+                self.failed = True
                 self.stop("sandbox_violation", f"attribute {name!r} of a module object: tools "
                           "get modules only through import, as views of their allowed members")
             value = getattr(obj, name)
             kind = type(value)
             if kind in safe:
                 return value
-            # A method bound to the object itself is as safe as the object, which was checked
-            # when the tool got it (`moment.weekday`: the hot case).
-            if ((kind is builtin_method and value not in escapes)
-                    or (kind is bound_method and bound_ok)) and value.__self__ is obj:
-                return value
-            check_value(value)
+            try:
+                # A method bound to the object itself is as safe as the object, which was
+                # checked when the tool got it (`moment.weekday`: the hot case).
+                if ((kind is builtin_method and value not in escapes)
+                        or (kind is bound_method and bound_ok)) and value.__self__ is obj:
+                    return value
+                check_value(value)
+            except BaseException:
+                self.failed = True
+                raise
             return value
 
         return _getattr_
@@ -289,11 +308,19 @@ class Guards:
 
         def _call_(func: Any, /, *args: Any, **kwargs: Any) -> Any:
             # Literal keywords were checked at compile time; `**` goes through `_apply_`.
-            if isinstance(func, type) and func not in allowed:
-                check_value(func)
+            try:
+                if isinstance(func, type) and func not in allowed:
+                    check_value(func)
+            except BaseException:
+                self.failed = True
+                raise
             result = func(*args, **kwargs)
             if type(result) not in plain:
-                check_value(result)
+                try:
+                    check_value(result)
+                except BaseException:
+                    self.failed = True
+                    raise
             return result
 
         return _call_
@@ -310,15 +337,21 @@ class Guards:
         def _apply_(func: Any, /, *args: Any, **kwargs: Any) -> Any:
             # `f(*items, **mapping)` takes values out of containers: they are checked like
             # any item (`slice(*tainted).stop` read one back unchecked).
-            for key, value in kwargs.items():
-                if key.startswith("_"):
-                    stop("sandbox_violation", f"keyword argument {key!r} starts with an "
-                         "underscore (also when it comes from a ** mapping)")
-                if type(value) not in safe:
-                    check_value(value)
-            for value in args:
-                if type(value) not in safe:
-                    check_value(value)
+            try:
+                for key, value in kwargs.items():
+                    # str's own startswith: a str subclass could answer anything.
+                    if type(key) is not str or str.startswith(key, "_"):
+                        self.failed = True
+                        stop("sandbox_violation", f"keyword argument {key!r} starts with an "
+                             "underscore (also when it comes from a ** mapping)")
+                    if type(value) not in safe:
+                        check_value(value)
+                for value in args:
+                    if type(value) not in safe:
+                        check_value(value)
+            except BaseException:
+                self.failed = True
+                raise
             return call(func, *args, **kwargs)
 
         return _apply_
@@ -330,7 +363,11 @@ class Guards:
         def _getitem_(obj: Any, key: Any) -> Any:
             value = obj[key]
             if type(value) not in plain:
-                check_value(value)
+                try:
+                    check_value(value)
+                except BaseException:
+                    self.failed = True
+                    raise
             return value
 
         return _getitem_
@@ -342,10 +379,14 @@ class Guards:
 
         def _getiter_(obj: Any, depth: int = 0) -> Iterator[Any]:
             for item in obj:
-                if type(item) not in plain:
-                    check_value(item)
-                if depth:
-                    check_items(item, depth)
+                try:
+                    if type(item) not in plain:
+                        check_value(item)
+                    if depth:
+                        check_items(item, depth)
+                except BaseException:
+                    self.failed = True
+                    raise
                 yield item
 
         return _getiter_
@@ -355,23 +396,28 @@ class Guards:
         plain = self.safe_values
 
         def _args_(*values: Any) -> None:
-            for value in values:
-                kind = type(value)
-                if kind not in plain:
-                    check_value(value)
-                elif kind is tuple:  # *args
-                    for item in value:
-                        if type(item) not in plain:
-                            check_value(item)
-                elif kind is dict:  # **kwargs
-                    for item in value.values():
-                        if type(item) not in plain:
-                            check_value(item)
+            try:
+                for value in values:
+                    kind = type(value)
+                    if kind not in plain:
+                        check_value(value)
+                    elif kind is tuple:  # *args
+                        for item in value:
+                            if type(item) not in plain:
+                                check_value(item)
+                    elif kind is dict:  # **kwargs
+                        for item in value.values():
+                            if type(item) not in plain:
+                                check_value(item)
+            except BaseException:
+                self.failed = True
+                raise
 
         return _args_
 
     def write_guard(self) -> Callable[[Any], NoReturn]:
         def _write_(obj: Any) -> NoReturn:
+            self.failed = True
             self.stop("sandbox_violation", "tools may not write or delete attributes")
 
         return _write_
@@ -433,26 +479,40 @@ class Guards:
             fromlist: Iterable[str] | None = (),
             level: int = 0,
         ) -> Any:
-            if level != 0 or type(name) is not str:
-                self.stop("sandbox_violation", "relative imports are not allowed")
-            if type(fromlist) is list and not fromlist and real_import is not None:
+            try:
+                if level != 0 or type(name) is not str:
+                    self.failed = True
+                    self.stop("sandbox_violation", "relative imports are not allowed")
                 # C code called from tool code (`datetime.strptime` importing `_strptime`)
                 # imports through the caller's builtins with an empty *list*; the import
                 # statement passes None or a tuple, and tools cannot call __import__
                 # themselves. The module goes to that C code, not to the tool.
-                if name.partition(".")[0] in denied:
-                    self.stop("sandbox_violation", f"import of {name!r} is not allowed")
+                from_c = type(fromlist) is list and not fromlist and real_import is not None
+                if from_c:
+                    if name.partition(".")[0] in denied:
+                        self.failed = True
+                        self.stop("sandbox_violation", f"import of {name!r} is not allowed")
+                    view = None
+                else:
+                    allowed = members.get(name)
+                    if allowed is None:
+                        self.failed = True
+                        self.stop("sandbox_violation", f"import of {name!r} is not allowed")
+                    if fromlist:
+                        for member in fromlist:
+                            if type(member) is not str or member not in allowed:
+                                self.failed = True
+                                self.stop("sandbox_violation",
+                                          f"import of {name}.{member} is not allowed")
+                        view = views[name]
+                    else:
+                        view = views[name.partition(".")[0]]
+            except BaseException:
+                self.failed = True
+                raise
+            if from_c and real_import is not None:
                 return real_import(name, globals, locals, fromlist, level)
-            allowed = members.get(name)
-            if allowed is None:
-                self.stop("sandbox_violation", f"import of {name!r} is not allowed")
-            if fromlist:
-                for member in fromlist:
-                    if member not in allowed:
-                        self.stop("sandbox_violation",
-                                  f"import of {name}.{member} is not allowed")
-                return views[name]
-            return views[name.partition(".")[0]]
+            return view
 
         return __import__
 
@@ -464,16 +524,23 @@ class Guards:
         def print(*args: Any, sep: str | None = " ", end: str | None = "\n",
                   file: Any = None, flush: bool = False) -> None:
             if file is not None:
+                self.failed = True
                 self.stop("sandbox_violation", "print(file=...) is not allowed")
             sep = " " if sep is None else sep
             end = "\n" if end is None else end
             if type(sep) is not str or type(end) is not str:
                 raise TypeError("sep and end must be strings")
             text = sep.join([str(a) for a in args]) + end
-            self.output_size += len(text.encode("utf-8", "surrogatepass"))
-            if self.output_size > self.max_output_bytes:
-                self.stop("bad_result",
-                          f"the tool printed more than {self.max_output_bytes} bytes")
+            try:
+                size = self.output_size + len(text.encode("utf-8", "surrogatepass"))
+                if size > self.max_output_bytes:
+                    self.failed = True
+                    self.stop("bad_result",
+                              f"the tool printed more than {self.max_output_bytes} bytes")
+            except BaseException:
+                self.failed = True
+                raise
+            self.output_size = size
             output.append(text)
 
         return print
@@ -483,6 +550,24 @@ class Guards:
         self.output.clear()
         self.output_size = 0
         return text
+
+
+def refused_library_kinds() -> list[type]:
+    """Library kinds no tool may hold, beyond `FORBIDDEN_TYPES` (the worker forbids them with
+    its own objects' kinds): weak references (they reach objects behind the guards), typing's
+    `ForwardRef` (a compiled annotation string), and `functools.cached_property`, a class's
+    descriptor read off the class itself (its `lock` is shared by every instance: a tool that
+    held it could leave it locked, or read who holds it, from call to call)."""
+    import _weakref
+
+    kinds: list[type] = [_weakref.ReferenceType, _weakref.ProxyType,
+                         _weakref.CallableProxyType]
+    for module_name, name in (("typing", "ForwardRef"), ("functools", "cached_property")):
+        module = sys.modules.get(module_name)
+        kind = getattr(module, name, None) if module is not None else None
+        if isinstance(kind, type):
+            kinds.append(kind)
+    return kinds
 
 
 def safe_builtins(names: Iterable[str], guards: Guards) -> dict[str, Any]:

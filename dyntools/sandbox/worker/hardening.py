@@ -4,8 +4,11 @@ The guards check what a tool reads and what calls return. Some allowed callables
 for what they do *inside*, whatever comes back, so the worker replaces or narrows them:
 
 - `hash`: for an identity-hashed object it is the object's address rotated by four bits, and an
-  address is the key of every identity-keyed table (`deepcopy`'s memo was one). `safe_hash`
-  answers for values (numbers, strings, tuples of them, ...) and refuses identity.
+  address is the key of every identity-keyed table (`deepcopy`'s memo was one). A built-in
+  method's hash mixes in the address of the object it is bound to (`hash([].append)`).
+  `safe_hash` answers only for kinds whose hash is computed from their value (numbers,
+  strings, bytes, dates, Decimals, UUIDs, addresses, tuples and frozensets of them, ...),
+  named by their `__hash__`; any other kind is refused, known or not.
 - `copy.copy` / `copy.deepcopy`: the real ones take a caller-supplied memo keyed by `id()`,
   leave internals (the state dicts of what they copied) among its values, and call the
   object's own `__reduce_ex__` and then `setattr(obj, name, value)` by string, which wrote
@@ -27,23 +30,56 @@ if TYPE_CHECKING:  # the worker must not pay for importing typing
     from typing import Any
 
 _object_hash: Any = object.__hash__
+_CONTAINER_HASHES = frozenset({tuple.__hash__, frozenset.__hash__})  # hash of the items
+# Library kinds hashed by value, looked up in the modules loaded when a tool first hashes.
+VALUE_HASHED = (
+    ("decimal", ("Decimal",)), ("fractions", ("Fraction",)),
+    ("datetime", ("date", "datetime", "time", "timedelta", "timezone")),
+    ("uuid", ("UUID",)), ("re", ("Pattern",)), ("enum", ("Enum",)),
+    ("ipaddress", ("IPv4Address", "IPv6Address", "IPv4Network", "IPv6Network",
+                   "IPv4Interface", "IPv6Interface")),
+)
+_value_hashes: set[Any] = set()
 
 
 def _identity_hashed(value: Any) -> bool:
     return type(value).__hash__ is _object_hash
 
 
+def _hashed_by_value() -> set[Any]:
+    if not _value_hashes:
+        import sys
+
+        found: set[Any] = {kind.__hash__ for kind in (int, float, complex, str, bytes, range)}
+        for module_name, names in VALUE_HASHED:
+            module = sys.modules.get(module_name)
+            for name in names:
+                kind = getattr(module, name, None) if module is not None else None
+                if isinstance(kind, type):
+                    found.add(kind.__hash__)
+        found.discard(_object_hash)
+        found.discard(None)
+        _value_hashes.update(found)
+    return _value_hashes
+
+
 def safe_hash(value: Any, /) -> int:
-    """`hash()` for values; an object hashed by identity (its address) is refused."""
+    """`hash()` for values; anything whose hash is not computed from its value (an address,
+    or a hash we do not know) is refused."""
+    by_value = _hashed_by_value()
     stack = [value]
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is tuple or kind is frozenset:
+        method = kind.__hash__
+        if method in _CONTAINER_HASHES:  # tuples, frozensets, named tuples: their items
             stack.extend(item)
-        elif kind.__hash__ is _object_hash:
-            raise TypeError(f"hash() of a {kind.__name__} object would reveal its address; "
-                            "tools may hash values only")
+        elif method is None:
+            return hash(item)  # unhashable (a list, a dict): Python's own TypeError
+        elif method not in by_value:
+            raise TypeError(f"hash() of a {kind.__name__} object is not a value's hash (it "
+                            "may reveal an address); tools may hash values only: numbers, "
+                            "strings, bytes, dates, Decimals, tuples of them, ...")
     return hash(value)
 
 

@@ -30,6 +30,7 @@ import sys
 import time
 
 from dyntools.sandbox.worker import protocol
+from dyntools.sandbox.worker.state import NotWalked
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -205,21 +206,33 @@ class Worker:
             denied_modules=init["denied_modules"],
             real_import=__import__,
         )
+        # The worker's own objects a tool may hold (its print, the import guard, the hardened
+        # copy members, the host stubs): the state check understands them as they are.
+        own_objects: list[Any] = [value for members in replacements.values()
+                                  for value in members.values()]
         for name, members in init["modules"].items():
             module = self._host_module(init) if name == HOST_MODULE else sys.modules.get(name)
             if module is not None:
                 self.guards.add_module(name, module, members, replacements.get(name))
+                if name == HOST_MODULE:
+                    own_objects += vars(module).values()
         self.builtins = safe_builtins(init["builtins"], self.guards)
+        own_objects += self.builtins.values()
         self.module_view_type = ModuleView
         self.tripwire: Any = None
-        self.state: Any = None  # the tool's module state after load (see `state`)
+        # The names the worker put into the tool's globals before its module body ran, and
+        # the objects under them (`tool_globals`).
+        self.own_names: dict[str, Any] = {}
         # Imported now: once Landlock is on, the worker can import nothing more of its own.
-        from dyntools.sandbox.worker.state import ModuleState, static_kinds
+        from dyntools.sandbox.worker.state import ModuleState
 
+        # Until the module body has run and been walked, every call would be spent.
+        self.state: Any = NotWalked()
         self.module_state: Callable[[dict[str, Any]], ModuleState] = (
             lambda namespace: ModuleState(
-                namespace, static_kinds(ModuleView),
-                [v for view in self.guards.views.values() for v in vars(view).values()]))
+                namespace, own=self.own_names, own_objects=own_objects,
+                members=[v for view in self.guards.views.values() for v in vars(view).values()],
+                module_view_type=ModuleView))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
 
@@ -242,17 +255,10 @@ class Worker:
         return {"copy": {"copy": copy, "deepcopy": deepcopy}}
 
     def _worker_types(self) -> list[type]:
-        import _weakref
-
         from dyntools.sandbox.worker.audit import AuditTripwire
-        from dyntools.sandbox.worker.guards import Guards
+        from dyntools.sandbox.worker.guards import Guards, refused_library_kinds
 
-        kinds = [Worker, Channel, Guards, AuditTripwire, _weakref.ReferenceType,
-                 _weakref.ProxyType, _weakref.CallableProxyType]
-        typing = sys.modules.get("typing")
-        if typing is not None:
-            kinds.append(typing.ForwardRef)
-        return kinds
+        return [Worker, Channel, Guards, AuditTripwire, *refused_library_kinds()]
 
     def stop(self, reason: str, message: str) -> NoReturn:
         """End the call now: report on the protocol pipe and exit, uncatchable by the tool."""
@@ -287,6 +293,7 @@ class Worker:
 
             namespace["__builtins__"] = builtins
             namespace.update(permissive_guard_names())
+        self.own_names = dict(namespace)
         return namespace
 
     def reply_exception(self, exc: BaseException, *, during: str, fatal: bool = False) -> bool:
@@ -335,16 +342,20 @@ class Worker:
             if tripwire is not None:
                 tripwire.inside_tool = False
             self.check_threads()
-            spent = self.state is not None and self.state.changed()
+            spent = self.spent_after_call()
             return not self.reply_exception(exc, during="during the call",
                                             fatal=spent) and not spent
         if tripwire is not None:
             tripwire.inside_tool = False
+            if tripwire.violation is not None:
+                self.stop_missed_violation()
         if _thread_count():  # self.check_threads(), inlined
             self.check_threads()
-        # State this call left behind must not reach the next caller: the reply says the
-        # worker is spent, and it ends after sending it.
-        spent = self.state is not None and self.state.changed()
+        # State this call left behind must not reach the next caller, and a check that
+        # could not finish refused its operation: the reply says the worker is spent, and
+        # it ends after sending it.
+        spent = (self.state.changed() or guards.failed
+                 or (tripwire is not None and tripwire.tripped))
         try:
             if type(result) is not dict and not isinstance(result, dict):
                 raise TypeError(f"run() returned {type(result).__name__}, not a dict")
@@ -355,17 +366,36 @@ class Worker:
             return False
         except (TypeError, ValueError, RecursionError) as exc:
             channel.send_error("bad_result", f"the result is not JSON: {exc}",
-                               output=guards.take_output())
-            return True
+                               output=guards.take_output(), fatal=spent)
+            return not spent
         if len(text) > self.max_result_bytes:
             channel.send_error("bad_result", f"the result is {len(text)} bytes, over the cap "
-                               f"of {self.max_result_bytes}", output=guards.take_output())
-            return True
+                               f"of {self.max_result_bytes}", output=guards.take_output(),
+                               fatal=spent)
+            return not spent
         out = guards.take_output() if guards.output else ""  # nothing printed: nothing to take
         ending = (',"out":' + _encode_str(out) if out else "") + (',"spent":true}' if spent
                                                                    else "}")
         channel.send_text(channel.opening + '"ok":' + text + ending)
         return not spent
+
+    def spent_after_call(self) -> bool:
+        """After a call (the tool's flag already off): end now if the audit hook judged an
+        event a violation it could not stop; otherwise, must the worker end after its reply?
+        (The state check runs either way: it resets what the worker resets after each call
+        and empties the caches it clears.)"""
+        tripwire = self.tripwire
+        if tripwire is not None and tripwire.violation is not None:
+            self.stop_missed_violation()
+        changed = self.state.changed()
+        return changed or self.guards.failed or (tripwire is not None and tripwire.tripped)
+
+    def stop_missed_violation(self) -> NoReturn:
+        """An audit event was judged a violation, but the hook could not end the call at once
+        (`stop` itself failed, at the edge of the stack): the event was refused, and the call
+        ends now that the tool has returned."""
+        self.stop("sandbox_violation", f"the tool triggered the audit event "
+                  f"{self.tripwire.violation!r}; it was refused, and the call ends here")
 
     def check_threads(self) -> None:
         """No thread may outlive a call. Nothing a tool may use starts one (and seccomp kills
@@ -439,7 +469,7 @@ def _lock_down(worker: Worker, init: dict[str, Any]) -> dict[str, list[object]]:
     if "audit_hook" in worker.skip:
         report["audit_hook"] = [False, "disabled"]
     else:
-        worker.tripwire = AuditTripwire(worker.stop, worker.filename)
+        worker.tripwire = AuditTripwire(worker.stop)
         worker.tripwire.install()
         worker.guards.tripwire = worker.tripwire
         report["audit_hook"] = [True, "CPython audit hook: a tripwire for process, socket, "
@@ -453,8 +483,11 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
     tripwire = worker.tripwire
     try:
         if tripwire is not None:
+            tripwire.tool_code = code  # the one exec of tool code the hook lets through
             tripwire.inside_tool = True
         exec(code, namespace)
+        if tripwire is not None:
+            tripwire.tool_code = None  # its one run is over
     except BaseException as exc:  # module-level failure: report, then end
         if tripwire is not None:
             tripwire.inside_tool = False  # reading the traceback raises audit events
@@ -463,12 +496,17 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
     finally:
         if tripwire is not None:
             tripwire.inside_tool = False
+    if tripwire is not None and tripwire.violation is not None:
+        worker.stop_missed_violation()
     run = namespace.get("run")
     if not callable(run):
         worker.channel.send_error("compile_error", "the tool defines no run(params) function",
                                   fatal=True)
         posix._exit(EXIT_STOPPED)
-    worker.state = worker.module_state(namespace)
+    try:
+        worker.state = worker.module_state(namespace)
+    except BaseException:  # the state stays NotWalked: every call spends the worker
+        worker.state = NotWalked()
     return run
 
 
