@@ -257,6 +257,11 @@ def build_spec(
         "lines": source.splitlines(),
         "tree": tree,
         "modules": allowed,
+        # class -> the only attributes its instances expose (the worker's attribute guard).
+        "instance_attributes": {
+            name: {member: sorted(attributes) for member, attributes
+                   in policy.modules[name].instance_attributes.items()}
+            for name in allowed if policy.modules[name].instance_attributes},
         "builtins": sorted(policy.builtins),
         "denied_attributes": sorted(policy.denied_attributes),
         "denied_prefixes": sorted(policy.denied_attribute_prefixes),
