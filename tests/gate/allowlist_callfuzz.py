@@ -100,10 +100,12 @@ def main(path: str) -> dict[str, Any]:
             if dotted in SKIP or not callable(function):
                 continue
             for args in argument_sets(values):
-                ARMED[0] = True
-                signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
                 try:
                     try:
+                        # Armed inside the try: on a loaded machine the alarm can fire before
+                        # setitimer's caller runs its next line.
+                        ARMED[0] = True
+                        signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
                         result = function(*args)
                     finally:
                         signal.setitimer(signal.ITIMER_REAL, 0)

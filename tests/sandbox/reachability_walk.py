@@ -214,10 +214,10 @@ class Walk:
             containers = [a for a in [*args, *kwargs.values()]
                           if type(a) in (list, dict, set)]
             self.watching = True
-            ARMED[0] = True
-            signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
             try:
                 try:
+                    ARMED[0] = True  # armed inside the try: the alarm may fire at once
+                    signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
                     result = self.names["_call_"](func, *args, **kwargs)
                 finally:
                     signal.setitimer(signal.ITIMER_REAL, 0)
