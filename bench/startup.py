@@ -2,7 +2,7 @@
 
     baseline  python -I -S -c pass (the same interpreter)
     site      python -c pass (site, and the environment's .pth files)
-    floor     the gate's floor: site, _ast, _json and jsonschema-rs, loaded as the
+    floor     the gate's floor: site, ast, json and jsonschema-rs, loaded as the
               gate loads them, and the interpreter's exit; no dyntools code of its own
               and no click (a check cannot start faster)
     version   dyntools --version                                target within 6x the baseline
@@ -131,7 +131,7 @@ def import_breakdown(argv: list[str], env: dict[str, str], cwd: Path, top: int) 
 # with site, the standard library modules the gate is built on, and jsonschema-rs as the
 # gate loads it (dyntools.base.jsonschema_safe, a leaf, is its loader); it ends as the console
 # script does, with the interpreter's own exit. `check` cannot be faster.
-GATE_FLOOR = ("import _ast, _json\n"
+GATE_FLOOR = ("import ast, json\n"
               "from dyntools.base.jsonschema_safe import _engine\n_engine()")
 
 

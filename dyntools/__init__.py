@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the worker time
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from dyntools.base.log import configure_logging
@@ -131,16 +132,26 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dyntools' has no attribute {name!r}")
-    import importlib
+def lazy_exports(package: str, homes: Mapping[str, str],
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """`__getattr__` and `__dir__` for a package whose public names are imported on first use
+    (PEP 562): `homes` maps each name to the module that defines it. Every lazy package of
+    dyntools (this one, sandbox, registry, pipeline, generators, capabilities) is made so."""
 
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+
+        return getattr(importlib.import_module(home), name)
+
+    def __dir__() -> list[str]:
+        import sys
+
+        return sorted(set(vars(sys.modules[package])) | set(homes))
+
+    return __getattr__, __dir__
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

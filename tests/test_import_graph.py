@@ -25,9 +25,7 @@ import dyntools
 
 PACKAGE = Path(dyntools.__file__).parent
 DOC = PACKAGE.parent / "docs" / "architecture.md"
-# hashlib's own SHA-256 module is `_sha256` up to 3.11 and `_sha2` from 3.12 (gate/findings.py
-# tries both): each is the standard library on the version that has it.
-STDLIB = frozenset(sys.stdlib_module_names) | {"_sha2", "_sha256"}
+STDLIB = frozenset(sys.stdlib_module_names)
 
 # 0. The shared leaves are a folder: each module of dyntools/base/ imports nothing of dyntools
 #    but other modules of that folder and the public error tree (which imports nothing).
@@ -39,8 +37,8 @@ GATE = "dyntools.gate"
 GATE_THIRD_PARTY = frozenset({"jsonschema_rs"})
 # 2. The worker side of the sandbox is the folder dyntools/sandbox/worker/: nothing under it
 #    imports anything of dyntools outside it (the parent packages `dyntools` and
-#    `dyntools.sandbox` are loaded on the way in and import nothing), nor anything outside the
-#    standard library.
+#    `dyntools.sandbox` are loaded on the way in and import nothing but each other), nor
+#    anything outside the standard library.
 WORKER_PACKAGE = "dyntools.sandbox.worker"
 WORKER = "dyntools.sandbox.worker.process"
 WORKER_PARENTS = frozenset({"dyntools", "dyntools.sandbox"})
@@ -210,17 +208,21 @@ def test_wall_4_nothing_imports_the_cli() -> None:
     assert importers == []
 
 
+def _is_root_reexport(name: str, where: str) -> bool:
+    """The root package's lazy re-export block: `dyntools/__init__.py` names every public
+    class under `if TYPE_CHECKING:` for the type checker, and resolves them on first use."""
+    return name == "dyntools" and where == "typing"
+
+
 def test_no_module_imports_itself_back() -> None:
-    """No circle, counting function-level and TYPE_CHECKING imports too. One shape is not a
-    circle: a package's `__init__` importing its own submodules inside a function (a factory
-    choosing an implementation), which import the package's interface back."""
+    """No circle, counting function-level and TYPE_CHECKING imports too (a package's
+    `__init__` importing its own submodules inside a function included); only the root
+    package's lazy re-export block is not counted."""
     adjacency: dict[str, set[str]] = {}
     for name, edges in GRAPH.items():
-        is_package = MODULES[name].name == "__init__.py"
         adjacency[name] = {
             target for target, where in edges
-            if target in MODULES and target != name
-            and not (is_package and where == "function" and _inside(target, name))
+            if target in MODULES and target != name and not _is_root_reexport(name, where)
         }
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -252,6 +254,21 @@ def test_no_module_imports_itself_back() -> None:
     found = {frozenset(circle) for circle in circles}
     assert sorted(sorted(c) for c in found - set(KNOWN_CIRCLES)) == []
     assert sorted(sorted(c) for c in set(KNOWN_CIRCLES) - found) == [], "gone: drop its line"
+
+
+def test_no_private_cpython_module_outside_the_worker() -> None:
+    """Outside dyntools/sandbox/worker/ (which runs in the sandbox, where its start-up is the
+    cold call's budget), no module imports a private CPython module (a top-level name that
+    starts with an underscore, `__future__` aside), at the top, in a function or for the type
+    checker: those change without notice between Python versions, and each has a public
+    module over it (ast, json, signal, threading, hashlib, ...)."""
+    private = sorted(
+        f"{name} -> {target} ({where})"
+        for name, edges in GRAPH.items() if not _inside(name, WORKER_PACKAGE)
+        for target, where in edges
+        if target.split(".")[0].startswith("_") and target != "__future__"
+    )
+    assert private == []
 
 
 def _documented(heading: str) -> set[str]:

@@ -40,14 +40,6 @@ def test_critical_holds_the_signal_in_the_main_thread_only() -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, "held\nraised 143\n", "")
 
 
-def test_a_check_starts_without_threading() -> None:
-    code = ("import sys\nfrom dyntools.base import interrupts\ninterrupts.install()\n"
-            "with interrupts.critical():\n    pass\nprint('threading' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=30, check=True)
-    assert done.stdout == "False\n"
-
-
 SWALLOWED = r'''
 import os, signal, sys, time
 from dyntools.base import interrupts

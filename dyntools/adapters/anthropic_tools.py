@@ -36,10 +36,9 @@ its `tool_calls`, a Responses `function_call`) is refused with a `UsageError` na
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from dyntools.adapters.core import field, run_tool, tool_entries
+from dyntools.adapters.core import field, in_order, run_tool, tool_entries
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
 from dyntools.catalog.core import Catalog
@@ -195,11 +194,7 @@ def dispatch_tool_uses(
         return _dispatch_one(catalog, block, allow_generation=allow_generation,
                              generator=generator, specs=specs, timeout=timeout)
 
-    if max_workers <= 1 or len(blocks) <= 1:
-        return [one(block) for block in blocks]
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(blocks)),
-                            thread_name_prefix="dyntools-dispatch") as pool:
-        return list(pool.map(one, blocks))
+    return in_order(one, blocks, max_workers)
 
 
 def tool_result(tool_use_id: str, value: Mapping[str, Any], *, is_error: bool) -> dict[str, Any]:

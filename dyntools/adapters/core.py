@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
 from dyntools.catalog.core import Catalog
 from dyntools.errors import DyntoolsError, UsageError
 from dyntools.generators.base import Generator, ToolSpec
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 SAMPLE_CHARS = 500
 # A model's arguments string (OpenAI-style JSON text) is parsed in the host: bound it.
@@ -70,6 +74,17 @@ def tool_entries(catalog: Catalog, wanted: Iterable[ToolSpec] = (),
                                      copy.deepcopy(dict(spec.params))
                                      if spec.params is not None else dict(EMPTY_SCHEMA)))
     return entries
+
+
+def in_order(one: Callable[[Item], Result], items: Sequence[Item], max_workers: int,
+             ) -> list[Result]:
+    """`one` of each item, in the items' order; with `max_workers` > 1, run concurrently (a
+    response's calls: hand-written tools then run on several threads at once)."""
+    if max_workers <= 1 or len(items) <= 1:
+        return [one(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(max_workers, len(items)),
+                            thread_name_prefix="dyntools-dispatch") as pool:
+        return list(pool.map(one, items))
 
 
 def run_tool(

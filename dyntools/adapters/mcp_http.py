@@ -21,23 +21,18 @@ from __future__ import annotations
 import hmac
 import json
 import socket
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 
 from dyntools.adapters.mcp_server import McpToolServer
 from dyntools.base import listening
-from dyntools.base.listening import is_loopback
+from dyntools.base.listening import ASGIApp, Receive, Scope, Send, is_loopback
 from dyntools.base.log import get_logger
 
 MCP_PATH = "/mcp"
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def check_token(token: str) -> str:

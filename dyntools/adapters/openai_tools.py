@@ -27,10 +27,16 @@ The `openai` package is not imported: calls are read by attribute or key.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from dyntools.adapters.core import Outcome, field, parse_arguments, run_tool, tool_entries
+from dyntools.adapters.core import (
+    Outcome,
+    field,
+    in_order,
+    parse_arguments,
+    run_tool,
+    tool_entries,
+)
 from dyntools.adapters.results import error_payload
 from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
@@ -109,11 +115,7 @@ def dispatch_openai_tool_calls(
             return {"role": "tool", "tool_call_id": call_id, "content": outcome.text}
         return {"type": "function_call_output", "call_id": call_id, "output": outcome.text}
 
-    if max_workers <= 1 or len(calls) <= 1:
-        return [one(call) for call in calls]
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(calls)),
-                            thread_name_prefix="dyntools-openai") as pool:
-        return list(pool.map(one, calls))
+    return in_order(one, calls, max_workers)
 
 
 def openai_tool_calls(value: Any) -> list[tuple[str, Any]]:

@@ -7,26 +7,24 @@ exit into a traceback, and a clean-up that takes longer than CLEANUP_LIMIT_S end
 with the same code all the same. A signal that arrives once the command has returned
 (`finishing`) lets the exit finish; a second one ends a stuck exit. Inside `critical()` (the
 registry's commit of a version file and its manifest) the signal is held and raised when the
-section ends: a commit is all or nothing.
+section ends: a commit is all or nothing. `install()` starts one daemon helper thread, which
+sends a signal again and bounds the clean-up: a signal handler starts no thread of its own.
 
 Without `install()` (a library caller), `critical()` changes nothing.
 """
 
 from __future__ import annotations
 
-import _signal
-import _thread
+import contextlib
 import os
+import queue
+import signal
+import threading
 import time
 from types import FrameType
+from typing import Any
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
-if TYPE_CHECKING:
-    from typing import Any
-
-# `_signal`, the C module under `signal`: importing `signal` builds its enums of every signal
-# and handler (~3 ms of each start-up), and only these two numbers are needed here.
-SIGINT, SIGTERM = int(_signal.SIGINT), int(_signal.SIGTERM)
+SIGINT, SIGTERM = int(signal.SIGINT), int(signal.SIGTERM)
 SIGNAL_NAMES = {SIGINT: "SIGINT", SIGTERM: "SIGTERM"}
 EXIT_CODES = {SIGINT: 128 + SIGINT, SIGTERM: 128 + SIGTERM}
 
@@ -52,7 +50,9 @@ class _State:
     finishing = False  # the command has returned: the process is only exiting now
     late: int | None = None
     ending = False  # the bounded exit after a signal is counting (_exit_within)
+    bound_s = 0.0  # how long it counts
     previous_hook: Any = None  # sys.unraisablehook before install()
+    helper: queue.SimpleQueue[tuple[float, str, int]] | None = None  # see `_later`
 
 
 _state = _State()
@@ -75,9 +75,34 @@ def _swallows(frame: FrameType | None) -> bool:
 REDELIVER_AFTER_S = 0.005
 
 
-def _send_again(signum: int) -> None:
-    time.sleep(REDELIVER_AFTER_S)
-    os.kill(os.getpid(), signum)
+def _later(seconds: float, action: str, value: int) -> None:
+    """Have the helper thread `action` ("send": the signal `value` again; "end": the process
+    with the code `value`) `seconds` from now. Safe in a signal handler: the helper thread was
+    started by install(), and SimpleQueue.put is reentrant (it may interrupt another put in
+    this thread) and takes no lock another Python frame could hold; a thread started here
+    could wait for ever on threading's own lock, held by the code the signal interrupted."""
+    helper = _state.helper
+    if helper is not None:
+        helper.put((time.monotonic() + seconds, action, value))
+
+
+def _helper(requests: queue.SimpleQueue[tuple[float, str, int]]) -> None:
+    """The helper thread: runs each request of `_later` when it is due. It runs apart from
+    the main thread, so a clean-up stuck there (in Python or in C that lets go of the GIL)
+    still ends in bounded time."""
+    due: list[tuple[float, str, int]] = []
+    while True:
+        wait = None if not due else max(0.0, min(due)[0] - time.monotonic())
+        with contextlib.suppress(queue.Empty):
+            due.append(requests.get(timeout=wait))
+        now = time.monotonic()
+        for item in sorted(item for item in due if item[0] <= now):
+            due.remove(item)
+            _, action, value = item
+            if action == "end":
+                _end(value)
+            else:
+                os.kill(os.getpid(), value)
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
@@ -100,7 +125,7 @@ def _handler(signum: int, frame: FrameType | None) -> None:
         # handled at once, here again), until it lands where it can be raised; all within
         # the same bounded time as any clean-up.
         _exit_within(CLEANUP_LIMIT_S, signum)
-        _thread.start_new_thread(_send_again, (signum,))
+        _later(REDELIVER_AFTER_S, "send", signum)
         return
     _state.raised = signum
     _exit_within(CLEANUP_LIMIT_S, signum)
@@ -116,22 +141,18 @@ def _exit_within(seconds: float, signum: int) -> None:
     if _state.ending:
         return  # one bound per process: the first signal's
     _state.ending = True
-    # A bare thread (never joined at exit, like a daemon): importing `threading` here, inside
-    # a signal handler, could meet a half-imported module, and at the top it would cost
-    # every start-up its import.
-    _thread.start_new_thread(_end_after, (seconds, 128 + signum))
+    _state.bound_s = seconds
+    _later(seconds, "end", 128 + signum)
 
 
-def _end_after(seconds: float, code: int) -> None:
-    time.sleep(seconds)
-    # The clean-up is stuck: say so (the line the CLI would have printed, and why it ends
-    # here), straight to the file descriptor, since sys.stderr may be held by the main thread.
+def _end(code: int) -> None:
+    """The clean-up is stuck: say so (the line the CLI would have printed, and why it ends
+    here), straight to the file descriptor, since sys.stderr may be held by the main thread,
+    and end the process with the signal's code."""
     name = SIGNAL_NAMES.get(code - 128, f"signal {code - 128}")
-    try:  # noqa: SIM105 (contextlib.suppress: a check never imports contextlib)
+    with contextlib.suppress(OSError):
         os.write(2, f"dyntools: interrupted ({name}); the clean-up did not finish within "
-                    f"{seconds:g} s\n".encode())
-    except OSError:
-        pass
+                    f"{_state.bound_s:g} s\n".encode())
     os._exit(code)
 
 
@@ -143,7 +164,7 @@ def _lost(unraisable: Any) -> None:
     exc = unraisable.exc_value
     if isinstance(exc, Interrupted) and _state.raised == exc.signum and not _state.finishing:
         _state.raised = None
-        _thread.start_new_thread(_send_again, (exc.signum,))
+        _later(REDELIVER_AFTER_S, "send", exc.signum)
         return
     _state.previous_hook(unraisable)
 
@@ -154,11 +175,15 @@ def install() -> None:
 
     try:
         for signum in EXIT_CODES:
-            _signal.signal(signum, _handler)
+            signal.signal(signum, _handler)
     except ValueError:  # not Python's main thread: only that one may set handlers
         return
     _state.installed = True
-    _state.main_ident = _thread.get_ident()
+    _state.main_ident = threading.get_ident()
+    if _state.helper is None:
+        _state.helper = queue.SimpleQueue()
+        threading.Thread(target=_helper, args=(_state.helper,), name="dyntools-interrupts",
+                         daemon=True).start()
     if sys.unraisablehook is not _lost:
         _state.previous_hook = sys.unraisablehook
         sys.unraisablehook = _lost
@@ -182,13 +207,12 @@ def exit_code_for(exc: KeyboardInterrupt) -> int:
 
 
 class critical:  # lower case: a function to its callers (`with critical():`)
-    """Hold SIGINT/SIGTERM until the block ends (main thread, when installed). A class, not
-    contextlib.contextmanager: a check never imports contextlib (docs/gate.md)."""
+    """Hold SIGINT/SIGTERM until the block ends (main thread, when installed)."""
 
     __slots__ = ("holding",)
 
     def __enter__(self) -> None:
-        self.holding = _state.installed and _thread.get_ident() == _state.main_ident
+        self.holding = _state.installed and threading.get_ident() == _state.main_ident
         if self.holding:
             _state.depth += 1
 

@@ -15,26 +15,22 @@ and jsonschema-rs cannot be interrupted; `host_validator` applies the metaschema
 linear-time engine to schemas the host already trusts (hand-written catalog tools) and gives
 the params budget every call is held to.
 
-A leaf the gate may import (of dyntools it imports only the leaves `jsontext`, `tuples` and
-`interrupts`), imported by the host (dyntools.pipeline.toolmeta) too, so both compile schemas
-the same
-way; jsonschema-rs itself (a 15 MB native module, ~25 ms to load) is imported the first time
-a schema is compiled, so a file refused before its PARAMS and `dyntools --version` never
-load it.
+A leaf the gate may import (of dyntools it imports only the leaf `interrupts`), imported by
+the host (dyntools.pipeline.toolmeta) too, so both compile schemas the same way; jsonschema-rs
+itself (a 15 MB native module, ~25 ms to load) is imported the first time a schema is
+compiled, so a file refused before its PARAMS and `dyntools --version` never load it.
 """
 
 from __future__ import annotations
 
-import types
+import json
+import math
+import re
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
-from dyntools.base import jsontext
-
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 SchemaPath = tuple[str | int, ...]
 INVALID, COST, NOT_OBJECT = "invalid", "cost", "not-object"
@@ -71,105 +67,6 @@ class SafeSchema(NamedTuple):
 
 
 _ENGINE: list[Any] = []
-# jsonschema-rs's module init imports email.utils for one call, parsedate_to_datetime on its
-# own build date (for `jsonschema_rs.__build__`), and email.utils brings socket, random,
-# urllib.parse, ipaddress, calendar and the email package: about a third of its load time,
-# for a date nothing here reads. While it loads, a module with `_parsedate_to_datetime`
-# stands in for email.utils (see `_import_jsonschema_rs`), answering that one shape of date
-# itself and handing any other text to the real function. It answers with _datetime, the C
-# module whose types datetime.py re-exports (the same classes): datetime.py itself defines
-# the whole module in Python before it replaces it, ~1 ms for a date nothing here reads.
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
-           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def _build_date_fields(data: object) -> tuple[int, ...] | None:
-    """(year, month, day, hour, minute, second) of `Thu, 12 Nov 2026 07:50:16 +0000` (the
-    shape of jsonschema-rs's build date: ASCII digits, a time in UTC), else None."""
-    fields = data.split(" ") if isinstance(data, str) else ()
-    if len(fields) != 6:
-        return None
-    weekday, day, month, year, clock, zone = fields
-    hms = clock.split(":")
-    numbers = (year, day, *hms)
-    if (zone != "+0000" or len(weekday) != 4 or weekday[3] != ","
-            or not (weekday[:3].isascii() and weekday[:3].isalpha() and weekday[:3].istitle())
-            or month not in _MONTHS or not 1 <= len(day) <= 2 or len(year) != 4
-            or len(hms) != 3 or any(len(part) != 2 for part in hms)
-            or not all(part.isascii() and part.isdigit() for part in numbers)):
-        return None
-    return int(year), _MONTHS.index(month) + 1, int(day), *(int(part) for part in hms)
-
-
-def _parsedate_to_datetime(data: str) -> Any:
-    fields = _build_date_fields(data)
-    if fields is not None:
-        try:
-            import _datetime as clock
-        except ImportError:  # an interpreter without the C module
-            import datetime as clock
-        try:
-            return clock.datetime(*fields, tzinfo=clock.UTC)
-        except ValueError:  # not a real date: the real function says why
-            pass
-    from email.utils import parsedate_to_datetime
-
-    return parsedate_to_datetime(data)
-
-
-class _TypingStandIn(types.ModuleType):
-    """typing as jsonschema_rs/__init__.py sees it while it loads: it reads TYPE_CHECKING
-    (False) and nothing else, and loading typing is ~4 ms of a check that never uses it. Any
-    other name loads the real typing, which then serves everyone."""
-
-    TYPE_CHECKING = False
-
-    def __getattr__(self, name: str) -> Any:
-        import sys
-
-        if name.startswith("__"):  # the import system's probes (__path__): a plain module
-            raise AttributeError(name)
-        if sys.modules.get("typing") is self:
-            del sys.modules["typing"]
-        return getattr(__import__("typing"), name)
-
-
-def _stand_ins() -> dict[str, types.ModuleType]:
-    doc = "stands in while jsonschema_rs loads"
-    email_utils = types.ModuleType("email.utils", doc)
-    email_utils.parsedate_to_datetime = _parsedate_to_datetime  # type: ignore[attr-defined]
-    # The package too: its import of "email.utils" (PyImport_Import) first imports the
-    # top-level package, whose __init__ nothing here uses.
-    return {"email": types.ModuleType("email", doc), "email.utils": email_utils,
-            "typing": _TypingStandIn("typing", doc)}
-
-
-def _import_jsonschema_rs() -> Any:
-    """`import jsonschema_rs`, with stand-ins for email.utils (`_parsedate_to_datetime`),
-    its package and typing (`_TypingStandIn`) while it initialises. Each is in sys.modules
-    only for that import, only when the real module is not loaded yet, and only when no other
-    thread is running that could import the module meanwhile (and get the stand-in);
-    otherwise the real one serves."""
-    import _thread
-    import sys
-
-    if "jsonschema_rs" in sys.modules or _thread._count() != 0:  # threads Python started
-        import jsonschema_rs
-
-        return jsonschema_rs
-    installed = {name: module for name, module in _stand_ins().items()
-                 if name not in sys.modules}
-    sys.modules.update(installed)
-    try:
-        import jsonschema_rs
-    finally:
-        for name, module in installed.items():
-            if sys.modules.get(name) is module:
-                del sys.modules[name]
-        email = sys.modules.get("email")
-        if email is not None and getattr(email, "utils", None) is installed.get("email.utils"):
-            del email.utils  # the import system set it as the package's attribute
-    return jsonschema_rs
 
 
 def _engine() -> tuple[Any, Any]:
@@ -182,7 +79,7 @@ def _engine() -> tuple[Any, Any]:
         # a signal is held while it loads (~5 ms) and raised after (nothing without the CLI's
         # handlers).
         with critical():
-            jsonschema_rs = _import_jsonschema_rs()
+            import jsonschema_rs
 
         # PARAMS patterns run in the host on every call's params. fancy-regex (jsonschema-rs's
         # default) backtracks up to a million steps per string: '^(a|a?)+\\1$' under anyOf
@@ -253,7 +150,7 @@ def validation_error(validator: Any, instance: Any) -> Invalid | None:
 
 def canonical_json(schema: Any) -> str:
     """The schema as canonical JSON (the cache key); raises TypeError or ValueError."""
-    return jsontext.dumps(schema, sort_keys=True, allow_nan=False)
+    return json.dumps(schema, sort_keys=True, allow_nan=False)
 
 
 # Verdicts are cached for schemas up to this size only: a compiled validator costs up to
@@ -285,7 +182,7 @@ def params_schema_verdict(schema: Any, *, surrogates: bool = True) -> SchemaVerd
 def has_lone_surrogate(value: Any) -> bool:
     """True when a string in `value` cannot be written as UTF-8 ('\\ud800' in a literal)."""
     try:
-        jsontext.dumps(value, ensure_ascii=False).encode("utf-8")
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return True
     except (TypeError, ValueError, RecursionError):
@@ -295,7 +192,7 @@ def has_lone_surrogate(value: Any) -> bool:
 
 @lru_cache(maxsize=128)
 def _verdict(canonical: str) -> SchemaVerdict:
-    schema = jsontext.loads(canonical)
+    schema = json.loads(canonical)
     # Keys appear in canonical JSON as themselves: without the text no walk can find them.
     remote, where = (_remote_reference(schema) if any(f'"{key}"' in canonical for key in _REF_KEYS)
                      else (None, None))
@@ -342,7 +239,7 @@ def params_schema_problem(schema: Any) -> str | None:
 
 @lru_cache(maxsize=512)
 def _host_validator(canonical: str) -> SafeSchema:
-    schema = jsontext.loads(canonical)
+    schema = json.loads(canonical)
     per_value = value_cost_ns(schema)
     return SafeSchema(compile_validator(schema), per_value, validation_budget_units(per_value))
 
@@ -618,8 +515,6 @@ def _own_cost(node: Any, siblings: int) -> int:
     cost = NS_PER_SUBSCHEMA + NS_PER_SLOW_ENUM_ENTRY * _slow_enum_entries(node)
     multiple = node.get("multipleOf")
     if isinstance(multiple, int | float) and not isinstance(multiple, bool) and multiple > 0:
-        import math  # only for a multipleOf: loading math is ~0.5 ms of a check's start
-
         try:
             decades = min(400, abs(math.floor(math.log10(multiple))))
         except (OverflowError, ValueError):  # an int past float range, an infinity
@@ -788,10 +683,7 @@ def _nested_resource_id(schema: Any) -> str | None:
 # An array index in a JSON pointer (RFC 6901): "0" or ASCII digits without a leading zero.
 # str.isdigit() also accepts '²' and '٣', which int() refuses, and int() refuses 5,000
 # digits: both crashed this rule (DT902) before.
-def _is_array_index(part: str) -> bool:
-    """`0|[1-9][0-9]{0,17}`, with str's methods (a check imports no `re`, docs/gate.md)."""
-    return part == "0" or (0 < len(part) <= 18 and part.isascii() and part.isdigit()
-                           and part[0] != "0")
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
 
 
 def _resolve_pointer(schema: Any, ref: str) -> Any:
@@ -800,7 +692,7 @@ def _resolve_pointer(schema: Any, ref: str) -> Any:
         part = raw.replace("~1", "/").replace("~0", "~")
         if isinstance(target, dict) and part in target:
             target = target[part]
-        elif (isinstance(target, list) and _is_array_index(part)
+        elif (isinstance(target, list) and _ARRAY_INDEX.fullmatch(part)
               and int(part) < len(target)):
             target = target[int(part)]
         else:
@@ -831,7 +723,6 @@ def _ref_chain_problem(schema: Any, ref: str) -> str | None:
             loop = " -> ".join(_quoted(ref) for ref in [*chain, current])
             return f"references loop without reaching a schema ({loop})"
         chain.append(current)
-
 
 
 def _costly_keyword(schema: Any) -> tuple[str, SchemaPath] | None:

@@ -1,5 +1,6 @@
 """Where dyntools' local servers listen (serve-mcp over HTTP, the review page), and their
-tokens: one implementation of the loopback rule, the bound socket and the token checks.
+tokens: one implementation of the loopback rule, the bound socket and the token checks, and
+the ASGI types their middleware is written against.
 
     token = check_token(new_token(), "bearer token")
     sock = bind("127.0.0.1", 0, allow_remote=False, what="The server runs tools")
@@ -10,11 +11,20 @@ from __future__ import annotations
 import ipaddress
 import secrets
 import socket
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
 
 from dyntools.errors import UsageError
 
 MIN_TOKEN_CHARS = 16
 MAX_TOKEN_CHARS = 4096
+
+# What both servers' middleware speak: ASGI (the app, its scope and messages).
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def new_token() -> str:

@@ -9,7 +9,8 @@ also a cap in units.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 # How deep params may nest. The host and the worker encode and decode params with Python's

@@ -11,15 +11,12 @@ character except newline and tab is printed as its Python escape (`\\x1b`, `\\u2
 
 from __future__ import annotations
 
+import re
+
 from dyntools.base.hidden_text import NOT_PLAIN, hidden_character_class, is_plain
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
-if TYPE_CHECKING:
-    import re
-
 # Printable ASCII, newline and tab print as they are; anything else (NOT_PLAIN) gets a
-# closer look. `re` is imported for text that needs one: a check's usual output (ASCII) is
-# printed without it.
+# closer look.
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -34,6 +31,4 @@ def terminal_safe(text: object) -> str:
     value = str(text)
     if is_plain(value):
         return value
-    import re
-
     return re.sub(NOT_PLAIN, _escape, value)

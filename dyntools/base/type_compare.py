@@ -12,13 +12,10 @@ tools no `type` builtin, so any other use fails there too.
 
 from __future__ import annotations
 
-import _ast as ast
+import ast
 import builtins
+from collections.abc import Iterable
 from functools import lru_cache
-
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
-if TYPE_CHECKING:
-    from collections.abc import Iterable
 
 # `==`, `!=`, `is`, `is not`, `in`, `not in`: each answers a bool and keeps no operand.
 COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)

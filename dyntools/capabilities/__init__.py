@@ -11,10 +11,10 @@ See docs/capabilities.md.
 
 from __future__ import annotations
 
+from dyntools import lazy_exports
+
 TYPE_CHECKING = False  # names resolve on first use: a call's host (hostcalls) needs no broker
 if TYPE_CHECKING:
-    from typing import Any
-
     from dyntools.capabilities.addresses import address_problem
     from dyntools.capabilities.broker import BrokerSession, HttpBroker, system_resolver
     from dyntools.capabilities.failures import FAILURE_KINDS, HttpFailure, ReplayMismatch
@@ -72,10 +72,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dyntools.capabilities' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(home), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -28,13 +28,14 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any
 
 import httpcore
 import httpx
 
+from dyntools.base.closing import Closing
 from dyntools.capabilities import checks
 from dyntools.capabilities.addresses import IPAddress, address_problem, parse_address
 from dyntools.capabilities.checks import Target, check_target, shape_request
@@ -57,7 +58,7 @@ from dyntools.capabilities.pinning import (
     TlsFailure,
     UnpinnedConnect,
 )
-from dyntools.capabilities.policy import CapabilityPolicy
+from dyntools.capabilities.policy import CapabilityPolicy, RequestBudget, no_policy
 from dyntools.capabilities.redaction import Redactor, available_secrets, secret_value
 from dyntools.errors import CapabilityViolation
 from dyntools.gate.capabilities import Capabilities
@@ -91,7 +92,7 @@ def system_resolver(host: str, port: int) -> list[str]:
     return seen
 
 
-class HttpBroker:
+class HttpBroker(Closing):
     """One per host process and policy: a pinned connection pool (keep-alive across calls)
     and the DNS lookups. Sessions carry the per-call state."""
 
@@ -115,21 +116,19 @@ class HttpBroker:
         self._closed = False
 
     def session(self, *, tool: str, version: int | None, declared: Capabilities,
-                deadline: float) -> BrokerSession:
-        """A call's session; `deadline` is a time.monotonic() value (the call's budget)."""
+                deadline: float, budget: RequestBudget | None = None) -> BrokerSession:
+        """A call's session; `deadline` is a time.monotonic() value (the call's time), and
+        `budget` counts the call's requests (the caller's, when it counts other requests of
+        the same call too; else the session's own)."""
         if self._closed:
             raise RuntimeError("the broker is closed")
-        return BrokerSession(self, tool, version, declared, deadline)
+        return BrokerSession(self, tool, version, declared, deadline,
+                             budget if budget is not None else RequestBudget(self.policy))
 
     def close(self) -> None:
         self._closed = True
         self._pool.close()
 
-    def __enter__(self) -> HttpBroker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _lookup(self, host: str, port: int, deadline: float) -> list[str]:
         """The resolver's answer, within the deadline (getaddrinfo has no timeout of its
@@ -172,20 +171,27 @@ class _Answer:
     body: bytes
 
 
+@dataclass(eq=False, slots=True)
 class BrokerSession:
-    """One call's requests: its request budget, its redaction, its audit identity."""
+    """One call's requests: its request budget, its redaction, its audit identity. The
+    policy is the broker's."""
 
-    def __init__(self, broker: HttpBroker, tool: str, version: int | None,
-                 declared: Capabilities, deadline: float) -> None:
-        self._broker = broker
-        self._policy = broker.policy
-        self.tool = tool
-        self.version = version
-        self.declared = declared
-        self.deadline = deadline
-        self.requests_made = 0
-        self.non_get_made = False
-        self._redactor = Redactor(available_secrets(self._policy.secrets, broker._environ))
+    _broker: HttpBroker
+    tool: str
+    version: int | None
+    declared: Capabilities
+    deadline: float
+    budget: RequestBudget
+    _redactor: Redactor = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        broker = self._broker
+        self._redactor = Redactor(available_secrets(broker.policy.secrets, broker._environ))
+
+    @property
+    def _policy(self) -> CapabilityPolicy:
+        return self._broker.policy
+
 
     def redact(self, text: str) -> str:
         """`text` with every form of every policy secret replaced by [redacted:NAME]."""
@@ -207,8 +213,9 @@ class BrokerSession:
 
     def _request(self, request: Mapping[str, Any], started: float) -> dict[str, Any]:
         policy = self._policy
-        checks.admit_request(policy, self.requests_made)
-        self.requests_made += 1
+        if not policy.configured:
+            raise no_policy("http")
+        self.budget.admit()
         shaped = shape_request(request, policy)
         deadline = min(started + policy.timeout_s, self.deadline)
         method, url, body = shaped.method, shaped.url, shaped.body
@@ -358,7 +365,7 @@ class BrokerSession:
         token = CURRENT_HOP.set(hop)
         try:
             if method != "GET":
-                self.non_get_made = True  # it may act on the world even if it fails
+                self.budget.non_get = True  # it may act on the world even if it fails
             response = self._broker._pool.handle_request(core)
             try:
                 status = response.status

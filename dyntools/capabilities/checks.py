@@ -23,7 +23,6 @@ import httpx
 
 from dyntools.capabilities.failures import violation
 from dyntools.capabilities.policy import HOST_HEADERS, CapabilityPolicy
-from dyntools.capabilities.policy import NO_POLICY as NO_POLICY_MESSAGE
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities, DeclarationError, parse_host
 
 MAX_URL_CHARS = 8192
@@ -39,9 +38,8 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _HEADER_VALUE = re.compile("[\x20-\x7e]*")
 
-# Stable violation codes (docs/capabilities.md lists them with what each means).
-NO_POLICY = "http.no_policy"
-TOO_MANY = "http.too_many_requests"
+# Stable violation codes (docs/capabilities.md lists them with what each means; the two a
+# request meets first, no policy and too many requests, are policy.py's).
 MALFORMED = "http.malformed_request"
 CONTROL = "http.control_character"
 BAD_HEADER = "http.bad_header"
@@ -83,17 +81,7 @@ class Target:
         return f"{self.scheme}://{host}:{self.port}"
 
 
-def admit_request(policy: CapabilityPolicy, made: int) -> None:
-    """A call's next request under `policy`, after `made` of them: refused without a
-    policy, or past the operator's limit per call."""
-    if not policy.configured:
-        raise violation(NO_POLICY, NO_POLICY_MESSAGE)
-    if made >= policy.max_requests_per_call:
-        raise violation(TOO_MANY, f"the call has made {made} host requests; the operator's "
-                                  f"limit is {policy.max_requests_per_call} per call")
-
-
-def shape_request(request: object, policy: CapabilityPolicy | None) -> Shaped:
+def shape_request(request: object, policy: CapabilityPolicy) -> Shaped:
     """The frame's shape: keys, types, sizes, control characters, header names."""
     if not isinstance(request, Mapping):
         raise violation(MALFORMED, "a host request must be a dict with method and url")
@@ -137,8 +125,9 @@ def shape_request(request: object, policy: CapabilityPolicy | None) -> Shaped:
 
 
 def check_target(url: httpx.URL, declared: Capabilities,
-                 policy: CapabilityPolicy | None) -> Target:
-    """Scheme, userinfo, host form, port, the tool's declaration, the operator's policy."""
+                 policy: CapabilityPolicy) -> Target:
+    """Scheme, userinfo, host form, port, the tool's declaration, the operator's policy (when
+    one is configured: a replay without one checks the declaration only)."""
     scheme = url.scheme
     shown = _shown(url)
     if scheme not in DEFAULT_PORTS:
@@ -167,7 +156,7 @@ def check_target(url: httpx.URL, declared: Capabilities,
     if not declared.allows_http(host, port, scheme):
         raise violation(UNDECLARED, f"{target.describe()} is not in the tool's CAPABILITIES "
                                     "http declaration", host=host, port=port)
-    if policy is not None and not policy.allows_http(host, port, scheme):
+    if policy.configured and not policy.allows_http(host, port, scheme):
         raise violation(NOT_IN_POLICY, f"{target.describe()} is not in the operator's "
                                        "http.allow", host=host, port=port)
     return target
@@ -209,10 +198,9 @@ def _string_map(value: object, what: str, limit: int) -> list[tuple[str, str]]:
     return items
 
 
-def _headers(value: object, policy: CapabilityPolicy | None) -> tuple[tuple[str, str], ...]:
+def _headers(value: object, policy: CapabilityPolicy) -> tuple[tuple[str, str], ...]:
     items = _string_map(value, "headers", MAX_HEADERS)
-    secret_headers = frozenset(h.replace("_", "-") for h in policy.secret_headers()) \
-        if policy is not None else frozenset()
+    secret_headers = frozenset(h.replace("_", "-") for h in policy.secret_headers())
     seen: set[str] = set()
     total = 0
     for name, item in items:

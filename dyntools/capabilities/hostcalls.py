@@ -1,10 +1,14 @@
 """The host's side of one call's capability requests (see sandbox/worker/hostapi.py for the tool's).
 
-    host = HostCalls(tool="page_title", version=3, declared=caps, policy=policy,
-                     http=broker_session_factory, tools=catalog_caller)
+    capabilities = CapabilityHost(policy)   # one per Dyntools: the operator's policy, the broker
+    host = capabilities.live(tool="page_title", version=3, declared=caps, tools=catalog_caller)
     pool.call(params, host=host)          # the runner hands every request frame to `host`
     result = host.redact(result)          # no secret leaves in a result
     host.problems                         # at verification: requests that were not recorded
+
+The operator's policy is held by the CapabilityHost (EMPTY_POLICY when there is none), and
+each call's HostCalls reads it there; the call's requests, HTTP and composed tools alike, are
+counted by one RequestBudget, which the call's HTTP session shares.
 
 A worker is untrusted, so every frame is checked here before anything acts on it: a frame
 that is not what the stubs send, a capability the tool does not declare or the operator's
@@ -15,27 +19,28 @@ a 4xx, a composed tool that failed) are answered to the tool as an error it may 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from dyntools.base.closing import OnDemand
+from dyntools.capabilities.policy import (
+    EMPTY_POLICY,
+    CapabilityPolicy,
+    RequestBudget,
+    no_policy,
+)
 from dyntools.errors import CapabilityViolation, DyntoolsError
 from dyntools.gate.capabilities import Capabilities, Exchange
 
-if TYPE_CHECKING:
-    from dyntools.capabilities.policy import CapabilityPolicy
-
-DEFAULT_MAX_REQUESTS = 16  # per call, when no policy says otherwise (verification)
 MAX_TOOL_DEPTH = 4  # a tool that composes a tool that composes ... at most this deep
 MAX_URL_CHARS = 8192
 MAX_PAIRS = 64
-NO_POLICY = ("no capability policy is configured, so nothing is granted: give the operator's "
-             "policy with --capabilities FILE or DYNTOOLS_CAPABILITIES")
 
 
 class HttpSession(Protocol):
-    """A broker session (real requests) or a replay session (recorded exchanges)."""
+    """A broker session (real requests) or a replay session (recorded exchanges), counting
+    its requests with the call's RequestBudget."""
 
     def request(self, request: Mapping[str, Any]) -> dict[str, Any]: ...
 
@@ -50,50 +55,56 @@ class ReplayHttp(HttpSession, Protocol):
 
 # (name, params, timeout_s, chain of the tools already calling) -> the composed tool's result
 ToolCaller = Callable[[str, dict[str, Any], float, tuple[str, ...]], dict[str, Any]]
-SessionFactory = Callable[[float], HttpSession]  # the call's deadline -> a session
+# (the call's deadline, its request budget) -> a session
+SessionFactory = Callable[[float, RequestBudget], HttpSession]
 
 
 class HostCalls:
-    """Answers the request frames of ONE call. `http` makes the HTTP session on the first
-    request (given the call's deadline); `tools` runs a composed tool; `chain` lists the
-    tools already waiting on this call (outermost first), for the depth and cycle checks."""
+    """Answers the request frames of ONE call, under the policy its CapabilityHost holds.
+    `http` makes the HTTP session on the first request (given the call's deadline and its
+    budget; none: no HTTP is granted); `replay` answers from recorded exchanges instead;
+    `tools` runs a composed tool; `chain` lists the tools already waiting on this call
+    (outermost first), for the depth and cycle checks."""
 
     def __init__(
         self,
+        capabilities: CapabilityHost,
         *,
         tool: str,
         version: int | None,
         declared: Capabilities,
-        policy: CapabilityPolicy | None,
         http: SessionFactory | None = None,
-        replay: ReplayHttp | None = None,
+        replay: Callable[[RequestBudget], ReplayHttp] | None = None,
         tools: ToolCaller | None = None,
         chain: tuple[str, ...] = (),
         read_only: bool = False,
     ) -> None:
+        self.capabilities = capabilities
         self.tool = tool
         self.version = version
         self.declared = declared
-        self.policy = policy
-        self._http_factory = http if replay is None else (lambda _deadline: replay)
-        self._http: HttpSession | None = replay
-        self._replay = replay
+        self.budget = RequestBudget(capabilities.policy)
+        self._replay = replay(self.budget) if replay is not None else None
+        self._http_factory = http
+        self._http: HttpSession | None = self._replay
         self.replaying = replay is not None
         self._tools = tools
         self.chain = chain
         self.read_only = read_only  # only GETs: a tool composed during a verification
         self.problems: list[str] = []
-        self.requests = 0
-        self.non_get = False  # a request that may have acted on the world was made
+
+    @property
+    def policy(self) -> CapabilityPolicy:
+        return self.capabilities.policy
+
+    @property
+    def non_get(self) -> bool:
+        """A request that may have acted on the world was sent."""
+        return self.budget.non_get
 
     def __call__(self, request: Any, deadline: float) -> dict[str, Any]:
         if not isinstance(request, dict):
             raise self._violation("the worker sent a request frame that is not an object")
-        limit = (self.policy.max_requests_per_call if self.policy is not None
-                 else DEFAULT_MAX_REQUESTS)
-        if self.requests >= limit:
-            raise self._violation(f"the tool made more than {limit} host requests in one "
-                                  "call (max_requests_per_call)", capability="requests")
         op = request.get("op")
         if op == "http":
             return self._http_request(request, deadline)
@@ -110,22 +121,22 @@ class HostCalls:
         if not self.declared.http:
             raise self._violation("the tool made an HTTP request but declares no http hosts "
                                   "in CAPABILITIES", capability="http")
-        if self._http_factory is None:
-            raise self._violation(NO_POLICY, capability="http")
+        if self._http is None and self._http_factory is None:
+            raise self._located(no_policy("http"))
         if self.read_only and checked["method"] != "GET":
             # Verification reads the world at most: a composed tool may not act on it.
             return {"error": {"kind": "http", "message": "a request that is not a GET is "
                               "refused while a composing tool is verified", "status": None,
                               "text": "", "failure": "read_only"}}
         if self._http is None:
-            self._http = self._http_factory(deadline)
-        self.requests += 1
-        if checked["method"] != "GET":
-            self.non_get = True
+            assert self._http_factory is not None  # checked above
+            self._http = self._http_factory(deadline, self.budget)
         from dyntools.capabilities.failures import HttpFailure, ReplayMismatch
 
         try:
-            return {"ok": self._http.request(checked)}
+            return {"ok": self._http.request(checked)}  # which admits it to the budget
+        except CapabilityViolation as exc:
+            raise self._located(exc) from None
         except HttpFailure as failure:
             return {"error": {"kind": "http", "message": failure.message,
                               "status": failure.status, "text": failure.text,
@@ -149,12 +160,13 @@ class HostCalls:
         if name not in self.declared.tools:
             raise self._violation(f"the tool called {shown}, which its CAPABILITIES do not "
                                   "declare", capability="tools", target=name[:64])
-        if self.policy is not None and name not in self.policy.tools_allow:
+        policy = self.policy
+        if policy.configured and name not in policy.tools_allow:
             raise self._violation(f"the operator's capability policy does not allow "
                                   f"composing {shown} ([tools] allow)", capability="tools",
                                   target=name)
-        if self.policy is None and not self.replaying:
-            raise self._violation(NO_POLICY, capability="tools")
+        if not policy.configured and not self.replaying:
+            raise self._located(no_policy("tools"))
         chain = (*self.chain, self.tool)
         if name in chain:
             raise self._violation(f"call_tool {shown} would loop: {' -> '.join(chain)} -> "
@@ -170,7 +182,10 @@ class HostCalls:
         if remaining <= 0:
             return {"error": {"kind": "tool", "reason": "timeout",
                               "message": "no time is left in the call's budget"}}
-        self.requests += 1
+        try:
+            self.budget.admit()
+        except CapabilityViolation as exc:
+            raise self._located(exc) from None
         try:
             return {"ok": self._tools(name, params, remaining, chain)}
         except DyntoolsError as exc:
@@ -198,6 +213,11 @@ class HostCalls:
 
     def _violation(self, message: str, **details: Any) -> CapabilityViolation:
         return CapabilityViolation(message, tool=self.tool, version=self.version, **details)
+
+    def _located(self, exc: CapabilityViolation) -> CapabilityViolation:
+        """`exc` with this call's tool and version in its details."""
+        return CapabilityViolation(exc.message, **{**exc.details, "tool": self.tool,
+                                                   "version": self.version})
 
 
 def _redact(value: Any, redact: Callable[[str], str]) -> Any:
@@ -254,30 +274,31 @@ def _checked_http_frame(request: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class CapabilityHost:
-    """One Dyntools' capability side: the operator's policy, the broker (made on first use)
-    and, per call, the HostCalls that answers a capability tool's requests. A policy that
-    grants nothing (no file given) is held as None: every request is then a violation."""
+    """One Dyntools' capability side: the operator's policy (the one place it is held;
+    EMPTY_POLICY when none is configured, and then every live request is refused), the
+    broker (made on first use) and, per call, the HostCalls that answers a capability tool's
+    requests."""
 
-    def __init__(self, policy: CapabilityPolicy | None) -> None:
-        self.policy = policy if policy is not None and policy.configured else None
-        self._broker: Any = None
-        self._lock = threading.Lock()
+    def __init__(self, policy: CapabilityPolicy = EMPTY_POLICY) -> None:
+        self.policy = policy
+        self._broker: OnDemand[Any] = OnDemand(self._make_broker)
 
     def live(self, *, tool: str, version: int | None, declared: Capabilities,
              tools: ToolCaller, chain: tuple[str, ...] = (),
              read_only: bool = False) -> HostCalls:
         """The host for a real call: HTTP through the broker, tools through `tools`."""
         http: SessionFactory | None = None
-        if self.policy is not None and declared.http:
-            broker = self._get_broker()
+        if self.policy.configured and declared.http:
+            broker = self._broker.get()
 
-            def http(deadline: float) -> HttpSession:
+            def http(deadline: float, budget: RequestBudget) -> HttpSession:
                 session: HttpSession = broker.session(tool=tool, version=version,
-                                                      declared=declared, deadline=deadline)
+                                                      declared=declared, deadline=deadline,
+                                                      budget=budget)
                 return session
 
-        return HostCalls(tool=tool, version=version, declared=declared, policy=self.policy,
-                         http=http, tools=tools, chain=chain, read_only=read_only)
+        return HostCalls(self, tool=tool, version=version, declared=declared, http=http,
+                         tools=tools, chain=chain, read_only=read_only)
 
     def replaying(self, *, tool: str, version: int | None, declared: Capabilities,
                   tools: ToolCaller) -> Callable[[Any], HostCalls]:
@@ -286,31 +307,30 @@ class CapabilityHost:
         def host_for(example: Any) -> HostCalls:
             from dyntools.capabilities.replay import ReplaySession
 
-            replay = ReplaySession(example.http, declared=declared, policy=self.policy,
-                                   tool=tool, version=version)
-            return HostCalls(tool=tool, version=version, declared=declared,
-                             policy=self.policy, replay=replay, tools=tools)
+            def replay(budget: RequestBudget) -> ReplayHttp:
+                return ReplaySession(example.http, declared=declared, policy=self.policy,
+                                     tool=tool, version=version, budget=budget)
+
+            return HostCalls(self, tool=tool, version=version, declared=declared,
+                             replay=replay, tools=tools)
 
         return host_for
 
-    def _get_broker(self) -> Any:
-        assert self.policy is not None  # live() asks for a broker only under a policy
-        with self._lock:
-            if self._broker is None:
-                from dyntools.base.log import get_logger
-                from dyntools.capabilities.broker import HttpBroker
+    def _make_broker(self) -> Any:
+        from dyntools.base.log import get_logger
+        from dyntools.capabilities.broker import HttpBroker
 
-                log = get_logger("broker")
+        log = get_logger("broker")
 
-                def audit(event: Mapping[str, Any]) -> None:
-                    fields = dict(event)
-                    log.info(str(fields.pop("event", "broker.request")), **fields)
+        def audit(event: Mapping[str, Any]) -> None:
+            fields = dict(event)
+            log.info(str(fields.pop("event", "broker.request")), **fields)
 
-                self._broker = HttpBroker(self.policy, audit=audit)
-            return self._broker
+        return HttpBroker(self.policy, audit=audit)
+
+    def broker(self) -> Any:
+        """The HTTP broker of this policy (made on first use)."""
+        return self._broker.get()
 
     def close(self) -> None:
-        with self._lock:
-            broker, self._broker = self._broker, None
-        if broker is not None:
-            broker.close()
+        self._broker.close()

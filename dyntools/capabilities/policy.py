@@ -17,6 +17,11 @@
     policy = resolve_capability_policy(path_or_none)   # --capabilities, DYNTOOLS_CAPABILITIES
     policy.grants(caps)                                # per declared entry: granted or why not
     policy.describe()                                  # for the prompt and for display
+    budget = RequestBudget(policy)                     # one call's requests, counted once
+
+This module is where a grant starts: the environment variable's name (`CAPABILITIES_ENV`),
+what "no policy" is (`EMPTY_POLICY`, `configured` False: nothing is granted, and `NO_POLICY`
+says so), the policy as data, and the one count of a call's requests.
 
 Every problem (unreadable, not TOML, an unknown key, a wrong type, a bad host or CIDR, an
 out-of-range number, ...) is a CapabilityPolicyError naming the file, the key and what is
@@ -31,7 +36,6 @@ import ipaddress
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +43,7 @@ from typing import Any, ClassVar, TypeVar
 
 from dyntools.base.toolname import tool_name_problem
 from dyntools.capabilities.addresses import IPNetwork, address_problem, parse_address
-from dyntools.errors import CapabilityPolicyError
+from dyntools.errors import CapabilityPolicyError, CapabilityViolation
 from dyntools.gate.capabilities import (
     DEFAULT_PORTS,
     Capabilities,
@@ -167,8 +171,11 @@ class Grants:
                 "entries": [grant.as_dict() for grant in self.entries]}
 
 
-NO_POLICY = ("no capability policy is configured (pass --capabilities FILE or set "
-             f"{CAPABILITIES_ENV})")
+NO_POLICY = ("no capability policy is configured, so nothing is granted: pass --capabilities "
+             f"FILE or set {CAPABILITIES_ENV}")
+# Stable violation codes of the two refusals every request meets first (docs/capabilities.md).
+NO_POLICY_CODE = "http.no_policy"
+TOO_MANY_REQUESTS = "http.too_many_requests"
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +282,32 @@ EMPTY_POLICY = CapabilityPolicy(configured=False)
 CapabilityPolicy.EMPTY = EMPTY_POLICY
 
 
+def no_policy(capability: str) -> CapabilityViolation:
+    """The refusal of a live request made where no policy is configured."""
+    return CapabilityViolation(NO_POLICY, capability=capability, code=NO_POLICY_CODE)
+
+
+class RequestBudget:
+    """One call's host requests, counted once: every request a tool makes through the host
+    (an HTTP request, broker or replay, and a composed tool's call) is admitted here first,
+    against the policy's `max_requests_per_call` (its default without a policy). `non_get`
+    turns true once a request that may act on the world (not a GET) is sent."""
+
+    __slots__ = ("limit", "made", "non_get")
+
+    def __init__(self, policy: CapabilityPolicy) -> None:
+        self.limit = policy.max_requests_per_call
+        self.made = 0
+        self.non_get = False
+
+    def admit(self) -> None:
+        if self.made >= self.limit:
+            raise CapabilityViolation(
+                f"the tool made more than {self.limit} host requests in one call "
+                "(max_requests_per_call)", capability="requests", code=TOO_MANY_REQUESTS)
+        self.made += 1
+
+
 def _host_covers(allow: HostRule, host: str) -> bool:
     if allow.subdomains:
         return host.endswith("." + allow.host)
@@ -284,11 +317,13 @@ def _host_covers(allow: HostRule, host: str) -> bool:
 # ----------------------------------------------------------------------------- loading
 
 
-def resolve_capability_policy(path: str | None,
+def resolve_capability_policy(given: CapabilityPolicy | str | os.PathLike[str] | None = None,
                               environ: Mapping[str, str] = os.environ) -> CapabilityPolicy:
-    """The policy in force: `--capabilities FILE`, else `$DYNTOOLS_CAPABILITIES`, else EMPTY
-    (nothing granted)."""
-    chosen = path if path else environ.get(CAPABILITIES_ENV, "")
+    """The policy in force: `given` (a policy, or its file: `--capabilities FILE`), else the
+    file `$DYNTOOLS_CAPABILITIES` names, else EMPTY_POLICY (nothing granted)."""
+    if isinstance(given, CapabilityPolicy):
+        return given
+    chosen = os.fspath(given) if given else environ.get(CAPABILITIES_ENV, "")
     if not chosen:
         return EMPTY_POLICY
     return load_capability_policy(chosen)
@@ -314,6 +349,8 @@ def load_capability_policy(path: str | os.PathLike[str]) -> CapabilityPolicy:
         raise CapabilityPolicyError(
             f"{shown}: the capability policy is not UTF-8 (byte {exc.start})",
             file=shown) from None
+    import tomllib  # only where a policy file is read
+
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

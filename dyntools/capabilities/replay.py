@@ -1,7 +1,7 @@
 """Verification without the network: a tool's requests answered from an example's recording.
 
     session = ReplaySession(parse_exchanges(example["http"]), declared=caps, policy=policy,
-                            tool="weather", version=3)
+                            tool="weather", version=3)        # budget=: the call's count
     session.request({...})     # the next recorded exchange must match
     session.unused()           # recorded exchanges the tool never asked for
 
@@ -12,7 +12,9 @@ body when the recording holds one. A recorded 2xx/3xx response is returned, a re
 or failure ("timeout", "dns", "connection", "too_large") raises HttpFailure as the broker
 would, and anything else raises ReplayMismatch (the example fails). The tool's declaration is
 enforced as at run time (CapabilityViolation), and so is the operator's policy when one is
-given (its hosts, its limits, addresses written as literals; nothing is resolved).
+configured (its hosts, its limits, addresses written as literals; nothing is resolved): with
+EMPTY_POLICY a verification replays what the tool declares, within the default request
+budget.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from dyntools.capabilities.failures import (
     ReplayMismatch,
     violation,
 )
-from dyntools.capabilities.policy import CapabilityPolicy
+from dyntools.capabilities.policy import CapabilityPolicy, RequestBudget
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities, Exchange
 
 _FAILURES = {
@@ -52,15 +54,15 @@ UrlKey = tuple[str, str, int, str, tuple[tuple[str, str], ...]]
 
 class ReplaySession:
     def __init__(self, exchanges: Sequence[Exchange], *, declared: Capabilities,
-                 policy: CapabilityPolicy | None, tool: str, version: int | None) -> None:
+                 policy: CapabilityPolicy, tool: str, version: int | None,
+                 budget: RequestBudget | None = None) -> None:
         self._exchanges = tuple(exchanges)
         self._next = 0
         self.declared = declared
         self.policy = policy
         self.tool = tool
         self.version = version
-        self.requests_made = 0
-        self.non_get_made = False
+        self.budget = budget if budget is not None else RequestBudget(policy)
 
     def redact(self, text: str) -> str:
         """Nothing to redact: no secret is read or sent at verification."""
@@ -72,12 +74,10 @@ class ReplaySession:
 
     def request(self, request: Mapping[str, Any]) -> dict[str, Any]:
         policy = self.policy
-        if policy is not None:
-            checks.admit_request(policy, self.requests_made)
-        self.requests_made += 1
+        self.budget.admit()
         shaped = shape_request(request, policy)
         target = check_target(shaped.url, self.declared, policy)
-        if policy is not None:
+        if policy.configured:
             _check_literal(target, policy)
         actual = _describe(shaped.method, str(target.url))
         number = self._next + 1
@@ -95,7 +95,7 @@ class ReplaySession:
                 f"{expected}, got {actual}", expected=expected, actual=actual)
         self._next += 1
         if shaped.method != "GET":
-            self.non_get_made = True
+            self.budget.non_get = True
         return _answer(recorded, target, policy)
 
 
@@ -151,13 +151,13 @@ def _describe(method: str, url: str) -> str:
 
 
 def _answer(recorded: Exchange, target: Target,
-            policy: CapabilityPolicy | None) -> dict[str, Any]:
+            policy: CapabilityPolicy) -> dict[str, Any]:
     where = target.describe()
     if recorded.failure is not None:
         kind, what = _FAILURES[recorded.failure]
         raise HttpFailure(f"{where} {what}", kind=kind)
     status = recorded.status if recorded.status is not None else 200
-    if policy is not None and len(recorded.text.encode("utf-8")) > policy.max_response_bytes:
+    if policy.configured and len(recorded.text.encode("utf-8")) > policy.max_response_bytes:
         raise HttpFailure(f"the response from {where} is larger than "
                           f"{policy.max_response_bytes} bytes", kind=TOO_LARGE)
     if status >= 400:

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
+from dyntools.base.closing import Closing, OnDemand
 from dyntools.catalog.search import SearchHit, ToolIndex, params_compatible
 from dyntools.catalog.signature import CallShape, call_shape
 from dyntools.errors import BadResult, InvalidParams, ToolRuntimeError, UnknownTool, UsageError
@@ -63,7 +64,7 @@ class _HandWritten:
     shape: CallShape
 
 
-class Catalog:
+class Catalog(Closing):
     """Resolve names from hand-written tools, then the registry, then generation.
 
     `generate=False` makes `resolve` stop at the registry (a miss is `UnknownTool`).
@@ -75,7 +76,7 @@ class Catalog:
         self._lock = threading.Lock()
         self._tools: dict[str, _HandWritten] = {}
         self._listeners: list[ChangeListener] = []
-        self._index: ToolIndex | None = None
+        self._index: OnDemand[ToolIndex] = OnDemand(ToolIndex)
         self._visible: dict[str, tuple[str, int | None]] = {
             tool.name: (tool.origin, tool.version) for tool in self.dyntools.tools()
         }
@@ -243,10 +244,7 @@ class Catalog:
         return found[:limit]
 
     def _synced_index(self) -> ToolIndex:
-        with self._lock:
-            if self._index is None:
-                self._index = ToolIndex()
-            index = self._index
+        index = self._index.get()
         index.sync(self.list_tools())
         return index
 
@@ -317,17 +315,8 @@ class Catalog:
             listener(name)
 
     def close(self) -> None:
-        with self._lock:
-            index, self._index = self._index, None
-        if index is not None:
-            index.close()
+        self._index.close()
         self.dyntools.close()
-
-    def __enter__(self) -> Catalog:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _function_name(func: Callable[..., Any]) -> str:

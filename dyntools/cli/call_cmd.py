@@ -58,14 +58,12 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
         with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
                       ray_address=ray_address, pool_size=1, capabilities=granted,
                       allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
-            result = dt.call(name, params)
-            record = registry.current(name)
+            served = dt.call_served(name, params)
     except DyntoolsError as exc:
         fail(exc, as_json, [])
         return
     if as_json:
-        click.echo(json.dumps({"ok": True, "tool": name,
-                               "version": record.version if record else None,
-                               "result": result}, indent=2))
+        click.echo(json.dumps({"ok": True, "tool": name, "version": served.version,
+                               "result": served.result}, indent=2))
     else:
-        click.echo(json.dumps(result))
+        click.echo(json.dumps(served.result))

@@ -80,13 +80,10 @@ def sandbox_limits(timeout: float | None) -> Any:
 
 
 def capability_policy_option(path: str | None) -> Any:
-    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else None (nothing granted); a
-    policy that cannot be read is a UsageError."""
-    from dyntools.errors import CapabilityPolicyError
-
-    if path is None and not os.environ.get("DYNTOOLS_CAPABILITIES"):
-        return None
+    """`--capabilities FILE`, else DYNTOOLS_CAPABILITIES, else EMPTY_POLICY (nothing
+    granted); a policy that cannot be read is a UsageError."""
     from dyntools.capabilities.policy import resolve_capability_policy
+    from dyntools.errors import CapabilityPolicyError
 
     try:
         return resolve_capability_policy(path)

@@ -277,7 +277,7 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool,
     if declared and current is not None and current != record.version:
         widens = declared.widens(capabilities_in(_read_bytes(state.records[current])))
     granted = capability_policy_option(capabilities)
-    grants = granted.grants(declared) if granted is not None and declared else None
+    grants = granted.grants(declared) if granted.configured and declared else None
     if as_json:
         _echo_json({**record.as_dict(), "source": source,
                     "capabilities": declared.as_dict() if declared is not None else None,

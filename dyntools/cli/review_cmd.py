@@ -21,6 +21,7 @@ the version is recorded as rejected with the failing example, and the exit code 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,32 @@ from dyntools.registry.records import VersionRecord
 def _by_option(command: Any) -> Any:
     return click.option("--by", "by", default=None,
                         help="Who decides (default: the login name).")(command)
+
+
+def _decision_options(reason_help: str, *, reason_required: bool) -> Callable[[Any], Any]:
+    """What every decision on one version takes: the writer's options, NAME, VERSION,
+    --reason, --by, --sign-key and --json."""
+    options: list[Callable[[Any], Any]] = [
+        writer_options, click.argument("name"),
+        click.argument("version", type=click.IntRange(min=1)),
+        click.option("--reason", required=reason_required, default=None, help=reason_help),
+        _by_option, sign_key_click,
+        click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")]
+
+    def add(command: Any) -> Any:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return add
+
+
+def _echo_decision(record: VersionRecord, as_json: bool, text: str) -> None:
+    """A decision's record as JSON, or `text` (which says who decided)."""
+    if as_json:
+        _echo_json(record.as_dict())
+    else:
+        click.echo(text)
 
 
 def _decided_line(record: VersionRecord) -> str:
@@ -197,32 +224,17 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
 
 
 @main.command()
-@writer_options
-@click.argument("name")
-@click.argument("version", type=click.IntRange(min=1))
-@click.option("--reason", required=True, help="Why it is rejected (recorded).")
-@_by_option
-@sign_key_click
-@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+@_decision_options("Why it is rejected (recorded).", reason_required=True)
 def reject(registry: Registry, name: str, version: int, reason: str, by: str | None,
            sign_key: str | None, as_json: bool) -> None:
     """Reject a pending version (or a dropped-in file): kept on disk, never served."""
     record = registry.decide(name, version, "reject", reason=reason, by=by,
                              signer=signer_option(sign_key))
-    if as_json:
-        _echo_json(record.as_dict())
-        return
-    click.echo(f"rejected {name} v{version}{_decided_line(record)}")
+    _echo_decision(record, as_json, f"rejected {name} v{version}{_decided_line(record)}")
 
 
 @main.command()
-@writer_options
-@click.argument("name")
-@click.argument("version", type=click.IntRange(min=1))
-@click.option("--reason", default=None, help="Why (recorded).")
-@_by_option
-@sign_key_click
-@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+@_decision_options("Why (recorded).", reason_required=False)
 def activate(registry: Registry, name: str, version: int, reason: str | None, by: str | None,
              sign_key: str | None, as_json: bool) -> None:
     """Move the current pointer of NAME to any approved VERSION, forward or back."""
@@ -231,20 +243,12 @@ def activate(registry: Registry, name: str, version: int, reason: str | None, by
     signer = signer_option(sign_key)
     record = registry.activate(name, version, signer=signer,
                                decision={"by": by or default_approver(), "reason": reason})
-    if as_json:
-        _echo_json(record.as_dict())
-        return
-    click.echo(f"{name}: current is now v{record.version}{_decided_line(record)}")
+    _echo_decision(record, as_json,
+                   f"{name}: current is now v{record.version}{_decided_line(record)}")
 
 
 @main.command()
-@writer_options
-@click.argument("name")
-@click.argument("version", type=click.IntRange(min=1))
-@click.option("--reason", required=True, help="Why it is retired (recorded).")
-@_by_option
-@sign_key_click
-@click.option("--json", "as_json", is_flag=True, help="Print the record as JSON.")
+@_decision_options("Why it is retired (recorded).", reason_required=True)
 def retire(registry: Registry, name: str, version: int, reason: str, by: str | None,
            sign_key: str | None, as_json: bool) -> None:
     """Retire a version (quarantined or not): kept on disk and in history, never served, and
@@ -252,11 +256,8 @@ def retire(registry: Registry, name: str, version: int, reason: str, by: str | N
     version below it."""
     record = registry.decide(name, version, "retire", reason=reason, by=by,
                              signer=signer_option(sign_key))
-    if as_json:
-        _echo_json(record.as_dict())
-        return
-    click.echo(f"retired {name} v{version}{_decided_line(record)}; current is "
-               f"{_current_text(registry, name)}")
+    _echo_decision(record, as_json, f"retired {name} v{version}{_decided_line(record)}; "
+                                    f"current is {_current_text(registry, name)}")
 
 
 @main.command("sign-state")

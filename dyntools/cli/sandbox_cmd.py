@@ -282,10 +282,11 @@ class _ExecHost:
     def __init__(self, source: str, granted: Any, policy: Any,
                  registry_path: str | None) -> None:
         from dyntools.capabilities.hostcalls import CapabilityHost, HostCalls
+        from dyntools.capabilities.policy import resolve_capability_policy
         from dyntools.pipeline.toolmeta import read_metadata
         from dyntools.registry.config import declared_capabilities
 
-        self._capability_host = CapabilityHost(granted)
+        self._capability_host = CapabilityHost(resolve_capability_policy(granted))
         self._policy = policy
         self._registry_path = registry_path
         self._dyntools: Any = None

@@ -16,67 +16,17 @@ Ray's address by `ray_address`, else `DYNTOOLS_RAY_ADDRESS`, else Ray's own defa
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import UsageError
-from dyntools.sandbox.limits import SandboxLimits
+from dyntools.executors.base import Executor, Pool, PoolSettings
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    from dyntools.gate.policy import Policy
     from dyntools.registry.records import VersionRecord
-    from dyntools.sandbox.runner import HostHandler
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 EXECUTORS = ("local", "ray")
 ENV_EXECUTOR = "DYNTOOLS_EXECUTOR"
 ENV_RAY_ADDRESS = "DYNTOOLS_RAY_ADDRESS"
-
-
-class Pool(Protocol):
-    """One tool version's workers, wherever they run."""
-
-    def call(self, params: dict[str, Any], timeout: float | None = None, *,
-             host: HostHandler | None = None) -> dict[str, Any]:
-        """`host` answers the call's capability requests
-        (dyntools.capabilities.hostcalls.HostCalls)."""
-        ...
-
-    def close(self, wait: bool = True) -> None: ...
-
-
-class PoolSettings(NamedTuple):
-    """How a version's workers are locked down and sized: the same on every node. (A
-    NamedTuple, not a dataclass: see registry/records.py.)"""
-
-    policy: Policy
-    limits: SandboxLimits = SandboxLimits()  # immutable: one shared default
-    size: int = 2
-    max_calls_per_worker: int = 1000
-    require_layers: frozenset[str] = frozenset()
-    # the operator's opt-in to run below the sandbox's default minimum (sandbox/minimum.py)
-    allow_weaker_sandbox: bool = False
-
-
-class Executor(Protocol):
-    """Creates the pools a `Runtime` serves calls from."""
-
-    name: str
-    # True when a pool started elsewhere on this machine (the pipeline's verification pool)
-    # can take this executor's calls; a remote executor starts its own pools.
-    adopts_local_pools: bool
-
-    def pool(self, record: VersionRecord, source: str, settings: PoolSettings) -> Pool:
-        """A pool for `record`, from `source`: the registry's hash-checked bytes, decoded."""
-        ...
-
-    def doctor(self, settings: PoolSettings) -> dict[str, Any]:
-        """The sandbox layer report of every place calls may run."""
-        ...
-
-    def close(self) -> None: ...
 
 
 class LocalExecutor:
@@ -86,19 +36,7 @@ class LocalExecutor:
     adopts_local_pools = True
 
     def pool(self, record: VersionRecord, source: str, settings: PoolSettings) -> Pool:
-        from dyntools.sandbox import WorkerPool
-
-        return WorkerPool(
-            record.path,
-            module_name=record.module_name,
-            policy=settings.policy,
-            limits=settings.limits,
-            size=settings.size,
-            max_calls_per_worker=settings.max_calls_per_worker,
-            require_layers=settings.require_layers,
-            source=source,
-            allow_weaker_sandbox=settings.allow_weaker_sandbox,
-        )
+        return settings.worker_pool(record.path, record.module_name, source)
 
     def doctor(self, settings: PoolSettings) -> dict[str, Any]:
         import platform

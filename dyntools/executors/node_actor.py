@@ -57,7 +57,7 @@ from dyntools.errors import (
     UsageError,
     WorkerCrashed,
 )
-from dyntools.executors import PoolSettings
+from dyntools.executors.base import PoolSettings
 
 OK, ERROR, NEED_SOURCE = "ok", "error", "need_source"
 REQUEST = "request"  # an interim reply: (REQUEST, frame), the call waits for `resume`
@@ -492,20 +492,7 @@ class SandboxHost:
             self._refused()
             raise SourceRefused(f"{name} v{version}: the bytes are not UTF-8",
                                 tool=name, version=version, check="utf-8") from exc
-        from dyntools.sandbox import WorkerPool
-
-        settings = shipment.settings
-        return WorkerPool(
-            shipment.path,
-            module_name=shipment.module_name,
-            policy=settings.policy,
-            limits=settings.limits,
-            size=settings.size,
-            max_calls_per_worker=settings.max_calls_per_worker,
-            require_layers=settings.require_layers,
-            source=text,
-            allow_weaker_sandbox=settings.allow_weaker_sandbox,
-        )
+        return shipment.settings.worker_pool(shipment.path, shipment.module_name, text)
 
     def _refused(self) -> None:
         with self._lock:

@@ -61,7 +61,7 @@ from dyntools.errors import (
     SandboxTimeout,
     WorkerCrashed,
 )
-from dyntools.executors import Pool, PoolSettings
+from dyntools.executors.base import Pool, PoolSettings
 from dyntools.executors.node_actor import (
     ERROR,
     NEED_SOURCE,

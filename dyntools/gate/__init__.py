@@ -7,7 +7,10 @@ fails is itself a finding (DT902), so a bug in the gate refuses a file rather th
 
 from __future__ import annotations
 
+import ast
 import os
+import warnings
+from typing import TYPE_CHECKING
 
 from dyntools.base.regular_files import open_regular
 from dyntools.gate.capabilities import NONE
@@ -17,10 +20,8 @@ from dyntools.gate.hostuse import check_host_use
 from dyntools.gate.hygiene import check_bytes
 from dyntools.gate.identifiers import non_ascii_identifiers
 from dyntools.gate.policy import Policy, PolicyError, load_policy
-from dyntools.gate.syntax import parse
 from dyntools.gate.visitor import GateVisitor
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import BinaryIO
 
@@ -124,7 +125,7 @@ def _check(
     # split at form feeds and other separators and shift every later line.
     lines = text.replace("\r\n", "\n").split("\n")
     try:
-        tree = parse(text)
+        tree = _parse(text)
     except SyntaxError as exc:
         return [_syntax_finding(exc)], lines, None
     except (RecursionError, MemoryError):
@@ -152,6 +153,15 @@ def _check(
     findings.extend(visitor.findings)
     counts.update(visitor.code_counts)
     return findings, lines, contract
+
+
+def _parse(text: str) -> ast.Module:
+    """`ast.parse`, every warning ignored: SyntaxWarnings (invalid escapes, `is` with a
+    literal) are not findings, and under `-W error` they would make a valid file a
+    SyntaxError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
 
 
 def _syntax_finding(exc: SyntaxError) -> Finding:

@@ -21,15 +21,14 @@ not the name itself), parsed here with `wildcard=True`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 HTTP, SECRETS, TOOLS = "http", "secrets", "tools"
 KINDS = (HTTP, SECRETS, TOOLS)
@@ -38,28 +37,24 @@ MAX_HOST_CHARS = 253
 MAX_SECRET_CHARS = 64
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
-# Compiled when a file first declares CAPABILITIES (re keeps them): not at every import.
+# An uppercase ASCII letter, then uppercase letters, digits and underscores (a secret's name;
+# a tool file's top-level constant).
+_UPPER_SNAKE = re.compile(r"[A-Z][A-Z0-9_]*")
+# 1-63 lowercase ASCII letters, digits and hyphens, neither first nor last a hyphen.
+_DNS_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+_PORT_DIGITS = re.compile(r"[0-9]{1,5}")
 
 
-# Three small ASCII shapes, spelled with str's methods rather than patterns: a check imports
-# no `re` for them (docs/gate.md); tests/gate/test_regex_free.py holds each to its pattern.
 def is_upper_snake(name: str) -> bool:
-    """`[A-Z][A-Z0-9_]*`: an uppercase ASCII letter, then uppercase letters, digits and
-    underscores (a secret's name; a tool file's top-level constant)."""
-    return (name.isascii() and name[:1].isalpha() and name == name.upper()
-            and name.replace("_", "").isalnum())
+    return _UPPER_SNAKE.fullmatch(name) is not None
 
 
 def is_dns_label(label: str) -> bool:
-    """`[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?`: 1-63 lowercase ASCII letters, digits and
-    hyphens, neither first nor last a hyphen."""
-    return (0 < len(label) <= 63 and label.isascii() and label == label.lower()
-            and label.replace("-", "").isalnum() and label[0] != "-" and label[-1] != "-")
+    return _DNS_LABEL.fullmatch(label) is not None
 
 
 def is_port_digits(text: str) -> bool:
-    """`[0-9]{1,5}`."""
-    return 0 < len(text) <= 5 and text.isascii() and text.isdigit()
+    return _PORT_DIGITS.fullmatch(text) is not None
 
 
 Path = tuple[str | int, ...]

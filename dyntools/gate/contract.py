@@ -14,11 +14,12 @@ only then are the constants walked one by one (the walks report where).
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 import builtins
+import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from dyntools.base import jsontext
 from dyntools.base.jsonschema_safe import (
     COST,
     INVALID,
@@ -46,7 +47,6 @@ from dyntools.gate.hostuse import url_problem
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metatext import METADATA_CONSTANTS, check_metadata_text, has_hidden_text
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -164,7 +164,7 @@ def _metadata_json(constants: dict[str, tuple[ast.expr, Any]]) -> str | None:
     (tuples of keys, NaN, ...): then every check walks its constant on its own."""
     values = [constants[name][1] for name in METADATA_CONSTANTS if name in constants]
     try:
-        return jsontext.dumps(values, ensure_ascii=False, allow_nan=False)
+        return json.dumps(values, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
 
@@ -410,7 +410,7 @@ def _check_examples(
             continue
         if not all_json:
             try:
-                jsontext.dumps(example, allow_nan=False)
+                json.dumps(example, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 report(where, "DT508", f"EXAMPLES[{index}] is not JSON: {exc}")
                 continue

@@ -20,17 +20,16 @@ output converts them to UTF-16 code units, SARIF's default column kind.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import Any
 
     from dyntools.gate.capabilities import Capabilities
     from dyntools.gate.metadata import ToolMetadata
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 
 class Family(StrEnum):
@@ -45,10 +44,8 @@ class Family(StrEnum):
     INTERNAL = "internal"
 
 
-# The gate's small immutable values are NamedTuples, not dataclasses: making ~20 dataclasses
-# (and importing dataclasses, which imports inspect) was ~10 ms of every start-up that loads
-# the gate; a NamedTuple class costs a twentieth of one. They compare, hash, order and refuse
-# attribute writes as the frozen dataclasses did.
+# The gate's small immutable values are NamedTuples: they compare, hash, order and refuse
+# attribute writes.
 class Rule(NamedTuple):
     code: str
     family: Family
@@ -378,50 +375,9 @@ class GateReport:
         }
 
 
-def _builtin_sha256() -> Any:
-    """The interpreter's own SHA-256 (hashlib's fallback), else hashlib's."""
-    import sys
-
-    # The module's name on this Python first: a failed import searches every sys.path entry.
-    names = ("_sha2", "_sha256") if sys.version_info >= (3, 12) else ("_sha256", "_sha2")
-    for name in names:
-        try:
-            return __import__(name).sha256
-        except ImportError:
-            continue
-    from hashlib import sha256  # an interpreter built without either
-
-    return sha256
-
-
-class _Sha256:
-    """SHA-256 without OpenSSL for a process that hashes little, with it for one that hashes
-    much. `import hashlib` loads OpenSSL's libcrypto (~3 ms of every start-up, for one digest
-    of one file), while OpenSSL hashes ~5x faster than the interpreter's own module (~1 ns a
-    byte against ~5): once this process has hashed `SWITCH_BYTES`, the saving has paid for
-    the import and hashlib takes over. Both give the same digest (a test compares them)."""
-
-    SWITCH_BYTES = 1 << 20
-
-    def __init__(self) -> None:
-        self.function = _builtin_sha256()
-        self.hashed = 0
-
-    def hexdigest(self, data: bytes) -> str:
-        if self.hashed < self.SWITCH_BYTES:
-            self.hashed += len(data)
-            if self.hashed >= self.SWITCH_BYTES:
-                from hashlib import sha256
-
-                self.function = sha256
-        return str(self.function(data).hexdigest())
-
-
-_SHA256 = _Sha256()
-
-
 def sha256_hex(data: bytes) -> str:
-    return _SHA256.hexdigest(data)
+    """The SHA-256 of `data` in hex: what identifies a version file everywhere."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def render_text(report: GateReport) -> str:

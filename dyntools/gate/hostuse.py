@@ -16,17 +16,12 @@ request at run time whatever the URL is built from.
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 from collections.abc import Callable
+from typing import NamedTuple
 
 from dyntools.gate.capabilities import DEFAULT_PORTS, Capabilities
 from dyntools.gate.policy import Policy
-
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 Report = Callable[[ast.AST, str, str], None]
 

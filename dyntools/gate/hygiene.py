@@ -3,30 +3,24 @@
 Runs on the raw bytes first (size, NUL, UTF-8, coding cookie), then on the decoded text
 (bidirectional controls, invisible format characters, stray control characters). Each scan
 is linear: a search of the bytes, a set of the text's characters, or one regular expression
-over the whole text. `re` is imported only by a file one of those patterns is for (a coding
-cookie, a control character, a hidden character to locate): an ordinary file is checked
-without it (docs/gate.md).
+over the whole text (only for a file one of those patterns is for: a coding cookie, a control
+character, a hidden character to locate).
 """
 
 from __future__ import annotations
 
+import re
+from typing import NamedTuple
+
 from dyntools.base.hidden_text import hidden_character_class
 from dyntools.gate.findings import Finding
-
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
-if TYPE_CHECKING:
-    import re
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 # PEP 263: a comment on line 1 or 2 matching this declares the source encoding.
 _CODING_COOKIE = rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)"
 
 # Trojan Source (CVE-2021-42574), invisible and private-use characters: one definition for
 # the source, the metadata strings and the terminal (dyntools.base.hidden_text).
-# The patterns of scans that only some files need are compiled when first used (re keeps them):
-# compiling them all at import was ~1 ms of every `dyntools check`.
+# The patterns of scans that only some files need are compiled when first used (re keeps them).
 _NON_ASCII = "[^\x00-\x7f]"
 
 # C0 and C1 controls except NUL (DT002 has its own code), tab, newline, carriage return and
@@ -70,8 +64,6 @@ def coding_cookie(data: bytes) -> re.Match[bytes] | None:
     end = head_end(data)
     if b"coding" not in data[:end]:
         return None
-    import re
-
     return re.compile(_CODING_COOKIE, re.MULTILINE).search(data, 0, end)
 
 
@@ -112,8 +104,6 @@ def check_bytes(data: bytes, max_bytes: int) -> Decoded:
     if not text.isascii():
         findings.extend(_scan_unicode(data, text))
     if _has_control(data, text):  # one scan for the usual file, which has none of them
-        import re
-
         findings.extend(_scan(text, re.compile(_CONTROL), "DT006", "control character"))
         findings.extend(_layout_tricks(text))
     return Decoded(None if findings else text, findings)
@@ -155,8 +145,6 @@ _FORM_FEED_BEFORE_CODE = "\x0c[ \t\x0c]*[^ \t\x0c\r\n]"
 
 
 def _layout_tricks(text: str) -> list[Finding]:
-    import re
-
     findings = _scan(text, re.compile(_LONE_CR), "DT006", "carriage return without a newline")
     for match in re.finditer(_FORM_FEED_BEFORE_CODE, text):
         if len(findings) >= _MAX_PER_KIND:
@@ -179,8 +167,6 @@ def _scan_unicode(data: bytes, text: str) -> list[Finding]:
     if not any(hidden_character_class(ch) in _SOURCE_KINDS
                for ch in set(data.translate(None, _ASCII_BYTES).decode("utf-8"))):
         return []
-    import re  # only to place what was found
-
     bidi: list[Finding] = []
     invisible: list[Finding] = []
     private: list[Finding] = []

@@ -11,9 +11,9 @@ time (its node and depth limits see the same numbers a walk would).
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from typing import Any
 _SCALARS = frozenset({str, int, float, bool, type(None)})

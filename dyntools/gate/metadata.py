@@ -10,14 +10,12 @@ from a file's source for callers that hold only the bytes.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.gate.capabilities import NONE, Capabilities
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 
 class ToolMetadata(NamedTuple):

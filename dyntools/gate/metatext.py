@@ -15,7 +15,8 @@ the line it ends. Every terminal print escapes it (`\\r`).
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
+import re
 from collections.abc import Callable
 
 from dyntools.base.hidden_text import NOT_PLAIN, hidden_character_class
@@ -38,8 +39,7 @@ _JSON_CONTROL_ESCAPES = ("\\u000", "\\u001", "\\b", "\\f", "\\r")
 
 def has_hidden_text(json_text: str) -> bool:
     """False when no string in the JSON text of the metadata can hold a character of a
-    hidden class (then check_metadata_text would find nothing and need not run). Told with
-    str's own searches: a check of ordinary metadata imports no `re` (docs/gate.md)."""
+    hidden class (then check_metadata_text would find nothing and need not run)."""
     if "\\" in json_text and any(escape in json_text for escape in _JSON_CONTROL_ESCAPES):
         return True
     if json_text.isascii() and json_text.isprintable():
@@ -80,8 +80,6 @@ def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:
 
 def _check_string(node: ast.AST, text: str, where: str, plain: str, report: Report) -> None:
     """`plain`: the characters this constant holds as text (tab, newline; CR in EXAMPLES)."""
-    import re  # only for metadata that has hidden text (has_hidden_text)
-
     seen: set[str] = set()
     for match in re.finditer(NOT_PLAIN, text):
         ch = match.group()

@@ -10,23 +10,22 @@ editable install).
 
 from __future__ import annotations
 
-import _thread
+import contextlib
+import json
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
-from dyntools.base import jsontext
 from dyntools.base.regular_files import open_regular
 from dyntools.gate.findings import sha256_hex
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 ALLOWLIST_ENV = "DYNTOOLS_ALLOWLIST"
 
@@ -221,7 +220,7 @@ def _parsed_cache_file(digest: str) -> str:
 def _read_parsed(digest: str) -> dict[str, Any] | None:
     try:
         with open(_parsed_cache_file(digest), "rb") as handle:
-            entry = jsontext.loads(handle.read().decode("utf-8"))
+            entry = json.loads(handle.read())
     except (OSError, ValueError):  # none yet, not UTF-8 (a UnicodeDecodeError) or not JSON
         return None
     if (not isinstance(entry, dict) or entry.get("version") != _PARSED_VERSION
@@ -235,22 +234,20 @@ def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
     if sys.dont_write_bytecode:
         return
     try:
-        encoded = jsontext.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
+        encoded = json.dumps({"version": _PARSED_VERSION, "digest": digest, "tables": raw},
                                  allow_nan=False)
     except (TypeError, ValueError):  # a TOML date or time, or a float JSON cannot hold
         return
     target = _parsed_cache_file(digest)
-    temporary = f"{target}.{os.getpid()}.{_thread.get_ident()}.tmp"
+    temporary = f"{target}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(encoded)
         os.replace(temporary, target)
     except OSError:  # a read-only install: parse each time, as before
-        try:  # noqa: SIM105 (contextlib.suppress: a check never imports contextlib)
+        with contextlib.suppress(OSError):
             os.remove(temporary)
-        except OSError:
-            pass
 
 
 _MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires",

@@ -14,9 +14,10 @@ recursion limit, and stops at `max_nodes`.
 
 from __future__ import annotations
 
-import _ast as ast  # the node classes without ast.py (dyntools/gate/syntax.py)
+import ast
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.base.reserved_names import is_reserved, underscore_problem
 from dyntools.base.type_compare import builtin_type_names, type_comparison
@@ -24,13 +25,9 @@ from dyntools.gate.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
 from dyntools.gate.literals import NotLiteral, measured_literal
 from dyntools.gate.policy import Policy
-from dyntools.gate.syntax import iter_child_nodes, walk
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+    from typing import Any
 
 # Node classes that carry no code of their own (operators, contexts): never visited.
 INERT_NODES: frozenset[type[ast.AST]] = frozenset(
@@ -244,7 +241,7 @@ class GateVisitor:
                 visit(child)
 
     def generic(self, node: ast.AST) -> None:
-        for child in iter_child_nodes(node):
+        for child in ast.iter_child_nodes(node):
             self.visit(child)
 
     # ----------------------------------------------------------------- scopes
@@ -796,7 +793,7 @@ class GateVisitor:
             self.visit_all(case.body)
 
     def pattern(self, node: ast.pattern) -> None:
-        for child in walk(node):
+        for child in ast.walk(node):
             self.nodes += 1
             name = getattr(child, "name", None) or getattr(child, "rest", None)
             if isinstance(name, str):
@@ -1250,7 +1247,7 @@ def _declare_globals(body: list[ast.stmt], scope: Scope) -> None:
         if kind is ast.Global:
             scope.globals.update(node.names)  # type: ignore[attr-defined]
         elif kind not in _OWN_SCOPES:
-            stack.extend(iter_child_nodes(node))
+            stack.extend(ast.iter_child_nodes(node))
 
 
 _OWN_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})

@@ -16,10 +16,10 @@ makes its first call.
 
 from __future__ import annotations
 
+from dyntools import lazy_exports
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from dyntools.generators.anthropic import AnthropicConfig, AnthropicGenerator
     from dyntools.generators.base import GateFeedback, GeneratedSource, Generator, ToolSpec
     from dyntools.generators.factory import (
@@ -54,36 +54,24 @@ __all__ = [
 ]
 
 _HOMES = {
-    "AnthropicConfig": "anthropic",
-    "AnthropicGenerator": "anthropic",
-    "GateFeedback": "base",
-    "GeneratedSource": "base",
-    "Generator": "base",
-    "ToolSpec": "base",
-    "GENERATORS": "factory",
-    "GENERATOR_NAMES": "factory",
-    "GeneratorKind": "factory",
-    "build_generator": "factory",
-    "FileGenerator": "file",
-    "GatedSource": "loop",
-    "generate_gated": "loop",
-    "OfflineGenerator": "offline",
-    "template_names": "offline",
-    "OpenAICompatConfig": "openai_compat",
-    "OpenAICompatGenerator": "openai_compat",
+    "AnthropicConfig": "dyntools.generators.anthropic",
+    "AnthropicGenerator": "dyntools.generators.anthropic",
+    "GateFeedback": "dyntools.generators.base",
+    "GeneratedSource": "dyntools.generators.base",
+    "Generator": "dyntools.generators.base",
+    "ToolSpec": "dyntools.generators.base",
+    "GENERATORS": "dyntools.generators.factory",
+    "GENERATOR_NAMES": "dyntools.generators.factory",
+    "GeneratorKind": "dyntools.generators.factory",
+    "build_generator": "dyntools.generators.factory",
+    "FileGenerator": "dyntools.generators.file",
+    "GatedSource": "dyntools.generators.loop",
+    "generate_gated": "dyntools.generators.loop",
+    "OfflineGenerator": "dyntools.generators.offline",
+    "template_names": "dyntools.generators.offline",
+    "OpenAICompatConfig": "dyntools.generators.openai_compat",
+    "OpenAICompatGenerator": "dyntools.generators.openai_compat",
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dyntools.generators' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"dyntools.generators.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -68,6 +68,11 @@ class GeneratedSource:
     prompt_sha256: str | None = None
     raw_excerpt: str = field(default="", repr=False)
 
+    @classmethod
+    def without_model(cls, source: str, generator: str) -> GeneratedSource:
+        """Source no model wrote (a template, a file): no model, no prompt, one attempt."""
+        return cls(source=source, generator=generator, raw_excerpt=excerpt(source))
+
     def as_provenance(self) -> dict[str, Any]:
         return {
             "generator": self.generator,

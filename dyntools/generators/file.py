@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from dyntools.errors import GenerationError
-from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
+from dyntools.generators.base import GeneratedSource, ToolSpec
 
 STDIN = "-"
 # Far above any gate's size limit: only there so that /dev/zero or an endless pipe fails
@@ -41,13 +41,7 @@ class FileGenerator:
             ) from exc
         if not source.strip():
             raise GenerationError(f"{self._label()} is empty", generator=self.id, path=self.path)
-        return GeneratedSource(
-            source=source,
-            generator=self.id,
-            model=None,
-            prompt_sha256=None,
-            raw_excerpt=excerpt(source),
-        )
+        return GeneratedSource.without_model(source, self.id)
 
     def _read(self) -> bytes:
         if self.path == STDIN:

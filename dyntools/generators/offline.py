@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import resources
 
 from dyntools.errors import GenerationNoTemplate
-from dyntools.generators.base import GeneratedSource, ToolSpec, excerpt
+from dyntools.generators.base import GeneratedSource, ToolSpec
 
 TEMPLATE_PACKAGE = "dyntools.generators"
 TEMPLATE_DIR = "templates"
@@ -53,11 +53,4 @@ class OfflineGenerator:
     accepts_feedback = False
 
     def generate(self, spec: ToolSpec) -> GeneratedSource:
-        source = template_source(spec.name)
-        return GeneratedSource(
-            source=source,
-            generator=self.id,
-            model=None,
-            prompt_sha256=None,
-            raw_excerpt=excerpt(source),
-        )
+        return GeneratedSource.without_model(template_source(spec.name), self.id)

@@ -18,26 +18,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dyntools.gate.policy import Policy
 from dyntools.generators.base import ToolSpec, prompt_digest
+from dyntools.generators.offline import template_source
 
 if TYPE_CHECKING:
     from dyntools.capabilities.policy import CapabilityPolicy
 
 Role = Literal["user", "assistant"]
 
-EXAMPLE_TOOL = '''\
-"""Turns a title into a URL slug."""
-import re
-import unicodedata
-
-NAME = "slugify_text"
-DESCRIPTION = "Turns a title into a URL slug."
-PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-EXAMPLES = [{"params": {"text": "Hello World"}, "result": {"slug": "hello-world"}}]
-
-def run(params):
-    text = unicodedata.normalize("NFKD", params["text"]).encode("ascii", "ignore").decode("ascii")
-    return {"slug": re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")}
-'''
+# The example the prompt shows is the offline generator's slugify_text template, the same file.
+EXAMPLE_TOOL = template_source("slugify_text")
 
 # Used instead when the policy does not allow what EXAMPLE_TOOL imports: the prompt never shows
 # the model an import the gate would refuse.

@@ -41,10 +41,10 @@ station starts (the CLI's live display).
 
 from __future__ import annotations
 
+from dyntools import lazy_exports
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from dyntools.pipeline.dyntools import Dyntools
     from dyntools.pipeline.ensure import EnsureResult
     from dyntools.pipeline.events import StationEvent
@@ -58,10 +58,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dyntools.pipeline' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(home), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -27,10 +27,7 @@ from dyntools.registry.manifest import APPROVED, PENDING, REJECTED
 from dyntools.registry.records import VersionRecord
 
 if TYPE_CHECKING:
-
     from dyntools.pipeline.verify import VerificationReport
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    pass
 
 
 class Approving(PipelineCore):

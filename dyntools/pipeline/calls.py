@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.capabilities.hostcalls import HostCalls
 from dyntools.errors import (
     DyntoolsError,
     PendingApproval,
-    UnknownTool,
     VersionUnusable,
 )
 from dyntools.pipeline.core import PipelineCore, ToolSource
@@ -22,15 +21,16 @@ from dyntools.pipeline.toolmeta import (
 )
 from dyntools.registry.records import VersionRecord
 
-if TYPE_CHECKING:
-    pass
 
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    pass
+class ServedCall(NamedTuple):
+    """A call's result and the version that served it."""
+
+    version: int
+    result: dict[str, Any]
 
 
 class Calling(PipelineCore):
-    """`Dyntools.call`, `tool`, `tools` and `subscribe`."""
+    """`Dyntools.call`, `call_served`, `tool`, `tools` and `subscribe`."""
 
     def call(self, name: str, params: dict[str, Any], *,
              timeout: float | None = None, tools: ToolSource | None = None,
@@ -43,39 +43,40 @@ class Calling(PipelineCore):
         this call (composition depth and cycles). With `read_only` (a tool composed while
         another is verified) its HTTP requests may only GET, and so may what it composes.
         No secret leaves in the result or error."""
+        return self.call_served(name, params, timeout=timeout, tools=tools, chain=chain,
+                                read_only=read_only).result
+
+    def call_served(self, name: str, params: dict[str, Any], *,
+                    timeout: float | None = None, tools: ToolSource | None = None,
+                    chain: tuple[str, ...] = (), read_only: bool = False) -> ServedCall:
+        """`call`, and the version that served it. The current version is looked up once,
+        and its file read and hash-checked once (by the registry's open rule, on a cold
+        call): the runtime is handed both."""
         started = time.perf_counter()
-        record = self.registry.current(name)
-        version = record.version if record is not None else None
+        version: int | None = None
         try:
-            if record is None:
-                if name not in self.registry.names():
-                    raise UnknownTool(f"unknown tool {name!r} in registry {self.registry.root}",
-                                      tool=name)
-                refusal = self.registry.refusal(name)  # with trusted keys: its decision chain
-                if refusal is not None:
-                    raise refusal
+            try:
+                record = self.registry.served(name)
+            except VersionUnusable:
                 waiting = self.pending_version(name)
-                if waiting is not None:
-                    version = waiting.version
-                    raise PendingApproval(
-                        f"tool {name!r} v{waiting.version} is pending approval and is not "
-                        f"served until a reviewer approves it: "
-                        f"{approve_command(name, waiting.version)}",
-                        tool=name, version=waiting.version,
-                        approve_command=approve_command(name, waiting.version))
-                state = self.registry.tool(name)
-                pointed = (state.records.get(state.recorded_current)
-                           if state.recorded_current is not None else None)
-                why = (f": v{pointed.version} is {pointed.status} ({pointed.reason_code}: "
-                       f"{pointed.reason})" if pointed is not None and not pointed.usable
-                       else f": {state.error}" if state.error else "")
-                raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, "
-                                      f"rejected, or none is current){why}", tool=name)
-            self._params_check(record)(params)
+                if waiting is None:
+                    raise
+                version = waiting.version
+                raise PendingApproval(
+                    f"tool {name!r} v{waiting.version} is pending approval and is not "
+                    f"served until a reviewer approves it: "
+                    f"{approve_command(name, waiting.version)}",
+                    tool=name, version=waiting.version,
+                    approve_command=approve_command(name, waiting.version)) from None
+            version = record.version
+            source = self.registry.verified_source(name, record.version)
+            self._params_check(record, source)(params)
             hosts: list[HostCalls] = []
+            served = [record]
 
             def prepare(used: VersionRecord) -> HostCalls | None:
                 # The version the runtime checked out, which may be newer than `record`.
+                served[0] = used
                 if used.version != record.version or used.sha256 != record.sha256:
                     self._params_check(used)(params)
                 declared = self._declared_by(used)
@@ -89,7 +90,8 @@ class Calling(PipelineCore):
                 return host
 
             try:
-                result = self.runtime.call(name, params, timeout, prepare=prepare)
+                result = self.runtime.call(name, params, timeout, prepare=prepare,
+                                           current=(record, source.decode("utf-8")))
             except DyntoolsError as exc:
                 for host in hosts:
                     exc.message = host.redact(exc.message)
@@ -102,7 +104,7 @@ class Calling(PipelineCore):
             log_execute(name, version, started, FAILED, exc.reason, exc.message)
             raise
         log_execute(name, version, started, OK, None, None)
-        return result
+        return ServedCall(served[0].version, result)
 
     def tool(self, name: str) -> Tool | None:
         """The current version of `name` as callers see it, or None."""

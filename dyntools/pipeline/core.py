@@ -11,10 +11,11 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol
 
+from dyntools.base.closing import Closing, OnDemand
 from dyntools.capabilities.hostcalls import CapabilityHost, ToolCaller
+from dyntools.capabilities.policy import CapabilityPolicy, resolve_capability_policy
 from dyntools.errors import (
     UsageError,
 )
@@ -41,21 +42,16 @@ from dyntools.registry.signing import Signer
 from dyntools.sandbox import SandboxLimits
 
 if TYPE_CHECKING:
-
-    from dyntools.capabilities.policy import CapabilityPolicy
     from dyntools.generators.base import Generator
     from dyntools.pipeline.verify import Example, HostFor
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    pass
 
 
-ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
 # generate_gated's own default (generators/loop.py; tests/test_startup.py holds the two
 # equal), named here so that a `Dyntools` made only to call tools need not import the loop.
 DEFAULT_MAX_ATTEMPTS = 3
 
 
-class PipelineCore:
+class PipelineCore(Closing):
     """The shared state and lookups of `Dyntools` (see its docstring for the arguments)."""
 
     if TYPE_CHECKING:  # pipeline/calls.py's: a composed tool is called as any other
@@ -114,13 +110,13 @@ class PipelineCore:
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise UsageError(f"pool_size must be a whole number of at least 1, got {pool_size!r}")
         self.pool_size = pool_size
-        self._runtime = runtime
+        self._runtime: OnDemand[Runtime] = OnDemand(self._make_runtime, runtime)
         self._watch = watch
         self._lock = threading.Lock()
         self._name_locks: dict[str, threading.Lock] = {}
         # The operator's capability policy: `capabilities`, else DYNTOOLS_CAPABILITIES, else
         # none (nothing granted). A version's CAPABILITIES are granted only within it.
-        self.capabilities = CapabilityHost(capability_policy(capabilities))
+        self.capabilities = CapabilityHost(resolve_capability_policy(capabilities))
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
@@ -206,11 +202,14 @@ class PipelineCore:
         meta = self._meta(record)
         return Tool(record.name, meta.description, meta.params, REGISTRY, record.version)
 
-    def _params_check(self, record: VersionRecord) -> Callable[[Any], None]:
+    def _params_check(self, record: VersionRecord,
+                      source: bytes | None = None) -> Callable[[Any], None]:
+        """The check of a call's params for `record` (`source`: its verified bytes, when the
+        caller holds them)."""
         key = (record.name, record.version, record.sha256)
         check = self._checks.get(key)
         if check is None:
-            check = params_check(self._meta(record).params, record.name)
+            check = params_check(self._meta(record, source).params, record.name)
             self._checks[key] = check
         return check
 
@@ -219,13 +218,15 @@ class PipelineCore:
         ones gated), so serving it needs no second parse."""
         self._metadata[(record.name, record.version, record.sha256)] = meta
 
-    def _meta(self, record: VersionRecord) -> ToolMetadata:
+    def _meta(self, record: VersionRecord, source: bytes | None = None) -> ToolMetadata:
+        """What `record` declares (`source`: its verified bytes, when the caller holds them;
+        else they are read, hash-checked, here)."""
         key = (record.name, record.version, record.sha256)
         meta = self._metadata.get(key)
         if meta is None:
-            data = (self.registry.verified_source(record.name, record.version)
-                    if record.usable else self.registry.read_recorded(record.name,
-                                                                      record.version))
+            data = source if source is not None else (
+                self.registry.verified_source(record.name, record.version) if record.usable
+                else self.registry.read_recorded(record.name, record.version))
             meta = read_metadata(data)
             self._metadata[key] = meta
         return meta
@@ -259,35 +260,20 @@ class PipelineCore:
         """The warm runtime calls go through (created on first use): one worker pool per tool
         version, swapped when the current version changes. Its `describe()` shows the
         active versions and their calls in flight; `close()` here closes it."""
-        with self._lock:
-            if self._runtime is None:
-                self._runtime = Runtime(self.registry, limits=self.limits,
-                                        require_layers=self.require_layers, watch=self._watch,
-                                        executor=self.executor, pool_size=self.pool_size,
-                                        allow_weaker_sandbox=self.allow_weaker_sandbox)
-            return self._runtime
+        return self._runtime.get()
+
+    def _make_runtime(self) -> Runtime:
+        return Runtime(self.registry, limits=self.limits, require_layers=self.require_layers,
+                       watch=self._watch, executor=self.executor, pool_size=self.pool_size,
+                       allow_weaker_sandbox=self.allow_weaker_sandbox)
 
     # ---------------------------------------------------------------------------- lifecycle
 
     def close(self) -> None:
-        with self._lock:
-            runtime, self._runtime = self._runtime, None
-        if runtime is not None:
-            runtime.close()
+        self._runtime.close()
         self.capabilities.close()
         if self._owns_executor:
             self.executor.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _allow_weaker(explicit: bool | None) -> bool:
@@ -333,16 +319,3 @@ def pool_call(pool: Any) -> Callable[..., dict[str, Any]]:
         return result
 
     return call
-
-
-def capability_policy(value: CapabilityPolicy | str | os.PathLike[str] | None,
-                       ) -> CapabilityPolicy | None:
-    """The operator's policy from an object, a path, or DYNTOOLS_CAPABILITIES; None when
-    none is given (checked without importing the broker)."""
-    if value is None and not os.environ.get(ENV_CAPABILITIES):
-        return None
-    from dyntools.capabilities.policy import CapabilityPolicy, resolve_capability_policy
-
-    if isinstance(value, CapabilityPolicy):
-        return value
-    return resolve_capability_policy(os.fspath(value) if value is not None else None)

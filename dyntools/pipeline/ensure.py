@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.errors import (
     DyntoolsError,
@@ -51,13 +51,9 @@ from dyntools.registry.manifest import APPROVED, PENDING, REJECTED
 from dyntools.registry.records import VersionRecord
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.generators.base import Generator, ToolSpec
     from dyntools.generators.loop import GatedSource
     from dyntools.pipeline.verify import Example, VerificationReport
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 
 class EnsureResult(NamedTuple):

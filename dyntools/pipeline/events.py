@@ -10,24 +10,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.base.log import get_logger
 from dyntools.errors import (
     DyntoolsError,
 )
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
-
-
-ENV_CAPABILITIES = "DYNTOOLS_CAPABILITIES"
-# generate_gated's own default (generators/loop.py; tests/test_startup.py holds the two
-# equal), named here so that a `Dyntools` made only to call tools need not import the loop.
-DEFAULT_MAX_ATTEMPTS = 3
 
 STATIONS = ("generate", "gate", "load", "verify", "persist", "activate")
 LOOKUP, EXECUTE = "lookup", "execute"
@@ -36,8 +24,6 @@ AUDIT_FILE = "audit.log"
 AUDIT_EVENT = "pipeline.station"
 
 
-# The pipeline's values are NamedTuples, not dataclasses (see registry/records.py): a cold
-# `dyntools call` imports this module and would create them for nothing.
 class StationEvent(NamedTuple):
     """One station's start ("running") or end (any other outcome), as logged and displayed."""
 
@@ -54,24 +40,14 @@ class StationEvent(NamedTuple):
         return self.outcome != RUNNING
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool,
-            "station": self.station,
-            "outcome": self.outcome,
-            "duration_ms": self.duration_ms,
-            "version": self.version,
-            "reason": self.reason,
-            "detail": self.detail,
-        }
+        return self._asdict()
 
 
 StationListener = Callable[[StationEvent], None]
 
 
 class Outcome:
-    """What a station body reports back to the recorder (defaults: success). (This and
-    `Recorder` are plain classes: a dataclass costs every cold `dyntools call`, which uses
-    neither, its creation.)"""
+    """What a station body reports back to the recorder (defaults: success)."""
 
     __slots__ = ("detail", "outcome", "reason")
 
@@ -133,11 +109,9 @@ def ms_since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-
 def approve_command(name: str, version: int) -> str:
     """The command a reviewer runs to approve a pending version."""
     return f"dyntools approve {name} {version}"
-
 
 
 def log_execute(name: str, version: int | None, started: float, outcome: str,

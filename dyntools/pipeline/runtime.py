@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from dyntools.base.closing import Closing
 from dyntools.base.log import get_logger
-from dyntools.errors import UnknownTool, VersionUnusable
+from dyntools.errors import VersionUnusable
 from dyntools.executors import Executor, Pool, PoolSettings, build_executor
 from dyntools.registry.core import Registry
 from dyntools.registry.records import VersionRecord
@@ -42,8 +42,7 @@ PoolFactory = Callable[[VersionRecord, str], Pool]
 
 
 class _Slot:
-    """One version's pool and its calls in flight. (A plain class: a dataclass costs every
-    cold `dyntools call` its creation, and slots are compared by identity anyway.)"""
+    """One version's pool and its calls in flight (compared by identity)."""
 
     __slots__ = ("in_flight", "pool", "record", "retiring")
 
@@ -54,7 +53,7 @@ class _Slot:
         self.retiring = False
 
 
-class Runtime:
+class Runtime(Closing):
     """Thread-safe. `close()` retires every pool (waiting for running calls)."""
 
     def __init__(
@@ -88,6 +87,10 @@ class Runtime:
         self._lock = threading.Lock()
         self._active: dict[str, _Slot] = {}
         self._retiring: list[_Slot] = []
+        # Per tool, the current version the registry's last notice named (None: none is):
+        # a pool loaded for that version, or before any notice, is installed without a
+        # second lookup; one loaded for another version is checked against the registry.
+        self._latest: dict[str, int | None] = {}
         self._closed = False
         registry.subscribe(self._on_registry_change)
         self._watcher: RegistryWatcher | None = registry.watch() if watch else None
@@ -117,13 +120,16 @@ class Runtime:
         self, name: str, params: dict[str, Any], timeout: float | None = None, *,
         host: HostHandler | None = None,
         prepare: Callable[[VersionRecord], HostHandler | None] | None = None,
+        current: tuple[VersionRecord, str] | None = None,
     ) -> dict[str, Any]:
         """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError.
         `host` answers a capability tool's requests (dyntools.capabilities.hostcalls.HostCalls); or
         `prepare(record)` is handed the very version this call runs on, once it is checked
         out, and returns its host (so a version switch in between can never run one
-        version's code with another's capabilities)."""
-        slot = self._checkout(name)
+        version's code with another's capabilities). `current` is the current version and
+        its verified source, when the caller has just looked them up: the runtime then
+        neither looks up nor reads the version again."""
+        slot = self._checkout(name, current)
         try:
             if prepare is not None:
                 host = prepare(slot.record)
@@ -180,21 +186,10 @@ class Runtime:
         )
         return True
 
-    def _wanted(self, name: str) -> VersionRecord:
-        record = self.registry.current(name)
-        if record is not None:
-            return record
-        if name not in self.registry.names():
-            raise UnknownTool(f"unknown tool {name!r}", tool=name)
-        refusal = self.registry.refusal(name)  # with trusted keys: its decision chain
-        if refusal is not None:
-            raise refusal
-        raise VersionUnusable(f"tool {name!r} has no usable version (all quarantined, "
-                              "rejected, or none is current)", tool=name)
-
-    def _checkout(self, name: str) -> _Slot:
+    def _checkout(self, name: str, current: tuple[VersionRecord, str] | None = None) -> _Slot:
         while True:
-            record = self._wanted(name)
+            record, source = current if current is not None else (self.registry.served(name),
+                                                                   None)
             with self._lock:
                 if self._closed:
                     raise VersionUnusable("the runtime is closed", tool=name)
@@ -204,23 +199,27 @@ class Runtime:
                     return slot
             # Loading reads and hash-checks the file, which may quarantine it and notify the
             # registry's listeners (this runtime among them): never while holding the lock.
-            slot = self._load(name, record)
+            slot = self._load(name, record, source)
             if slot is not None:
                 with self._lock:
                     slot.in_flight += 1
                     return slot
+            current = None  # lost a race, or the pointer moved: look again
 
-    def _load(self, name: str, record: VersionRecord) -> _Slot | None:
-        """Start a pool for `record` and install it if `record` is still current; else None
-        (the caller looks again)."""
-        source = self.registry.verified_source(name, record.version).decode("utf-8")
+    def _load(self, name: str, record: VersionRecord,
+              source: str | None = None) -> _Slot | None:
+        """Start a pool for `record` (from `source`, its verified bytes, when given) and
+        install it if `record` is still current; else None (the caller looks again)."""
+        if source is None:
+            source = self.registry.verified_source(name, record.version).decode("utf-8")
         pool = self._factory(record, source)
         with self._lock:
-            current = self.registry.current(name)
             active = self._active.get(name)
-            still_wanted = (
-                not self._closed and current is not None and current.version == record.version
-            )
+            latest = self._latest.get(name, record.version)
+            if latest != record.version:  # a notice named another version since: ask
+                now = self.registry.current(name)
+                latest = now.version if now is not None else None
+            still_wanted = not self._closed and latest == record.version
             if still_wanted and (active is None or active.record.version != record.version):
                 slot = _Slot(record, pool)
                 self._active[name] = slot
@@ -253,11 +252,12 @@ class Runtime:
 
     def _on_registry_change(self, name: str) -> None:
         """Swap (or drop) a loaded tool's pool as soon as its current version changes."""
+        record = self.registry.current(name)  # may check a version: not under the lock
         with self._lock:
+            self._latest[name] = record.version if record is not None else None
             slot = self._active.get(name)
             if self._closed or slot is None:
                 return
-            record = self.registry.current(name)
             if record is not None and record.version == slot.record.version:
                 return
             if record is None:
@@ -285,17 +285,6 @@ class Runtime:
             slot.pool.close(wait=True)
         if self._owns_executor:
             self.executor.close()
-
-    def __enter__(self) -> Runtime:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _start_quietly(pool: Pool) -> None:

@@ -18,7 +18,7 @@ import ast
 import contextlib
 import json
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.base.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
 from dyntools.base.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
@@ -26,11 +26,6 @@ from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
 from dyntools.gate.metadata import ToolMetadata
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 __all__ = ["CATALOG", "EMPTY_PARAMS", "MAX_PARAMS_DEPTH", "REGISTRY", "Tool", "ToolMetadata",
            "check_params", "nesting_depth_exceeds", "params_check", "params_validator",
@@ -176,7 +171,7 @@ def _check(validator: Any, budget_units: int, params: Any, tool: str | None) -> 
 CATALOG, REGISTRY = "catalog", "registry"
 
 
-class Tool(NamedTuple):  # not a dataclass: see registry/records.py
+class Tool(NamedTuple):
     """What a caller sees of any tool, hand-written or generated: the same shape for both.
 
     `origin` ("catalog" or "registry") and `version` are there for operators and logs; the
@@ -190,10 +185,4 @@ class Tool(NamedTuple):  # not a dataclass: see registry/records.py
     version: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "params": dict(self.params),
-            "origin": self.origin,
-            "version": self.version,
-        }
+        return {**self._asdict(), "params": dict(self.params)}

@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
+from dyntools import lazy_exports
+
 TYPE_CHECKING = False  # names resolve on first use: importing a submodule (policyload,
 if TYPE_CHECKING:      # records) costs nothing of the rest
-    from typing import Any
-
     from dyntools.registry.core import Registry
     from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
     from dyntools.registry.records import (
@@ -60,10 +60,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dyntools.registry' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(home), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

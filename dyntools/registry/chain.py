@@ -44,17 +44,13 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.gate.findings import sha256_hex
 from dyntools.registry.manifest import APPROVED, STATUSES, version_in_range
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.registry.signing import Signer
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 DOMAIN = b"dyntools-decision-v1\n"
 SIGN_STATE = "sign-state"

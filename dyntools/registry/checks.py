@@ -10,18 +10,13 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.gate import check_source
 from dyntools.gate.findings import sha256_hex
 from dyntools.gate.policy import Policy
 from dyntools.registry.manifest import VersionEntry
 from dyntools.registry.store import NotARegularFile, read_regular
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 # Stable quarantine reason codes (shown in review output and in log lines).
 FILE_MISSING = "file_missing"
@@ -35,7 +30,7 @@ MANIFEST_INVALID = "manifest_invalid"
 HARD_LINKED = "hard_linked"
 
 
-class VersionCheck(NamedTuple):  # not a dataclass: see records.py
+class VersionCheck(NamedTuple):
     ok: bool
     reason_code: str | None = None
     reason: str | None = None
@@ -57,8 +52,6 @@ def _read_failure(path: Path, exc: OSError) -> VersionCheck:
 
 
 def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) -> VersionCheck:
-    # The interpreter's own SHA-256 (findings.sha256_hex): `import hashlib` would load
-    # OpenSSL into every cold `dyntools call` for this one digest.
     digest = sha256_hex(data)
     if digest != entry.sha256:
         return VersionCheck(

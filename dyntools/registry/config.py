@@ -19,16 +19,11 @@ import ast
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 from dyntools.errors import UsageError
 from dyntools.gate.capabilities import NONE, Capabilities, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 CONFIG_NAME = "config.json"
 CONFIG_FORMAT = 1
@@ -37,7 +32,7 @@ APPROVAL_POLICIES = (NEVER, CAPABILITIES, ALWAYS)  # loosest first
 MAX_CONFIG_BYTES = 64 * 1024
 
 
-class RegistryConfig(NamedTuple):  # not a dataclass: see records.py
+class RegistryConfig(NamedTuple):
     approval: str = NEVER
 
     def as_dict(self) -> dict[str, object]:

@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.base import interrupts
 from dyntools.base.log import get_logger
@@ -98,13 +98,9 @@ from dyntools.registry.store import (
 )
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.registry.chain import ChainRecord
     from dyntools.registry.freshness import TrustState
     from dyntools.registry.watch import RegistryWatcher
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 
 class SignedState(NamedTuple):
@@ -346,7 +342,7 @@ class Registry:
         require_valid_name(name)
         state = self._state(name)
         if state is None:
-            raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
+            raise self._unknown(name)
         return state
 
     def current(self, name: str) -> VersionRecord | None:
@@ -355,6 +351,30 @@ class Registry:
         require_valid_name(name)
         state = self._state(name)
         return state.current_record if state is not None else None
+
+    def served(self, name: str) -> VersionRecord:
+        """The version that takes new calls; else UnknownTool when there is no such tool,
+        the decision chain's refusal when that is the reason (with trusted keys), or
+        VersionUnusable saying why none of its versions may be served."""
+        record = self.current(name)
+        if record is not None:
+            return record
+        if name not in self.names():
+            raise self._unknown(name)
+        refusal = self.refusal(name)  # with trusted keys: its decision chain
+        if refusal is not None:
+            raise refusal
+        state = self.tool(name)
+        pointed = (state.records.get(state.recorded_current)
+                   if state.recorded_current is not None else None)
+        why = (f": v{pointed.version} is {pointed.status} ({pointed.reason_code}: "
+               f"{pointed.reason})" if pointed is not None and not pointed.usable
+               else f": {state.error}" if state.error else "")
+        raise VersionUnusable(f"tool {name!r} has no usable version (quarantined, rejected, "
+                              f"or none is current){why}", tool=name)
+
+    def _unknown(self, name: str) -> UnknownTool:
+        return UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
 
     def refusal(self, name: str) -> DyntoolsError | None:
         """Why nothing of `name` is served, when its decision chain is the reason (with

@@ -35,7 +35,7 @@ import stat
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import TrustStateError
@@ -43,11 +43,6 @@ from dyntools.gate.findings import sha256_hex
 from dyntools.registry.chain import CHAIN_MISMATCH, TRUST_STATE, ChainRecord, ChainVerdict
 from dyntools.registry.manifest import utc_now
 from dyntools.registry.store import WriterLock, WriterLockTimeout, fsync_dir
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 TRUST_STATE_ENV = "DYNTOOLS_TRUST_STATE"
 STATE_FORMAT = 1

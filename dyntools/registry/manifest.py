@@ -32,12 +32,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+from typing import Any, NamedTuple
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -79,7 +74,6 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-# NamedTuples, not dataclasses: see records.py.
 class VersionEntry(NamedTuple):
     version: int
     sha256: str

@@ -12,8 +12,8 @@ from the rest of dyntools (see docs/architecture.md), so the translation happens
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: a check never imports typing (docs/gate.md)
 if TYPE_CHECKING:
     from dyntools.gate.policy import Policy
 

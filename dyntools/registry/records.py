@@ -8,18 +8,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
 from dyntools.errors import UsageError
 from dyntools.registry.manifest import APPROVED
 
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
     from dyntools.registry.chain import ChainVerdict
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 REGISTRY_ENV = "DYNTOOLS_REGISTRY"
 DEFAULT_REGISTRY_DIR = "generated_tools"
@@ -49,9 +45,7 @@ def require_valid_name(name: object) -> str:
     return name
 
 
-# The registry's immutable values are NamedTuples, not dataclasses (as the gate's are,
-# gate/findings.py): a frozen dataclass costs a cold `dyntools call` 0.3-0.6 ms to create at import,
-# a NamedTuple class a fraction of that. They compare, hash and refuse assignment alike.
+# The registry's immutable values are NamedTuples: they compare, hash and refuse assignment.
 class VersionRecord(NamedTuple):
     """One persisted version as the registry sees it now.
 

@@ -22,14 +22,9 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.errors import UsageError
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
 
 SIGNING_KEY_ENV = "DYNTOOLS_SIGNING_KEY"
 TRUSTED_KEYS_ENV = "DYNTOOLS_TRUSTED_KEYS"
@@ -61,7 +56,7 @@ def public_key_text(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-class Signer(NamedTuple):  # not a dataclass: see records.py
+class Signer(NamedTuple):
     """A loaded private key and the approver name it signs as."""
 
     private_key: Any  # cryptography's Ed25519PrivateKey

@@ -10,10 +10,10 @@ for the host-side modules (RestrictedPython, pyseccomp, subprocess) at start-up.
 
 from __future__ import annotations
 
+from dyntools import lazy_exports
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the worker 4 ms
 if TYPE_CHECKING:
-    from typing import Any
-
     from dyntools.sandbox.doctor import probe_layers
     from dyntools.sandbox.limits import LAYERS, SandboxLimits
     from dyntools.sandbox.pool import WorkerPool, run_once
@@ -31,10 +31,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'dyntools.sandbox' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(home), name)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -71,9 +71,8 @@ def _exception_class(name: str) -> bool:
     return isinstance(value, type) and issubclass(value, BaseException)
 
 
-# The analysis' records are plain classes, not dataclasses: the host builds this module at
-# every cold `dyntools call`, where making three dataclasses cost ~1 ms. Nothing compares
-# them (they are found by the id of their node), so they need no generated __eq__.
+# The analysis' records are plain classes: nothing compares them (they are found by the id
+# of their node), so they need no generated __eq__.
 class Function:
     def __init__(self, params: list[int], returns: int, node: ast.AST) -> None:
         self.params = params

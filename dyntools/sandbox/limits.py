@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
+from typing import Any, NamedTuple
 
 # Every layer the worker can apply, in the order it applies them. `restricted` is layer 2 of
 # the design (RestrictedPython with runtime guards); the others are OS layers.
@@ -48,8 +43,7 @@ class _Fields(NamedTuple):
 class SandboxLimits(_Fields):
     """What one call may consume. `cpu_s` defaults to the timeout plus one second.
 
-    Immutable and checked when made (a NamedTuple, not a dataclass: a frozen dataclass costs
-    a cold `dyntools call` its creation at import, ~0.5 ms; see registry/records.py)."""
+    Immutable and checked when made (`__new__`, `_make` and `_replace` check)."""
 
     __slots__ = ()
 

@@ -31,7 +31,6 @@ Only scheduling changes here: the worker's layers, and what crosses the pipe, ar
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import os
 import threading
@@ -77,7 +76,7 @@ class Placement:
         cpu = self.cpu
         if cpu is None or len(self.allowed) < 2:
             return 0.0
-        if _thread._count() or _thread.get_ident() != _MAIN_THREAD:
+        if threading.active_count() > 1 or threading.get_ident() != _MAIN_THREAD:
             if self.split:  # another thread is alive: give the worker its CPUs back
                 self.split = False
                 self.avoided = -1

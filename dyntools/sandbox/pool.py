@@ -20,6 +20,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dyntools.base.closing import Closing
 from dyntools.errors import SandboxError, SandboxTimeout, UsageError
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import (
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from dyntools.gate.policy import Policy
 
 
-class WorkerPool:
+class WorkerPool(Closing):
     """Thread-safe: many threads may call at once; each call has a worker to itself."""
 
     def __init__(
@@ -186,11 +187,6 @@ class WorkerPool:
                 **self._counts,
             }
 
-    def __enter__(self) -> WorkerPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close(wait=True)
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -17,10 +17,11 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from dyntools.errors import (
     BadResult,
@@ -40,11 +41,6 @@ from dyntools.sandbox.placement import Placement
 from dyntools.sandbox.spec import WorkerSpec
 from dyntools.sandbox.worker import protocol
 
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:  # typing's checks every annotation as the class is made (dyntools/base/tuples.py)
-    from dyntools.base.tuples import NamedTuple
-
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 BOOTSTRAP = (
     f"import sys;sys.path.insert(0,{_PACKAGE_ROOT!r});"
@@ -54,11 +50,10 @@ BOOTSTRAP = (
 _ENVELOPE_BYTES = 64 * 1024
 _ID_BYTES = 7  # 56 random bits per call id
 _ID_BATCH = 512
-# The standard decoder's scanner: what json.loads runs once it has found the text (typeshed
-# does not declare the attribute).
 _monotonic = time.monotonic
-_scan_json: Callable[[str, int], tuple[Any, int]] = (
-    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
+# A JSON document at the start of a text, and where it ends (json.loads would first guess an
+# encoding and skip whitespace on either side).
+_decode_json = json.JSONDecoder().raw_decode
 
 _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
@@ -82,7 +77,7 @@ _SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
 HostHandler = Callable[[Any, float], dict[str, Any]]
 
 
-class CallOutcome(NamedTuple):  # not a dataclass: see registry/records.py
+class CallOutcome(NamedTuple):
     result: dict[str, Any]
     output: str
 
@@ -91,37 +86,13 @@ class EmptyDirectory:
     """An empty, read-only working directory shared by the workers of one pool."""
 
     def __init__(self) -> None:
-        self.path = _make_temporary_directory("dyntools-sandbox-")
+        self.path = tempfile.mkdtemp(prefix="dyntools-sandbox-")
         os.chmod(self.path, 0o500)
 
     def remove(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(self.path, 0o700)
             os.rmdir(self.path)
-        except OSError:
-            pass
-
-
-def _make_temporary_directory(prefix: str) -> str:
-    """`tempfile.mkdtemp(prefix=prefix)` without importing tempfile (and with it shutil and
-    random: 2-3 ms of a cold `dyntools call`): a new directory, mode 0700, with a random name
-    in the first usable of the places tempfile would try."""
-    candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
-    candidates += ["/tmp", "/var/tmp", "/usr/tmp", os.getcwd()]
-    for base in candidates:
-        if not base or not os.path.isdir(base) or not os.access(base, os.W_OK | os.X_OK):
-            continue
-        for _ in range(100):
-            path = os.path.join(os.path.abspath(base), prefix + os.urandom(8).hex())
-            try:
-                os.mkdir(path, 0o700)
-            except FileExistsError:
-                continue
-            except OSError:
-                break  # not usable after all: try the next place
-            return path
-    raise FileNotFoundError("no usable temporary directory (TMPDIR, TEMP, TMP, /tmp, "
-                            "/var/tmp, /usr/tmp, the working directory)")
 
 
 def wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> int:
@@ -448,16 +419,20 @@ class WorkerProcess:
                 pass
             except OSError:
                 raise self._died() from None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._write_poll.poll(max(1, int(remaining * 1000) + 1)):
-                if time.monotonic() < deadline:
-                    continue
-                self.kill()
-                what = "start" if starting else "read what the host sent it"
-                raise SandboxTimeout(
-                    f"the worker did not {what} within the time limit; it was killed",
-                    timeout_s=self.spec.limits.timeout_s,
-                )
+            self._wait(self._write_poll, deadline,
+                       "start" if starting else "read what the host sent it")
+
+    def _wait(self, poll: select.poll, deadline: float, what: str) -> bool:
+        """Poll until the pipe is ready (True) or the poll ends early (False: look again);
+        past `deadline` the worker is killed, for not doing `what` in time."""
+        remaining = deadline - time.monotonic()
+        if remaining > 0 and poll.poll(max(1, int(remaining * 1000) + 1)):
+            return True
+        if time.monotonic() < deadline:
+            return False
+        self.kill()
+        raise SandboxTimeout(f"the worker did not {what} within the time limit; it was killed",
+                             timeout_s=self.spec.limits.timeout_s)
 
     def _receive(self, deadline: float, *, starting: bool = False,
                  spin_s: float = 0.0) -> dict[str, Any]:
@@ -489,17 +464,9 @@ class WorkerProcess:
                 want = end - have
             else:
                 want = protocol.HEADER_BYTES - have
-            if not ready:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not self._poll.poll(max(1, int(remaining * 1000) + 1)):
-                    if time.monotonic() < deadline:
-                        continue
-                    self.kill()
-                    what = "start" if starting else "finish"
-                    raise SandboxTimeout(
-                        f"the worker did not {what} within the time limit; it was killed",
-                        timeout_s=self.spec.limits.timeout_s,
-                    )
+            if not ready and not self._wait(self._poll, deadline,
+                                            "start" if starting else "finish"):
+                continue
             ready = False
             chunk = os.read(self._read_fd, max(65536, want))
             if not chunk:
@@ -507,8 +474,8 @@ class WorkerProcess:
             buffer = self._buffer = buffer + chunk
         try:  # self._parse's usual case, inlined; anything else goes through it
             text = payload.decode("ascii")
-            parsed, end = _scan_json(text, 0)
-        except (StopIteration, ValueError, RecursionError):  # UnicodeDecodeError included
+            parsed, end = _decode_json(text)
+        except (ValueError, RecursionError):  # UnicodeDecodeError, JSONDecodeError included
             text, parsed, end = "", None, -1
         reply: dict[str, Any] = (parsed if end == len(text) and type(parsed) is dict
                                  else self._parse(payload))
@@ -535,14 +502,10 @@ class WorkerProcess:
 
     def _parse(self, payload: bytes) -> dict[str, Any]:
         """One reply: a JSON object in ASCII text (the worker escapes everything else), the
-        whole payload and nothing around it. Parsed by the decoder's scanner itself:
-        `json.loads` would first guess an encoding and match whitespace on either side."""
+        whole payload and nothing around it."""
         try:
             text = payload.decode("ascii")
-            reply, end = _scan_json(text, 0)
-        except StopIteration:
-            self.kill()
-            raise BadResult("the worker sent a reply that is not JSON") from None
+            reply, end = _decode_json(text)
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             self.kill()
             raise BadResult(f"the worker sent a reply that is not JSON: {exc}") from None

@@ -7,6 +7,7 @@ import marshal
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,29 +49,17 @@ HOST_MODULES = frozenset({"host"})
 TESTABLE_SKIPS = frozenset(LAYERS)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class WorkerSpec:
-    """The init message for workers of one tool version, plus host-side settings. (A plain
-    class: a frozen, slotted dataclass costs a cold `dyntools call` 1 ms to create.)"""
+    """The init message for workers of one tool version, plus host-side settings."""
 
-    __slots__ = ("allow_weaker_sandbox", "init_message", "limits", "module_name",
-                 "require_layers", "source_path")
-
-    def __init__(self, *, source_path: str, module_name: str, limits: SandboxLimits,
-                 require_layers: frozenset[str], init_message: bytes,
-                 allow_weaker_sandbox: bool = False) -> None:
-        self.source_path = source_path
-        self.module_name = module_name
-        self.limits = limits
-        self.require_layers = require_layers
-        # The operator's opt-in below the default minimum (sandbox/minimum.py)
-        self.allow_weaker_sandbox = allow_weaker_sandbox
-        self.init_message = init_message
-
-    def __repr__(self) -> str:
-        return (f"WorkerSpec(source_path={self.source_path!r}, module_name="
-                f"{self.module_name!r}, limits={self.limits!r}, "
-                f"require_layers={self.require_layers!r}, "
-                f"allow_weaker_sandbox={self.allow_weaker_sandbox!r})")
+    source_path: str
+    module_name: str
+    limits: SandboxLimits
+    require_layers: frozenset[str]
+    init_message: bytes = field(repr=False)
+    # The operator's opt-in below the default minimum (sandbox/minimum.py)
+    allow_weaker_sandbox: bool = False
 
 
 def stdlib_paths() -> list[str]:

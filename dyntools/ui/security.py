@@ -26,13 +26,11 @@ import hmac
 import ipaddress
 import json
 import socket
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from dyntools.base import listening
-from dyntools.base.listening import is_loopback
+from dyntools.base.listening import ASGIApp, Message, Receive, Scope, Send, is_loopback
 from dyntools.base.log import get_logger
 
 MAX_BODY_BYTES = 1 << 20  # the gate's own limit is 256 KiB; routes enforce theirs below this
@@ -64,11 +62,6 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 
 Refusal = tuple[int, str, str]  # status, stable code, a sentence a person can act on
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def check_token(token: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from dyntools.ui.security import ASGIApp
+from dyntools.base.listening import ASGIApp
 
 # Live timelines are open streams: on Ctrl-C they get this long to end before they are cut.
 GRACEFUL_SECONDS = 1

@@ -32,7 +32,7 @@ def test_get_merges_params_and_returns_status_headers_text(harness, server):
     assert seen["headers"]["x-tool"] == "yes"
     assert seen["headers"]["accept-encoding"] == "identity"
     assert seen["headers"]["host"] == server.hostport
-    assert session.requests_made == 1 and session.non_get_made is False
+    assert session.budget.made == 1 and session.budget.non_get is False
 
 
 def test_audit_event_has_the_fields_and_never_the_query(harness, server):
@@ -57,7 +57,7 @@ def test_post_json_sends_the_body_and_marks_non_get(harness, server):
     assert seen["method"] == "POST"
     assert json.loads(seen["body"]) == {"name": "ø", "n": [1, 2]}
     assert seen["headers"]["content-type"] == "application/json"
-    assert session.non_get_made is True
+    assert session.budget.non_get is True
 
 
 def test_http_error_status_is_an_ordinary_failure_with_the_text(harness, server):
@@ -165,7 +165,7 @@ def test_more_than_five_redirects_is_an_ordinary_failure(harness, server):
         get(session, server.url("/loop"))
     assert info.value.kind == "redirects"
     assert len(server.requests) == 6  # the request and five redirects, no more
-    assert session.requests_made == 1
+    assert session.budget.made == 1
 
 
 def test_keep_alive_reuses_one_connection(harness, server):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from dyntools.capabilities import HttpFailure, ReplayMismatch, ReplaySession, policy_from_mapping
+from dyntools.capabilities import (
+    EMPTY_POLICY,
+    HttpFailure,
+    ReplayMismatch,
+    ReplaySession,
+    policy_from_mapping,
+)
 from dyntools.errors import CapabilityViolation
 from dyntools.gate.capabilities import parse_capabilities, parse_exchanges
 
@@ -23,7 +29,7 @@ RECORDED = [
 ]
 
 
-def session(recorded=RECORDED, policy=None, caps=CAPS):
+def session(recorded=RECORDED, policy=EMPTY_POLICY, caps=CAPS):
     return ReplaySession(parse_exchanges(recorded), declared=caps, policy=policy,
                          tool="probe", version=1)
 
@@ -36,7 +42,7 @@ def test_a_recorded_run_replays_in_order():
                      "text": '{"hits": 2}'}
     second = replay.request({"method": "POST", "url": "https://api.example.com/items",
                              "json": {"tags": [1, True], "name": "x"}})
-    assert second["status"] == 201 and replay.non_get_made
+    assert second["status"] == 201 and replay.budget.non_get
     with pytest.raises(HttpFailure) as info:
         replay.request({"method": "GET", "url": "http://127.0.0.1:8765/missing"})
     assert (info.value.status, info.value.text, info.value.kind) == (404, "no such item",
@@ -44,7 +50,7 @@ def test_a_recorded_run_replays_in_order():
     with pytest.raises(HttpFailure) as info:
         replay.request({"method": "GET", "url": "https://api.example.com/slow"})
     assert info.value.kind == "timeout" and info.value.status is None
-    assert replay.unused() == [] and replay.requests_made == 4
+    assert replay.unused() == [] and replay.budget.made == 4
 
 
 @pytest.mark.parametrize("failure", ["timeout", "dns", "connection", "too_large"])

@@ -40,12 +40,12 @@ class CallTimeout(Exception):
     pass
 
 
-# Whether a call is under way: an alarm that fired as the timer was being disarmed may be
-# handled a few bytecodes later, outside the call's try (seen on a loaded machine).
-ARMED = [False]
+ARMED = [False]  # a call is running under its timer
 
 
 def on_alarm(signum: int, frame: object) -> None:
+    # An alarm delivered just as its call's timer was disarmed may run this handler only
+    # later, anywhere in the loop (seen on a loaded machine): only a running call is ended.
     if ARMED[0]:
         raise CallTimeout
 
@@ -101,15 +101,13 @@ def main(path: str) -> dict[str, Any]:
                 continue
             for args in argument_sets(values):
                 try:
+                    ARMED[0] = True
+                    signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
                     try:
-                        # Armed inside the try: on a loaded machine the alarm can fire before
-                        # setitimer's caller runs its next line.
-                        ARMED[0] = True
-                        signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
                         result = function(*args)
                     finally:
-                        signal.setitimer(signal.ITIMER_REAL, 0)
                         ARMED[0] = False
+                        signal.setitimer(signal.ITIMER_REAL, 0)
                 except BaseException:  # every failure is simply not a result
                     # (also an alarm that fired as the timer was being disarmed: on a loaded
                     # machine it lands in the finally, which raised out of the whole run)

@@ -56,11 +56,11 @@ class OneSource:
 
 def test_ensure_parses_the_tool_file_once_in_the_pipeline(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every parse is a compile to a tree (ast.parse's, and the gate's own in
-    # dyntools.gate.syntax); it is put down to the module that asked for it.
+    # Every parse is a compile to a tree (ast.parse's); it is put down to the module that
+    # asked for it.
     callers: Counter[str] = Counter()
     real_compile = builtins.compile
-    parsers = {"ast", "dyntools.gate.syntax"}
+    parsers = {"ast"}
 
     def counting_compile(source: Any, *args: Any, **kwargs: Any) -> Any:
         text = source.decode("utf-8") if isinstance(source, bytes) else source

@@ -54,7 +54,7 @@ def _verify(path: Path, source: str, policy: Policy, module_name: str) -> None:
     assert examples, f"{path.name} declares no EXAMPLES"
     limits = SandboxLimits(timeout_s=20.0, memory_mb=256)  # generous: a loaded CI box
     # A capability tool's examples replay their recorded exchanges, as verification does.
-    host_for = CapabilityHost(None).replaying(
+    host_for = CapabilityHost().replaying(
         tool=module_name, version=1, declared=meta.capabilities,
         tools=_template_tool(policy)) if meta.capabilities else None
     with WorkerPool(path, module_name=module_name, policy=policy, limits=limits, size=1,

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from dyntools.capabilities.hostcalls import MAX_TOOL_DEPTH, HostCalls
+from dyntools.capabilities.hostcalls import MAX_TOOL_DEPTH, CapabilityHost, HostCalls
+from dyntools.capabilities.policy import RequestBudget
 from dyntools.errors import CapabilityViolation, SandboxTimeout, ToolRuntimeError
 from dyntools.gate.capabilities import parse_capabilities
 from dyntools.gate.policy import load_policy
@@ -38,14 +39,24 @@ def tool(tmp_path: Path, body: str) -> Path:
 
 
 class FakeSession:
-    """Answers like a broker session: a page, or an ordinary failure for /fail."""
+    """Answers like a broker session: each request admitted to the call's budget first (a
+    non-GET marked as sent), then a page, or an ordinary failure for /fail."""
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.budget: RequestBudget | None = None
+
+    def counting(self, budget: RequestBudget) -> FakeSession:
+        self.budget = budget
+        return self
 
     def request(self, request: Any) -> dict[str, Any]:
         from dyntools.capabilities import HttpFailure
 
+        assert self.budget is not None
+        self.budget.admit()
+        if request["method"] != "GET":
+            self.budget.non_get = True  # sent: it may act on the world
         self.requests.append(dict(request))
         if "fail" in request["url"]:
             raise HttpFailure("404 Not Found", status=404, text="nope")
@@ -59,8 +70,8 @@ class FakeSession:
 def calls(session: FakeSession | None = None, **options: Any) -> HostCalls:
     declared = parse_capabilities({"http": ["example.com"], "tools": ["helper"]})
     fake = session or FakeSession()
-    return HostCalls(tool="fetcher", version=1, declared=declared, policy=None,
-                     http=lambda deadline: fake, **options)
+    return HostCalls(CapabilityHost(), tool="fetcher", version=1, declared=declared,
+                     http=lambda deadline, budget: fake.counting(budget), **options)
 
 
 def test_a_tool_reaches_http_only_through_the_host(tmp_path: Path) -> None:
@@ -245,20 +256,30 @@ def test_without_a_policy_a_real_call_composes_nothing() -> None:
 
 def test_without_a_policy_http_is_refused() -> None:
     declared = parse_capabilities({"http": ["example.com"]})
-    host = HostCalls(tool="fetcher", version=1, declared=declared, policy=None)
+    host = CapabilityHost().live(tool="fetcher", version=1, declared=declared,
+                                 tools=lambda *a: {"x": 1})
     with pytest.raises(CapabilityViolation, match="no capability policy"):
         host({"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
               "headers": None}, FUTURE)
 
 
 def test_more_requests_than_the_limit_end_the_call() -> None:
-    host = calls()
+    # HTTP requests and composed tools count together, once each, in the call's budget.
+    host = calls(tools=lambda *a: {"x": 1})
+    host.replaying = True  # composing without a policy: a verification
+    deadline = time.monotonic() + 60  # FUTURE was taken at collection, maybe long ago
     frame = {"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
              "headers": None}
-    for _ in range(16):
-        host(frame, FUTURE)
+    for _ in range(10):
+        host(frame, deadline)
+    for _ in range(6):
+        host({"op": "call_tool", "name": "helper", "params": {}}, deadline)
+    assert host.budget.made == 16
+    with pytest.raises(CapabilityViolation, match="more than 16 host requests") as info:
+        host(frame, deadline)
+    assert info.value.details["code"] == "http.too_many_requests"
     with pytest.raises(CapabilityViolation, match="more than 16 host requests"):
-        host(frame, FUTURE)
+        host({"op": "call_tool", "name": "helper", "params": {}}, deadline)
 
 
 # ------------------------------------------------------- a compromised worker, a deep result

@@ -1,0 +1,86 @@
+"""A cold `dyntools call` (the real console entry point, in a fresh interpreter, with a real
+worker) looks the tool's current version up once, and reads and hash-checks its file once on
+its way to the worker (beside the registry's open rule, which checks the file when the tool
+is first asked for): the params check and the runtime are handed those bytes. An unknown tool
+is refused with the registry's one wording, on the CLI and through the runtime alike."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dyntools.errors import UnknownTool
+from dyntools.pipeline.runtime import Runtime
+from dyntools.registry import Registry
+from tests.registry.helpers import tool_source
+
+PROBE = r"""
+import os, sys
+from dyntools.registry.core import Registry
+
+version_file = os.path.realpath(sys.argv[1])
+counts = {"current": 0, "verified": 0, "opened": 0}
+real_current, real_verified, real_open = Registry.current, Registry.verified_source, os.open
+
+def current(self, name):
+    counts["current"] += 1
+    return real_current(self, name)
+
+def verified(self, name, version):
+    counts["verified"] += 1
+    return real_verified(self, name, version)
+
+def opened(path, *args, **kwargs):
+    if os.path.realpath(os.fspath(path)) == version_file:
+        counts["opened"] += 1
+    return real_open(path, *args, **kwargs)
+
+Registry.current, Registry.verified_source, os.open = current, verified, opened
+sys.argv = ["dyntools", "call", "echo_tool", "--params", "{}", "--json", "--registry",
+            sys.argv[2]]
+from dyntools.cli import script
+code = 0
+try:
+    script()
+except SystemExit as exc:
+    code = exc.code or 0
+sys.stdout.flush()
+sys.stderr.write("\n" + repr([code, counts]) + "\n")
+"""
+
+
+def test_a_cold_call_looks_up_reads_and_hashes_its_version_once(tmp_path: Path) -> None:
+    registry = Registry.open(tmp_path / "reg")
+    registry.add_version("echo_tool", tool_source(answer="1"), {})
+    version_file = registry.path_of("echo_tool", 1)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    done = subprocess.run([sys.executable, "-c", PROBE, str(version_file),
+                           str(tmp_path / "reg")], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120, check=True)
+    code, counts = ast.literal_eval(done.stderr.strip().splitlines()[-1])
+    answer = json.loads(done.stdout)
+    assert (code, answer["version"], answer["result"]) == (0, 1, {"answer": "1"})
+    # one lookup; the file opened by the open rule, and once more, read and hash-checked, for
+    # the worker (the params check reads the same bytes)
+    assert counts == {"current": 1, "verified": 1, "opened": 2}
+
+
+def test_an_unknown_tool_is_refused_in_one_wording(tmp_path: Path) -> None:
+    registry = Registry.open(tmp_path / "reg")
+    registry.add_version("echo_tool", tool_source(answer="1"), {})
+    wording = f"unknown tool 'nope' in registry {registry.root}"
+    with Runtime(registry, prewarm=False) as runtime, pytest.raises(UnknownTool) as info:
+        runtime.call("nope", {})
+    assert info.value.message == wording
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    done = subprocess.run([sys.executable, "-m", "dyntools", "call", "nope", "--params", "{}",
+                           "--registry", str(registry.root)], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert done.returncode == 2
+    assert wording in done.stderr
