@@ -456,6 +456,11 @@ class GateVisitor:
                 node, "DT208", f"import binds {name!r}, which shadows a builtin or contract name"
             )
         scope = self.scope
+        if scope.globals and name in scope.globals:
+            # The module's constant would hold a module at run time, where every other
+            # function reads it as the constant the gate saw.
+            self.report(node, "DT105", f"import binds {name!r}, which a global statement made "
+                        "the module's: only an assignment may rebind a global")
         if name in scope.bound:
             scope.rebound.add(name)  # bound before, some other way (or imported twice)
         self.bind(name, node)

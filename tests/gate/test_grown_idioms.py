@@ -492,3 +492,20 @@ def test_attribute_assignment_names_the_alternative() -> None:
 def test_a_type_comparison_with_a_shadowed_type_name_is_refused(body: str) -> None:
     source = tool(body)
     assert ("DT401", marked(source)) in findings(source), check_source(source).findings
+
+
+GLOBAL_TABLE = "table = {}\n\n\ndef reader():\n    return table\n"
+
+
+@pytest.mark.parametrize("statement", ["import json as table", "from json import loads as table"])
+def test_an_import_may_not_rebind_a_global_constant(statement: str) -> None:
+    """`global table; import json as table` would put a module (or an imported member) where
+    every other function reads the constant the gate saw: a module passed around as a value."""
+    source = tool(f"    global table\n    {statement}  #!\n    return {{}}\n", top=GLOBAL_TABLE)
+    assert_refused(source, "DT105")
+
+
+def test_an_assignment_may_rebind_a_global_constant() -> None:
+    """The accepted neighbour: an assignment rebinds the global (and spends the worker)."""
+    assert_accepted(tool("    global table\n    table = {'a': 1}\n    return reader()\n",
+                         top=GLOBAL_TABLE))
