@@ -93,6 +93,10 @@ REGISTER_ROUTES = {
                      "typing.Iterable.register(int)\n    return {'x': True}"),
     "an ABC subclass": ("import collections",
                         "collections.UserDict.register(int)\n    return {'x': True}"),
+    "a memoised helper's answer": ("import functools\nfrom collections.abc import Iterable\n\n\n"
+                                   "@functools.cache\ndef kind():\n    return Iterable\n",
+                                   "kind().register(int)\n"
+                                   "    return {'x': isinstance(1, Iterable)}"),
 }
 
 
