@@ -93,6 +93,9 @@ REGISTER_ROUTES = {
                      "typing.Iterable.register(int)\n    return {'x': True}"),
     "an ABC subclass": ("import collections",
                         "collections.UserDict.register(int)\n    return {'x': True}"),
+    "a default argument": ("from collections.abc import Iterable\n\n\n"
+                           "def kind(k=Iterable):\n    return k\n",
+                           "kind().register(int)\n    return {'x': isinstance(1, Iterable)}"),
     "a memoised helper's answer": ("import functools\nfrom collections.abc import Iterable\n\n\n"
                                    "@functools.cache\ndef kind():\n    return Iterable\n",
                                    "kind().register(int)\n"
