@@ -24,6 +24,7 @@ from dyntools.cli.options import (
     audit_log_option,
     capabilities_click,
     executor_options,
+    sign_key_click,
     trusted_keys_click,
 )
 from dyntools.generators.factory import (
@@ -87,6 +88,7 @@ GENERATOR_OPTIONS_HELP = (
 @audit_log_option
 @capabilities_click
 @allow_weaker_click
+@sign_key_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
@@ -94,8 +96,13 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               transport: str, host: str, port: int, token_file: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
-              capabilities: str | None, allow_weaker_sandbox: bool) -> None:
+              capabilities: str | None, allow_weaker_sandbox: bool,
+              sign_key: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
+
+    A version ensure_tool activates is a decision: with --sign-key (or DYNTOOLS_SIGNING_KEY)
+    it joins the tool's decision chain, signed; with trusted keys and no such key,
+    ensure_tool can grow nothing (reason signing_key_required).
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
     another process writing to the registry), in both protocol eras; clients that never
@@ -112,6 +119,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         require_layers_option,
         sandbox_limits,
         setup_logging,
+        signer_option,
         trusted_keys_option,
     )
     from dyntools.errors import DyntoolsError
@@ -147,12 +155,13 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
             raise click.UsageError("--token-file and --allow-remote apply to --transport http")
         root = registry_root(registry_path, must_exist=False)
         keys = trusted_keys_option(trusted_keys)
+        signer = signer_option(sign_key)
         setup_logging(log_level, root, audit=True, audit_log=audit_log)
         registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
                                  lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
-                            ray_address=ray_address, capabilities=granted,
+                            ray_address=ray_address, capabilities=granted, signer=signer,
                             allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox))
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
