@@ -40,6 +40,9 @@ COMMANDS: dict[str, str] = {
     "exec": "sandbox_cmd",
     "doctor": "sandbox_cmd",
     "ui": "ui_cmd",
+    "run": "run_cmd",
+    "resume": "run_cmd",
+    "promote": "promote_cmd",
 }
 
 

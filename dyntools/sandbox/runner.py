@@ -80,6 +80,8 @@ ChildProcess = subprocess.Popen[bytes] | ForkedProcess
 # answer to send back (see dyntools/capabilities/hostcalls.py). Raising ends the call (the
 # worker dies).
 HostHandler = Callable[[Any, float], dict[str, Any]]
+# Told what the tool printed before each of its requests, in order, as the frames arrive.
+OutputListener = Callable[[str], None]
 
 
 class CallOutcome(NamedTuple):
@@ -377,16 +379,20 @@ class WorkerProcess:
                 previous = stamp
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
-             host: HostHandler | None = None) -> CallOutcome:
+             host: HostHandler | None = None,
+             on_output: OutputListener | None = None) -> CallOutcome:
         """One call. While it runs, the tool may send request frames (sandbox/worker/hostapi.py):
         each is handed to `host` with the call's deadline and its answer sent back; without
         a `host`, or when `host` raises, the worker is killed (a CapabilityViolation from
-        `host` is the call's error)."""
-        result, output = self.call_result(params, timeout, host=host)
+        `host` is the call's error). `on_output` is told what the tool printed before each
+        request, before `host` sees it; the outcome's output (or the error's) holds all of
+        it either way."""
+        result, output = self.call_result(params, timeout, host=host, on_output=on_output)
         return CallOutcome(result, output)
 
     def call_result(self, params: dict[str, Any], timeout: float | None = None, *,
-                    host: HostHandler | None = None) -> tuple[dict[str, Any], str]:
+                    host: HostHandler | None = None,
+                    on_output: OutputListener | None = None) -> tuple[dict[str, Any], str]:
         """`call`, returning (result, captured output) without building a CallOutcome."""
         if self.broken:
             raise WorkerCrashed("this worker was discarded")
@@ -395,12 +401,13 @@ class WorkerProcess:
         check_plain_data(params)
         in_flight = gil_watch.enter()
         try:
-            return self._exchange(params, timeout, host, in_flight)
+            return self._exchange(params, timeout, host, in_flight, on_output)
         finally:
             gil_watch.leave()
 
     def _exchange(self, params: dict[str, Any], timeout: float | None,
-                  host: HostHandler | None, in_flight: int) -> tuple[dict[str, Any], str]:
+                  host: HostHandler | None, in_flight: int,
+                  on_output: OutputListener | None) -> tuple[dict[str, Any], str]:
         """Send one call and take its one reply (`call_result`; `in_flight`: calls of this
         process waiting for a reply, this one included)."""
         call_id = self._call_id()
@@ -431,6 +438,7 @@ class WorkerProcess:
             raise self._died() from None
         if written < len(data):
             self._write_by(memoryview(data)[written:], deadline)
+        printed: list[str] = []  # what came with request frames (sandbox/worker/hostapi.py)
         while True:
             reply = self._receive(deadline, spin_s=spin)
             if reply.get("id") != call_id or self._buffer:
@@ -441,6 +449,8 @@ class WorkerProcess:
             request = reply.get("request", _MISSING)
             if request is _MISSING:
                 break
+            if "out" in reply:
+                self._printed(reply["out"], printed, on_output)
             self._answer(request, host, deadline)
         self.broken = False
         if watched >= 0.0:
@@ -455,11 +465,39 @@ class WorkerProcess:
                 # reply and is never handed another call (see sandbox/worker/state.py).
                 self.spent = True
             out = reply.get("out", "")
-            return ok, out if type(out) is str else str(out)
+            return ok, (out if type(out) is str else str(out)) if not printed else \
+                "".join(printed) + str(out)
+        raise self._failed(reply, printed)
+
+    def _failed(self, reply: dict[str, Any], printed: list[str]) -> SandboxError:
+        """The error a call's error reply stands for (the worker killed unless the tool's
+        own failure left it usable); its output holds what came with requests too."""
         error = self._error_from(reply)
+        if printed:
+            error.details["output"] = "".join(printed) + str(error.details.get("output", ""))
         if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):
             self.kill()
-        raise error
+        return error
+
+    def _printed(self, out: Any, printed: list[str], on_output: OutputListener | None) -> None:
+        """What the tool printed before a request (sandbox/worker/hostapi.py), kept for the
+        call's output and told to `on_output`; a listener that fails ends the call. The
+        worker stops a tool that prints past its cap (in UTF-8 bytes, at least as many as
+        characters): more than that over the call is a worker that ignored its own cap."""
+        if not out:
+            return
+        text = out if type(out) is str else str(out)
+        if sum(map(len, printed)) + len(text) > self._limits.max_output_bytes:
+            self.kill()
+            raise BadResult(f"the worker sent more output than its cap of "
+                            f"{self._limits.max_output_bytes} bytes; it was killed")
+        printed.append(text)
+        if on_output is not None:
+            try:
+                on_output(text)
+            except BaseException:
+                self.kill()
+                raise
 
     def _spin_for_call(self, in_flight: int) -> float:
         """How long both sides may poll during this call (placement.py), with `in_flight`
