@@ -51,6 +51,8 @@ reason it exists before anything raises it.
         ├── SandboxTimeout            reason "timeout"
         ├── SandboxMemoryLimit        reason "memory_limit"
         ├── ToolRuntimeError          reason "runtime_error" (the tool raised)
+        │   └── ToolHttpError         reason "http_error" (a host request failed, and the tool
+        │                             let its host.HttpError end the call)
         ├── BadResult                 reason "bad_result" (not a JSON object, too large, ...)
         ├── SandboxViolation          reason "sandbox_violation" (a guard or an OS layer refused)
         │   └── CapabilityViolation   the same reason: a host request the declaration or the
@@ -286,6 +288,14 @@ class SandboxMemoryLimit(SandboxError):
 
 class ToolRuntimeError(SandboxError):
     reason = "runtime_error"
+
+
+class ToolHttpError(ToolRuntimeError):
+    """A host request of the tool failed (a 4xx or 5xx answer, a timeout, DNS, ...) and the
+    tool did not catch the `host.HttpError`: the call failed, and says so, rather than
+    answering with what a failed request left behind."""
+
+    reason = "http_error"
 
 
 class BadResult(SandboxError):

@@ -79,7 +79,7 @@ def promote(run_id: str, name: str, description: str | None, timeout: float | No
         fail(exc, as_json, display.events)
         return
     if result.pending:
-        _pending_exit(result, as_json, [])
+        _pending_exit(result, as_json, [], [])
     if as_json:
         click.echo(json.dumps({"ok": True, "run_id": run_id, **result.as_dict()}, indent=2))
         return

@@ -8,9 +8,10 @@ from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
 from dyntools.pipeline.code import CodeRunning
 from dyntools.pipeline.ensure import Ensuring
+from dyntools.pipeline.record import Recording
 
 
-class Dyntools(Ensuring, Approving, Calling, CodeRunning):
+class Dyntools(Ensuring, Approving, Calling, CodeRunning, Recording):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);

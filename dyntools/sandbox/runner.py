@@ -33,6 +33,7 @@ from dyntools.errors import (
     SandboxMemoryLimit,
     SandboxTimeout,
     SandboxViolation,
+    ToolHttpError,
     ToolRuntimeError,
     UsageError,
     WorkerCrashed,
@@ -61,6 +62,7 @@ _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
     "memory_limit": SandboxMemoryLimit,
     "runtime_error": ToolRuntimeError,
+    "http_error": ToolHttpError,
     "bad_result": BadResult,
     "sandbox_violation": SandboxViolation,
 }
@@ -282,6 +284,8 @@ class WorkerProcess:
         self._ids = b""
         self._ids_at = 0
         self._placement: Placement | None = None  # made at the second call (placement.py)
+        # The time limit the running exchange is held to, named when it is exceeded.
+        self._limit_s = limits.startup_timeout_s
 
     @property
     def pid(self) -> int:
@@ -303,7 +307,8 @@ class WorkerProcess:
         layers; a required layer that is not active in that view, or a view below the default
         minimum without the spec's opt-in, is a `LayerUnavailable` before any tool code has
         run."""
-        deadline = time.monotonic() + self.spec.limits.startup_timeout_s
+        self._limit_s = self.spec.limits.startup_timeout_s
+        deadline = time.monotonic() + self._limit_s
         try:
             self._send(self.spec.init_message, deadline, starting=True)
             reply = self._receive(deadline, starting=True)
@@ -420,12 +425,12 @@ class WorkerProcess:
             payload = marshal.dumps((call_id, params, spin))
         except ValueError as exc:
             raise UsageError(f"params are not plain data: {exc}") from exc
-        limits = self._limits
-        if len(payload) > limits.max_params_bytes:
+        if len(payload) > self._limits.max_params_bytes:
             raise UsageError(f"params are {len(payload)} bytes, over the cap of "
-                             f"{limits.max_params_bytes}")
+                             f"{self._limits.max_params_bytes}")
         self.calls += 1
-        deadline = time.monotonic() + (timeout if timeout is not None else limits.timeout_s)
+        self._limit_s = timeout if timeout is not None else self._limits.timeout_s
+        deadline = time.monotonic() + self._limit_s
         # Until a whole reply is back, the worker is out of step with the protocol: anything
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
@@ -566,8 +571,8 @@ class WorkerProcess:
         if time.monotonic() < deadline:
             return False
         self.kill()
-        raise SandboxTimeout(f"the worker did not {what} within the time limit; it was killed",
-                             timeout_s=self.spec.limits.timeout_s)
+        raise SandboxTimeout(f"the worker did not {what} within the time limit "
+                             f"({self._limit_s:g} s); it was killed", timeout_s=self._limit_s)
 
     def _receive(self, deadline: float, *, starting: bool = False,
                  spin_s: float = 0.0) -> dict[str, Any]:

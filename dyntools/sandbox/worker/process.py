@@ -318,7 +318,13 @@ class Worker:
                                     fatal=True, output=output)
             return True
         trace = _tool_trace(exc, self.filename, self.lines)
-        self.channel.send_error("runtime_error", _describe(exc), trace=trace, output=output,
+        # A host request that failed, left uncaught, is the call's failure: said as such
+        # (http_error), never confused with a bug in the tool. hostapi is loaded only for a
+        # tool that imports host.
+        hostapi = sys.modules.get("dyntools.sandbox.worker.hostapi")
+        reason = ("http_error" if hostapi is not None and isinstance(exc, hostapi.HttpError)
+                  else "runtime_error")
+        self.channel.send_error(reason, _describe(exc), trace=trace, output=output,
                                 fatal=fatal)
         return fatal
 
