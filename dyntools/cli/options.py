@@ -248,6 +248,10 @@ trusted_keys_click = click.option(
     help="A file of trusted Ed25519 public keys, one a line (default: "
          "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused, and "
          "tools whose decision chain does not vouch for what is served.")
+require_approval_click = click.option(
+    "--require-approval", is_flag=True,
+    help="Hold the new version for a reviewer (pending, exit 17) whatever the registry's "
+         "approval policy.")
 sign_key_click = click.option(
     "--sign-key", "sign_key", type=click.Path(dir_okay=False), default=None,
     help="Sign the decision with this Ed25519 key (default: DYNTOOLS_SIGNING_KEY; dyntools "

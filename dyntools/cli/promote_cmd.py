@@ -19,7 +19,7 @@ import click
 
 from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG
-from dyntools.cli.options import sign_key_click
+from dyntools.cli.options import require_approval_click, sign_key_click
 from dyntools.cli.run_cmd import run_options
 
 
@@ -30,9 +30,7 @@ from dyntools.cli.run_cmd import run_options
               help="The tool's DESCRIPTION (default: the script's docstring).")
 @click.option("--timeout", type=float, default=None,
               help="Wall-clock limit per sandboxed call at verification, in seconds.")
-@click.option("--require-approval", is_flag=True,
-              help="Hold the new version for a reviewer (pending, exit 17) whatever the "
-                   "registry's approval policy.")
+@require_approval_click
 @sign_key_click
 @run_options
 def promote(run_id: str, name: str, description: str | None, timeout: float | None,

@@ -21,6 +21,7 @@ from dyntools.cli.ensure_cmd import StationDisplay
 from dyntools.cli.options import (
     common_options,
     json_option,
+    require_approval_click,
     sandbox_options,
     sign_key_click,
     signer_option,
@@ -32,9 +33,7 @@ from dyntools.errors import DyntoolsError
 @click.argument("name")
 @click.option("--params", "params_text", default="{}", show_default=True,
               help="The params of the call to record, as JSON.")
-@click.option("--require-approval", is_flag=True,
-              help="Hold the new version for a reviewer (pending, exit 17) whatever the "
-                   "registry's approval policy.")
+@require_approval_click
 @sign_key_click
 @common_options
 def record(name: str, params_text: str, require_approval: bool, sign_key: str | None,
