@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
@@ -76,6 +76,19 @@ class DispatchOptions(TypedDict, total=False):
     timeout: float | None
 
 
+class ResponseOptions(DispatchOptions, total=False):
+    """`DispatchOptions`, and how the calls of one model response run (Anthropic, OpenAI).
+
+    max_workers: > 1 runs one response's calls concurrently (hand-written tools then run on
+        several threads at once). Default 1.
+    run_code: answer `run_code` and `resume_run` with scripts over the catalog's tools (as
+        the list function was given it; dyntools/adapters/code_tools.py). Default False.
+    """
+
+    max_workers: int
+    run_code: bool
+
+
 @dataclass(frozen=True)
 class Dispatch:
     """One adapter's way of running calls: its catalog and `DispatchOptions`, bound once so
@@ -87,17 +100,23 @@ class Dispatch:
     allow_generation: bool = False
     generator: Generator | None = None
     timeout: float | None = None
+    max_workers: int = 1
+    run_code: bool = False
 
     @classmethod
-    def of(cls, catalog: Catalog, adapter: str, options: DispatchOptions) -> Dispatch:
-        """`options` as an adapter function received them; a key that is not an option is
-        a TypeError, as for any unexpected keyword argument."""
-        unknown = sorted(set(options) - set(DispatchOptions.__annotations__))
+    def of(cls, catalog: Catalog, adapter: str, options: DispatchOptions | ResponseOptions,
+           taken: Any = DispatchOptions) -> Dispatch:
+        """`options` as an adapter function received them (declared as the TypedDict
+        `taken`); a key that is not one is a TypeError, as for any unexpected keyword
+        argument."""
+        unknown = sorted(set(options) - set(taken.__annotations__))
         if unknown:
             raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
+        response = cast("ResponseOptions", options)
         return cls(catalog, adapter, tuple(options.get("wanted", ())),
                    options.get("allow_generation", False), options.get("generator"),
-                   options.get("timeout"))
+                   options.get("timeout"), response.get("max_workers", 1),
+                   response.get("run_code", False))
 
     @functools.cached_property
     def specs(self) -> dict[str, ToolSpec]:

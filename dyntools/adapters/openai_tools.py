@@ -36,8 +36,8 @@ from typing import Any, Unpack
 from dyntools.adapters.code_tools import CODE_TOOLS, code_tool_definitions, run_code_outcome
 from dyntools.adapters.core import (
     Dispatch,
-    DispatchOptions,
     Outcome,
+    ResponseOptions,
     field,
     in_order,
     parse_arguments,
@@ -84,14 +84,8 @@ def tools_for_openai(
     return tools
 
 
-def dispatch_openai_tool_calls(
-    catalog: Catalog,
-    response_or_calls: Any,
-    *,
-    max_workers: int = 1,
-    run_code: bool = False,
-    **options: Unpack[DispatchOptions],
-) -> list[dict[str, Any]]:
+def dispatch_openai_tool_calls(catalog: Catalog, response_or_calls: Any,
+                               **options: Unpack[ResponseOptions]) -> list[dict[str, Any]]:
     """Run every tool call and return its tool message or `function_call_output` (in order).
 
     `allow_generation` lets a name that is neither in the catalog nor in the registry be
@@ -100,7 +94,7 @@ def dispatch_openai_tool_calls(
     response's calls concurrently. With `run_code` (as `tools_for_openai` was given it),
     `run_code` and `resume_run` calls run scripts over the catalog's tools."""
     calls = openai_tool_calls(response_or_calls)
-    dispatch = Dispatch.of(catalog, "openai", options)
+    dispatch = Dispatch.of(catalog, "openai", options, ResponseOptions)
 
     def one(call: tuple[str, Any]) -> dict[str, Any]:
         kind, item = call
@@ -119,10 +113,11 @@ def dispatch_openai_tool_calls(
             outcome = Outcome(error_payload(exc), True)
         else:
             outcome = (run_code_outcome(catalog, str(name), params, "openai")
-                       if run_code and name in CODE_TOOLS else dispatch.run(name, params))
+                       if dispatch.run_code and name in CODE_TOOLS
+                       else dispatch.run(name, params))
         return _reply(kind, call_id, outcome)
 
-    return in_order(one, calls, max_workers)
+    return in_order(one, calls, dispatch.max_workers)
 
 
 def _reply(kind: str, call_id: str, outcome: Outcome) -> dict[str, Any]:

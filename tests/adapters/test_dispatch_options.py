@@ -54,3 +54,12 @@ def test_a_missing_tool_is_generated_only_when_allowed(catalog: Catalog) -> None
     generated = dispatch_tool_uses(catalog, call, allow_generation=True,
                                    wanted=[ToolSpec("word_count", "Counts words.")])
     assert generated[0]["is_error"] is False, generated[0]["content"]
+
+
+def test_a_response_option_is_not_taken_where_there_is_no_response(catalog: Catalog) -> None:
+    from dyntools.adapters.smolagents_tools import dispatch_smolagents_call
+
+    assert dispatch_smolagents_call(catalog, "add_numbers", {"a": 1, "b": 2},
+                                    timeout=5.0) == {"sum": 3}
+    with pytest.raises(TypeError, match="max_workers"):
+        dispatch_smolagents_call(catalog, "add_numbers", {"a": 1, "b": 2}, max_workers=2)
