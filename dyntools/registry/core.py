@@ -436,6 +436,12 @@ class Registry:
         require_valid_name(name)
         return self.root / name / version_file_name(version)
 
+    def _version_limit(self, record: VersionRecord) -> int:
+        """How much of a version file to read: what the manifest records, never more than
+        the gate's source limit (the manifest's own `size` is no bound; a longer file fails
+        the hash check)."""
+        return min(record.size, self.policy.limits.max_bytes)
+
     def verified_source(self, name: str, version: int) -> bytes:
         """The bytes of a usable version, hash-checked now; quarantines it on a mismatch."""
         record = self.get(name, version)
@@ -445,7 +451,7 @@ class Registry:
                 version=version, reason_code=record.reason_code,
             )
         try:
-            data = read_regular(record.path, limit=record.size)
+            data = read_regular(record.path, limit=self._version_limit(record))
         except OSError as exc:
             self.refresh(name)
             raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,
@@ -755,7 +761,7 @@ class Registry:
         """The bytes of a recorded version of any status, hash-checked now."""
         record = self.get(name, version)
         try:
-            data = read_regular(record.path, limit=record.size)
+            data = read_regular(record.path, limit=self._version_limit(record))
         except OSError as exc:
             raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,
                                   version=version) from exc
@@ -811,7 +817,8 @@ class Registry:
             manifest = chainwrite.chain_pointer(name, manifest, head)
             path = folder / version_file_name(version)
             try:
-                data = read_regular(path)
+                # One byte over the gate's limit is enough for the gate to refuse it.
+                data = read_regular(path, limit=self.policy.limits.max_bytes)
             except FileNotFoundError as exc:
                 raise UnknownVersion(f"there is no file {path} to approve", tool=name,
                                      version=version) from exc
@@ -980,7 +987,7 @@ class Registry:
         """A dropped-in file, recorded so that a decision on it (retire, reject) sticks."""
         path = folder / version_file_name(version)
         try:
-            data = read_regular(path)
+            data = read_regular(path, limit=self.policy.limits.max_bytes)
         except FileNotFoundError:
             raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
                                  version=version) from None

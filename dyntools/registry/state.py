@@ -35,6 +35,7 @@ from dyntools.registry.checks import VersionCheck
 from dyntools.registry.manifest import (
     APPROVED,
     MANIFEST_NAME,
+    MAX_MANIFEST_BYTES,
     QUARANTINED,
     RETIRED,
     Manifest,
@@ -165,7 +166,8 @@ class StateBuilder:
         ManifestError. Parsing is skipped when the bytes equal the last ones parsed."""
         path = self.root / name / MANIFEST_NAME
         try:
-            data = read_regular(path)
+            # One byte over the limit is enough for parse_manifest to refuse it.
+            data = read_regular(path, limit=MAX_MANIFEST_BYTES)
         except FileNotFoundError:
             return None, None
         except OSError as exc:
