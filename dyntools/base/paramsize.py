@@ -10,6 +10,7 @@ bytes, NaN, an int too long to print), or None.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import TYPE_CHECKING
 
@@ -100,7 +101,7 @@ def json_value_problem(value: Any) -> str | None:
         elif kind is list:
             stack.extend(item)
         elif kind is float:
-            if item != item or item in (_INF, -_INF):
+            if not math.isfinite(item):
                 return f"params may not hold {item!r}: it is not a JSON number"
         elif kind is int:
             if item.bit_length() > 3 * _MAX_INT_DIGITS and abs(item) >= _TOO_MANY_DIGITS:
@@ -109,5 +110,3 @@ def json_value_problem(value: Any) -> str | None:
             return f"params may hold only JSON data, not {kind.__name__}"
     return None
 
-
-_INF = float("inf")
