@@ -99,6 +99,7 @@ def init(path: str | None, approval: str | None) -> None:
     import os
 
     from dyntools.cli.options import registry_root
+    from dyntools.registry.identity import IdentityError, ensure_identity
     from dyntools.registry.store import fsync_dir
 
     try:
@@ -112,6 +113,9 @@ def init(path: str | None, approval: str | None) -> None:
             if not os.access(root, os.W_OK):
                 raise UsageError(f"registry {root} is read-only")
             written = write_config(root, config)
+            ensure_identity(root)  # what every signed decision here binds (identity.py)
+        except IdentityError as exc:
+            raise UsageError(f"cannot initialise registry {root}: {exc}") from None
         except OSError as exc:
             raise UsageError(f"cannot initialise registry {root}: {exc.strerror or exc}") \
                 from None

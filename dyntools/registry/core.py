@@ -570,7 +570,7 @@ class Registry:
             head = None
             if deciding:
                 head = chainwrite.decision_base(name, manifest, action, None,
-                                                self.trusted_keys, self._trust)
+                                                self.trusted_keys, self._trust, root=self.root)
                 manifest = chainwrite.chain_pointer(name, manifest, head)
             version = max(manifest.next_version, self._builder.max_version_on_disk(name) + 1,
                           max(head.statuses, default=0) + 1 if head is not None else 0)
@@ -586,7 +586,7 @@ class Registry:
             if deciding:
                 manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
                                                stamp=entry.decisions[-1] if entry.decisions
-                                               else {})
+                                               else {}, root=self.root)
             manifest_path = folder / MANIFEST_NAME
             manifest_bytes = dump_manifest(manifest)
             path = folder / version_file_name(version)
@@ -668,7 +668,7 @@ class Registry:
                                      version=version)
             # With trusted keys the pointer is the chain's (a pointer moved by hand is undone).
             head = chainwrite.decision_base(name, manifest, action, version,
-                                            self.trusted_keys, self._trust)
+                                            self.trusted_keys, self._trust, root=self.root)
             manifest = chainwrite.chain_pointer(name, manifest, head)
             if action == "rollback" and manifest.current is not None and (
                 version >= manifest.current
@@ -698,7 +698,8 @@ class Registry:
                 )
             manifest = manifest.with_pointer(version, action, **_who(entry, decision))
             manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
-                                           stamp=entry.decisions[-1] if entry.decisions else {})
+                                           stamp=entry.decisions[-1] if entry.decisions else {},
+                                           root=self.root)
             with interrupts.critical():
                 self._commit(folder, manifest)
             state = self._build(name, use_cache=True, manifest=manifest)
@@ -813,7 +814,7 @@ class Registry:
                     tool=name, version=version,
                 )
             head = chainwrite.decision_base(name, manifest, action, version,
-                                            self.trusted_keys, self._trust)
+                                            self.trusted_keys, self._trust, root=self.root)
             manifest = chainwrite.chain_pointer(name, manifest, head)
             path = folder / version_file_name(version)
             try:
@@ -838,7 +839,7 @@ class Registry:
             if activate and status == APPROVED:
                 manifest = manifest.with_pointer(version, "approve", **_who(entry, decision))
             manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
-                                           stamp=entry.decisions[-1])
+                                           stamp=entry.decisions[-1], root=self.root)
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
@@ -888,7 +889,7 @@ class Registry:
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             head = chainwrite.decision_base(name, manifest, action, version,
-                                            self.trusted_keys, self._trust)
+                                            self.trusted_keys, self._trust, root=self.root)
             manifest = chainwrite.chain_pointer(name, manifest, head)
             entry = manifest.versions.get(version)
             if entry is None:
@@ -924,7 +925,7 @@ class Registry:
                 below = self._newest_usable_below(name, manifest, version, head)
                 manifest = manifest.with_pointer(below, "retire", **_who(entry, decision))
             manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
-                                           stamp=entry.decisions[-1])
+                                           stamp=entry.decisions[-1], root=self.root)
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
@@ -967,7 +968,7 @@ class Registry:
                 raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
             signed, overridden = chainwrite.sign_state(
                 name, manifest, signer, self.trusted_keys, self._trust, stamp=stamp,
-                accept_manifest=accept_manifest)
+                accept_manifest=accept_manifest, root=self.root)
             if signed is not None:
                 with interrupts.critical():
                     self._commit(folder, signed)
