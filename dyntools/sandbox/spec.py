@@ -16,6 +16,8 @@ from dyntools.sandbox.limits import LAYERS, SandboxLimits
 from dyntools.sandbox.tool_imports import imported_modules, parse_tool
 
 if TYPE_CHECKING:
+    import ast
+
     from dyntools.gate.policy import Policy
 
 # Escape routes published against peers (DESIGN.md §3): refused by the runtime guards whatever
@@ -139,6 +141,18 @@ def _plain_tree(tree: Any) -> tuple[Any, set[str]]:
     return astcodec.encode(tree), imported_modules(tree)
 
 
+def worker_modules(imported: Iterable[str], policy: Policy) -> set[str]:
+    """What the worker imports for a file that imports `imported`: each name, and for a
+    package that is not itself allowed (`import urllib`), its allowed submodules, of which
+    the worker's view of the package holds exactly those (urllib.parse, never request)."""
+    wanted = set(imported)
+    for name in imported:
+        if name not in policy.modules and policy.is_package_prefix(name):
+            wanted.update(module for module in policy.python_modules
+                          if module.startswith(name + "."))
+    return wanted
+
+
 def constructors(policy: Policy, modules: Iterable[str]) -> frozenset[tuple[str, str]]:
     """(module, member) for the allowed members of `modules` that are plain classes: calling
     one by its imported name makes an instance of it, so `flow` need not guard that call."""
@@ -176,6 +190,7 @@ def build_spec(
     source: str | None = None,
     on_imports: Callable[[list[str]], None] | None = None,
     allow_weaker_sandbox: bool = False,
+    tree: ast.Module | None = None,
 ) -> WorkerSpec:
     """Read, parse and transform the source (never compile it) and prepare the init message.
 
@@ -187,7 +202,11 @@ def build_spec(
 
     `on_imports` is told the allowed modules the tool imports as soon as they are known,
     before the transformation (a started interpreter imports them meanwhile: `Interpreter.
-    preimport`)."""
+    preimport`).
+
+    `tree`: the syntax tree to run instead of `source` parsed (a code-mode script, wrapped
+    host-side into `run(inputs)`: dyntools/codemode/wrap.py); `source` still gives the lines
+    a traceback quotes, which the tree's positions point into. It is transformed in place."""
     path = str(Path(source_path).resolve())
     if source is None:
         try:
@@ -197,17 +216,17 @@ def build_spec(
     unknown = set(skip_layers) - TESTABLE_SKIPS
     if unknown:
         raise ValueError(f"unknown layers to skip: {sorted(unknown)}")
-    parsed = parse_tool(source, path)
+    parsed = tree if tree is not None else parse_tool(source, path)
     # Only what the tool imports, and only if allowed: every module costs start-up time.
     # A dyntools-provided module (`host`) is never imported by name in the worker (a `host`
     # on its sys.path would be someone else's): the worker builds it (sandbox/worker/hostapi.py).
     python = policy.python_modules
     provided = policy.provided_modules & HOST_MODULES
     allowed = {name: sorted(policy.modules[name].members)
-               for name in sorted(imported_modules(parsed))
+               for name in sorted(worker_modules(imported_modules(parsed), policy))
                if name in python or name in provided}
     if on_imports is not None:
-        on_imports([name for name in allowed if name in python])
+        on_imports(list(allowed))  # `host` too: the worker then loads its stubs' module
     from dyntools.sandbox.seccomp_filter import SeccompUnavailable, seccomp_program
 
     try:
@@ -223,7 +242,8 @@ def build_spec(
         from dyntools.sandbox.restrict import restrict_source
 
         tree, _ = restrict_source(
-            source, path, constructors=lambda names: constructors(policy, names), tree=parsed)
+            source, path, constructors=lambda names: constructors(policy, names), tree=parsed,
+            builtins=policy.builtins)
     cpu = limits.cpu_seconds
     root = minimal_root(needed_paths(
         zoneinfo=any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in allowed)))
@@ -233,6 +253,11 @@ def build_spec(
         "lines": source.splitlines(),
         "tree": tree,
         "modules": allowed,
+        # class -> the only attributes its instances expose (the worker's attribute guard).
+        "instance_attributes": {
+            name: {member: sorted(attributes) for member, attributes
+                   in policy.modules[name].instance_attributes.items()}
+            for name in allowed if policy.modules[name].instance_attributes},
         "builtins": sorted(policy.builtins),
         "denied_attributes": sorted(policy.denied_attributes),
         "denied_prefixes": sorted(policy.denied_attribute_prefixes),
