@@ -76,6 +76,7 @@ def params_units(value: Any, limit: int, max_depth: int = MAX_PARAMS_DEPTH) -> i
 _MAX_INT_DIGITS = sys.get_int_max_str_digits() or 4300
 _TOO_MANY_DIGITS = 10**_MAX_INT_DIGITS
 _JSON_SCALARS = frozenset({str, bool, type(None)})
+_FLOATS, _INTS = frozenset({float}), frozenset({int})
 
 
 def json_value_problem(value: Any) -> str | None:
@@ -99,6 +100,22 @@ def json_value_problem(value: Any) -> str | None:
                     return f"params keys must be strings, not {type(key).__name__}"
                 push(child)
         elif kind is list:
+            if not item:
+                continue
+            kinds = set(map(type, item))
+            # An array of one scalar type (the common large one) is checked at C speed.
+            if kinds <= _JSON_SCALARS:
+                continue
+            if kinds == _FLOATS:
+                # A NaN or an infinity makes the sum one; a finite sum means none is there
+                # (an overflow of finite values makes it look at each).
+                if not math.isfinite(sum(item)):
+                    stack.extend(item)
+                continue
+            if kinds == _INTS:
+                if max(map(int.bit_length, item)) > 3 * _MAX_INT_DIGITS:
+                    stack.extend(item)
+                continue
             stack.extend(item)
         elif kind is float:
             if not math.isfinite(item):
