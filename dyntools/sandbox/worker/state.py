@@ -54,6 +54,7 @@ _MISSING = object()
 MAX_DEPTH = 50  # nesting the walk follows; anything deeper is not understood
 MAX_OBJECTS = 100_000  # containers, functions and classes one walk may visit
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose attributes can be changed at run time
+IMMUTABLETYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a heap type whose attributes cannot
 
 _defaults = attrgetter("__defaults__")
 _kwdefaults = attrgetter("__kwdefaults__")
@@ -126,7 +127,10 @@ class NotWalked:
     opaque = True
     reasons = ("the tool's module state was not walked",)
 
-    def changed(self) -> bool:
+    def forget(self) -> None:
+        return None
+
+    def changed(self, forget: bool = True) -> bool:
         return True
 
 
@@ -199,13 +203,20 @@ class ModuleState:
             return chain(*self.iterables, *[map(read, group) for read, group in self.reads])
         return chain(*self.iterables)
 
-    def changed(self) -> bool:
-        """Did the last call leave anything behind? (Resets what the worker resets and empties
-        the caches it clears either way.) Any exception inside says yes."""
+    def forget(self) -> None:
+        """Reset what the worker resets after each call and empty the caches it clears. The
+        worker calls it while the call's window is still open (`Worker.close_window`): what
+        the caches release of the call may finalize tool code, which must run as the call's."""
+        self.reset()
+        for clear in self.clearers:
+            clear()
+
+    def changed(self, forget: bool = True) -> bool:
+        """Did the last call leave anything behind? (With `forget`, resets what the worker
+        resets and empties the caches it clears first.) Any exception inside says yes."""
         try:
-            self.reset()
-            for clear in self.clearers:
-                clear()
+            if forget:
+                self.forget()
             if self.opaque:
                 return True
             # Every length first: with them equal, the two passes below line up item by item.
@@ -260,6 +271,8 @@ class Walk:
         self.functions: list[Any] = []  # the tool's own: defaults re-read after each call
         self.partials: list[Any] = []
         self.caches: list[Any] = []  # lru_cache wrappers the worker empties after each call
+        self.classes: list[Any] = []  # the namespaces (mappingproxy) of the classes met
+        self.class_ids: set[int] = set()
         self.library_atoms, self.records = _library_kinds()
         self.rules: dict[type, Callable[[Any, int], None]] = _rules(self)
         self.aliases = _alias_kinds()
@@ -370,11 +383,17 @@ class Walk:
         self.items((value.start, value.stop, value.step), depth)
 
     def klass(self, value: Any, depth: int) -> None:
-        """A class: what its public class attributes hold, for a class whose attributes can
-        change (a built-in type's cannot)."""
+        """A class whose attributes can change (a built-in type's cannot): its namespace,
+        every name included (`difflib.HtmlDiff._default_prefix` counts the tables made), is
+        compared by identity after each call (`classes`), and what its public attributes hold
+        is walked like any value."""
         for klass in getattr(value, "__mro__", ()):
-            if not getattr(klass, "__flags__", 0) & HEAPTYPE or id(klass) in self.known:
+            flags = getattr(klass, "__flags__", 0)
+            if not flags & HEAPTYPE or flags & IMMUTABLETYPE or id(klass) in self.known:
                 continue
+            if id(klass) not in self.class_ids:
+                self.class_ids.add(id(klass))
+                self.classes.append(vars(klass))
             for name, attribute in list(vars(klass).items()):
                 if not name.startswith("_"):
                     self.value(attribute, depth, f"{value.__name__}.{name}")
@@ -423,9 +442,10 @@ class Walk:
         is compared by identity with what the same pass read after load; with every length
         equal, the two passes line up."""
         namespace = self.namespace
-        containers = (*self.sequences, *self.sets, *self.mappings)
+        containers = (*self.sequences, *self.sets, *self.mappings, *self.classes)
         iterables = (namespace, namespace.values(), *containers,
-                     *[dict.values(mapping) for mapping in self.mappings])
+                     *[dict.values(mapping) for mapping in self.mappings],
+                     *[space.values() for space in self.classes])
         func, args, keywords = _partial_parts
         reads = tuple((read, tuple(group)) for group, parts in (
             (self.cells, (_cell_contents,)), (self.functions, (_defaults, _kwdefaults)),
@@ -449,6 +469,10 @@ class Walk:
             for key in value:
                 image.append(("is", key))
             image += [("is", item) for item in dict.values(value)]
+        for space in self.classes:
+            image.append(("len", len(space)))
+            image += [("is", key) for key in space]
+            image += [("is", item) for item in space.values()]
         image += [("==", bytes(value)) for value in self.bytearrays]
         image += [("is", value.default_factory) for value in self.factories]
         for value in self.partials:
