@@ -14,7 +14,11 @@ own, listed first:
   load, verify, persist, activate), or make a new version.
 With the first two, a client that never refreshes its tool list (several do not act on
 `list_changed`) can still find and call every tool, including one grown a minute ago.
-`tools="compact"` lists only these three, for registries too large to list; `tools/list` is
+With `run_code=True` (`serve-mcp --run-code`; off by default) two more follow them:
+`run_code(code, inputs)` runs a gated script whose `tools.NAME(...)` calls reach exactly the
+tools this server serves, and `resume_run(run_id)` continues one that waited for a decision
+(dyntools/adapters/code_tools.py).
+`tools="compact"` lists only these, for registries too large to list; `tools/list` is
 paginated (`page_size` per page, an opaque cursor that stays valid while the list changes).
 The tool-file contract and the allow-list are in `ensure_tool`'s description (a summary)
 and in the resource `dyntools://tool-contract` (in full).
@@ -59,6 +63,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from dyntools import __version__
+from dyntools.adapters.code_tools import (
+    CODE_TOOLS,
+    RUN_CODE,
+    code_tool_definitions,
+    resume_run_call,
+    run_code_call,
+)
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
 from dyntools.base.toolname import MAX_TOOL_NAME
@@ -74,6 +85,8 @@ ENSURE_TOOL = "ensure_tool"
 FIND_TOOLS = "find_tools"
 CALL_TOOL = "call_tool"
 META_TOOLS = (FIND_TOOLS, CALL_TOOL, ENSURE_TOOL)
+# Every tool of the server's own, in listing order (the code tools only when turned on).
+OWN_TOOLS = (*META_TOOLS, *CODE_TOOLS)
 TOOLS_MODES = ("full", "compact")
 PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -96,6 +109,11 @@ INSTRUCTIONS = (
     "do and examples; the new tool is gated, verified in a sandbox and then callable (the "
     "server also notifies you that the tool list changed). Errors come back as results: "
     '{"error": {"station", "reason", "message", "details"}}.'
+)
+CODE_INSTRUCTIONS = (
+    " To do a task that needs several tool calls, send one script to run_code instead: it "
+    "calls tools as tools.NAME(key=value) and answers with `result`; a run that waits for a "
+    "reviewer continues with resume_run."
 )
 
 GeneratorFactory = Callable[[str], Generator]
@@ -350,7 +368,8 @@ class McpToolServer:
     lets a client send the tool's source); `generator_factory(name)` builds one (the CLI
     passes model options through it). `timeout` bounds each sandboxed call. `tools` is
     "full" (every tool after the three meta-tools) or "compact" (the meta-tools only);
-    `page_size` bounds one `tools/list` page.
+    `page_size` bounds one `tools/list` page. `run_code` adds `run_code` and `resume_run`
+    after the meta-tools (in both modes): scripts over exactly the tools this server serves.
     """
 
     def __init__(
@@ -363,6 +382,7 @@ class McpToolServer:
         coalesce_seconds: float = COALESCE_SECONDS,
         tools: str = "full",
         page_size: int = PAGE_SIZE,
+        run_code: bool = False,
     ) -> None:
         unknown = sorted(set(generators) - set(KNOWN_GENERATORS))
         if unknown or not generators:
@@ -373,6 +393,8 @@ class McpToolServer:
         if isinstance(page_size, bool) or not 1 <= page_size <= MAX_PAGE_SIZE:
             raise UsageError(f"page_size must be 1..{MAX_PAGE_SIZE}, not {page_size!r}")
         self.catalog = catalog
+        self.run_code = bool(run_code)
+        self.own_tools = OWN_TOOLS if self.run_code else META_TOOLS
         self.generators = tuple(dict.fromkeys(generators))
         self.tools_mode = tools
         self.page_size = page_size
@@ -391,7 +413,7 @@ class McpToolServer:
         server: Server[Any] = _ToolsChangedServer(
             SERVER_NAME,
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=INSTRUCTIONS + (CODE_INSTRUCTIONS if self.run_code else ""),
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
             on_list_resources=self._on_list_resources,
@@ -409,7 +431,8 @@ class McpToolServer:
     # --------------------------------------------------------------------------- listing
 
     def meta_tools(self) -> list[types.Tool]:
-        return [
+        """The server's own tools: the three meta-tools, then the code tools if on."""
+        own = [
             types.Tool(name=FIND_TOOLS, description=FIND_TOOLS_DESCRIPTION,
                        input_schema=FIND_TOOLS_SCHEMA,
                        annotations=types.ToolAnnotations(read_only_hint=True)),
@@ -418,14 +441,18 @@ class McpToolServer:
             types.Tool(name=ENSURE_TOOL, description=self._ensure_description,
                        input_schema=self._ensure_schema),
         ]
+        if self.run_code:
+            own += [types.Tool(name=name, description=description, input_schema=schema)
+                    for name, description, schema in code_tool_definitions()]
+        return own
 
     def tools(self) -> list[types.Tool]:
-        """Every listed tool, in order: the meta-tools, then (full) the catalog's tools."""
+        """Every listed tool, in order: the server's own, then (full) the catalog's tools."""
         listed = self.meta_tools()
         if self.tools_mode == "compact":
             return listed
         for tool in self.catalog.list_tools():
-            if tool.name in META_TOOLS:
+            if tool.name in self.own_tools:
                 get_logger("adapter.mcp").warning("mcp.tool_shadowed", tool=tool.name,
                                                   reason="the name is this server's own tool")
                 continue
@@ -501,6 +528,10 @@ class McpToolServer:
                 value = await anyio.to_thread.run_sync(self.find_tools, arguments)
             elif name == CALL_TOOL:
                 value = await anyio.to_thread.run_sync(self.call_tool, arguments)
+            elif self.run_code and name in CODE_TOOLS:
+                run = run_code_call if name == RUN_CODE else resume_run_call
+                value, failed = await anyio.to_thread.run_sync(run, self.catalog, arguments)
+                return _result(value, is_error=failed)
             else:
                 value = await anyio.to_thread.run_sync(self._call, name, arguments)
         except Exception as exc:  # every failure is a result the client can read
@@ -532,8 +563,8 @@ class McpToolServer:
         """`find_tools`: the catalog's search; each hit with what call_tool needs."""
         check_params(FIND_TOOLS_SCHEMA, dict(arguments), tool=FIND_TOOLS)
         limit = int(arguments.get("limit", 10))
-        hits = [hit for hit in self.catalog.search(arguments["query"], limit=limit + 3)
-                if hit.name not in META_TOOLS][:limit]
+        hits = [hit for hit in self.catalog.search(arguments["query"], limit=limit + 5)
+                if hit.name not in self.own_tools][:limit]
         return {
             "tools": [{"name": hit.name, "description": hit.tool.description,
                        "params_schema": dict(hit.tool.params), "score": hit.score}
@@ -546,7 +577,7 @@ class McpToolServer:
         """`call_tool`: call the tool named in `arguments` with its params."""
         check_params(CALL_TOOL_SCHEMA, dict(arguments), tool=CALL_TOOL)
         name = arguments["name"]
-        if name in META_TOOLS:
+        if name in self.own_tools:
             raise UsageError(f"{name!r} is this server's own tool; call it directly",
                              tool=CALL_TOOL)
         return self._call(name, dict(arguments.get("params") or {}))
@@ -556,7 +587,7 @@ class McpToolServer:
         """Run the pipeline for `arguments` (checked against ensure_tool's schema)."""
         check_params(self._ensure_schema, dict(arguments), tool=ENSURE_TOOL)
         name = arguments["name"]
-        if name in META_TOOLS:
+        if name in self.own_tools:
             # It would be created but never listed or callable here: this server's own tool
             # answers to that name.
             raise UsageError(f"{name!r} is this server's own tool; choose another name",
@@ -623,9 +654,10 @@ def _check_schema(schema: Any) -> None:
 
 
 def _sort_key(name: str) -> tuple[int, int, str]:
-    """Listing order: the meta-tools (in their order), then every other tool by name."""
-    if name in META_TOOLS:
-        return (0, META_TOOLS.index(name), "")
+    """Listing order: the server's own tools (in their order), then every other tool by
+    name."""
+    if name in OWN_TOOLS:
+        return (0, OWN_TOOLS.index(name), "")
     return (1, 0, name)
 
 
@@ -642,7 +674,7 @@ def _decode_cursor(cursor: str) -> tuple[int, int, str]:
         group, index, name = base64.urlsafe_b64decode(cursor.encode("ascii")).decode(
             "ascii").split(":", 2)
         key = (int(group), int(index), name)
-        if key[0] not in (0, 1) or not 0 <= key[1] < len(META_TOOLS) or len(name) > MAX_TOOL_NAME:
+        if key[0] not in (0, 1) or not 0 <= key[1] < len(OWN_TOOLS) or len(name) > MAX_TOOL_NAME:
             raise ValueError("out of range")
     except (ValueError, UnicodeError) as exc:
         raise MCPError(types.INVALID_PARAMS, f"invalid cursor ({exc})") from None

@@ -68,8 +68,11 @@ GENERATOR_OPTIONS_HELP = (
               help="Log level on stderr (the registry's audit.log always gets info).")
 @click.option("--tools", "tools_mode", type=click.Choice(["full", "compact"]), default="full",
               show_default=True,
-              help="full: every tool plus find_tools, call_tool, ensure_tool; compact: only "
-                   "those three (for large registries).")
+              help="full: every tool plus find_tools, call_tool, ensure_tool (and the code "
+                   "tools with --run-code); compact: only those (for large registries).")
+@click.option("--run-code/--no-run-code", "run_code", default=False, show_default=True,
+              help="Serve run_code and resume_run: a client's gated scripts whose "
+                   "tools.NAME(...) calls reach exactly the tools this server serves.")
 @click.option("--page-size", type=click.IntRange(min=1, max=1000), default=100,
               show_default=True, help="Tools per tools/list page.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
@@ -92,13 +95,14 @@ GENERATOR_OPTIONS_HELP = (
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
-              require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
-              transport: str, host: str, port: int, token_file: str | None,
+              require_layers: str | None, log_level: str, tools_mode: str, run_code: bool,
+              page_size: int, transport: str, host: str, port: int, token_file: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
               capabilities: str | None, allow_weaker_sandbox: bool,
               sign_key: str | None) -> None:
-    """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
+    """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool
+    (and, with --run-code, run_code and resume_run: scripts over the served tools).
 
     A version ensure_tool activates is a decision: with --sign-key (or DYNTOOLS_SIGNING_KEY)
     it joins the tool's decision chain, signed; with trusted keys and no such key,
@@ -176,7 +180,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         click.echo(f"bearer token (shown once): {token}", err=True)
     with Catalog(dyntools, generate=False) as catalog:
         server = McpToolServer(catalog, generators=names, generator_factory=factory,
-                               timeout=timeout, tools=tools_mode, page_size=page_size)
+                               timeout=timeout, tools=tools_mode, page_size=page_size,
+                               run_code=run_code)
         try:
             if transport == "http":
                 _serve_http(server, str(token), host, sock)

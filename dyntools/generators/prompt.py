@@ -167,10 +167,13 @@ policy; anything undeclared or not granted ends the call):
 Functions of `host`:
 - host.http_get(url, params=None, headers=None) and host.http_post_json(url, body,
   headers=None) return {"status": int, "headers": {lowercase name: str}, "text": str}; a
-  timeout, DNS failure or 4xx/5xx answer raises host.HttpError (catchable; `.kind` is "status",
+  timeout, DNS failure or 4xx/5xx answer raises host.HttpError (`.kind` is "status",
   "timeout", "dns", "connection", ...; `.status`, `.text`);
 - host.call_tool(name, params) returns that tool's result dict; a failure raises
-  host.ToolError (catchable; `.reason`).
+  host.ToolError (`.reason`).
+Let these errors end the call: the caller then sees that the request failed (http_error).
+Catch one only to do something that still answers the question (another URL, a fallback
+source), never to return a result (None, an empty list, a status) that looks like an answer.
 The tool is verified without the network: each example that makes requests carries them, in
 order, as recorded exchanges, and any request that is not recorded fails the example:
   {"params": {...}, "result": {...}, "http": [{"request": {"method": "GET", "url":

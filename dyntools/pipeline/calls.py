@@ -15,7 +15,7 @@ from dyntools.errors import (
     VersionUnusable,
 )
 from dyntools.pipeline.core import PipelineCore, ToolSource
-from dyntools.pipeline.events import FAILED, OK, approve_command, log_execute
+from dyntools.pipeline.events import FAILED, OK, approve_command_for, log_execute
 from dyntools.pipeline.toolmeta import (
     Tool,
 )
@@ -42,7 +42,8 @@ class Calling(PipelineCore):
         passes itself; default: this registry); `chain` lists the tools already waiting on
         this call (composition depth and cycles). With `read_only` (a tool composed while
         another is verified) its HTTP requests may only GET, and so may what it composes.
-        No secret leaves in the result or error."""
+        No secret leaves in the result or error. A name that is an alias calls the tool it
+        serves (`Registry.alias_of`)."""
         return self.call_served(name, params, timeout=timeout, tools=tools, chain=chain,
                                 read_only=read_only).result
 
@@ -53,6 +54,7 @@ class Calling(PipelineCore):
         and its file read and hash-checked once (by the registry's open rule, on a cold
         call): the runtime is handed both."""
         started = time.perf_counter()
+        name = self.registry.alias_of(name) or name
         version: int | None = None
         try:
             try:
@@ -65,9 +67,9 @@ class Calling(PipelineCore):
                 raise PendingApproval(
                     f"tool {name!r} v{waiting.version} is pending approval and is not "
                     f"served until a reviewer approves it: "
-                    f"{approve_command(name, waiting.version)}",
+                    f"{approve_command_for(waiting)}",
                     tool=name, version=waiting.version,
-                    approve_command=approve_command(name, waiting.version)) from None
+                    approve_command=approve_command_for(waiting)) from None
             version = record.version
             source = self.registry.verified_source(name, record.version)
             self._params_check(record, source)(params)
@@ -107,9 +109,20 @@ class Calling(PipelineCore):
         return ServedCall(served[0].version, result)
 
     def tool(self, name: str) -> Tool | None:
-        """The current version of `name` as callers see it, or None."""
-        record = self.registry.current(name)
+        """The current version of `name` as callers see it (of the tool it serves, for an
+        alias), or None."""
+        record = self.registry.current(self.registry.alias_of(name) or name)
         return self._tool(record) if record is not None else None
+
+    def aliases(self) -> dict[str, Tool]:
+        """Each served alias and the tool it calls: names callers may use, never tools of
+        their own (`tools` does not list them)."""
+        served = {}
+        for name in self.registry.aliases():
+            tool = self.tool(name)
+            if tool is not None and self.registry.alias_of(name) is not None:
+                served[name] = tool
+        return served
 
     def tools(self) -> list[Tool]:
         """Every registry tool with a usable current version."""

@@ -82,6 +82,12 @@ class PipelineCore(Closing):
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
         self._owns_executor = executor is None or isinstance(executor, str)
+        if self.executor.adopts_local_pools and runtime is None:
+            # Workers of this machine's pools are forked from a zygote: it starts now, while
+            # the registry opens and the first tool is checked (sandbox/zygote.py).
+            from dyntools.sandbox.pool import warm_up
+
+            warm_up()
         if isinstance(registry, Registry):
             if policy is not None and policy.digest != registry.policy.digest:
                 raise ValueError("policy differs from the registry's policy")

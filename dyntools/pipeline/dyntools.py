@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
+from dyntools.pipeline.code import CodeRunning
 from dyntools.pipeline.ensure import Ensuring
+from dyntools.pipeline.record import Recording
 
 
-class Dyntools(Ensuring, Approving, Calling):
+class Dyntools(Ensuring, Approving, Calling, CodeRunning, Recording):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);
@@ -28,4 +30,7 @@ class Dyntools(Ensuring, Approving, Calling):
     below its default minimum (dyntools/sandbox/minimum.py), which is refused otherwise
     (`LayerUnavailable`); unset, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 decides. The opt-in goes to
     the audit log.
+
+    Code mode (pipeline/code.py): `run_code` runs a gated script over the registry's tools,
+    `resume_run` continues one that waited for a decision, `promote` makes a tool of one.
     """

@@ -145,6 +145,16 @@ class VerificationReport:
         return tuple(o for o in self.outcomes if o.status in (FAILED, ERROR))
 
     @property
+    def failed_origins(self) -> frozenset[str]:
+        """Where the failing examples came from (TOOL, CALLER, CONTRACT): whose promise broke."""
+        return frozenset(o.example.origin for o in self.failures)
+
+    @property
+    def failed_own_examples(self) -> bool:
+        """True when the version broke its own EXAMPLES (not only what a caller added)."""
+        return TOOL in self.failed_origins
+
+    @property
     def passed_examples(self) -> list[dict[str, Any]]:
         """What this version has now promised: the examples it reproduced."""
         return [o.example.as_dict() for o in self.outcomes if o.passed]

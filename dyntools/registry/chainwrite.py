@@ -105,9 +105,10 @@ def chain_pointer(name: str, manifest: Manifest, head: ChainRecord | None) -> Ma
 
 def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int],
              signer: Signer | None, head: ChainRecord | None, *,
-             stamp: Mapping[str, Any]) -> Manifest:
+             stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Manifest:
     """`manifest` (as the decision leaves it) with the decision's signed record appended, when
-    there is a signer. `stamp` is the decision as recorded on the version: by, time, reason."""
+    there is a signer. `stamp` is the decision as recorded on the version: by, time, reason;
+    `extra` the action's own fields (chain.EXTRA_FIELDS: an alias's target)."""
     if signer is None:
         return manifest
     now = chain.manifest_statuses(manifest.versions)
@@ -120,7 +121,7 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
         statuses = now
         seq, prev = _link(name, manifest.chain)
     record = _signed(signer, name, seq, prev, action, versions, manifest.current, statuses,
-                     stamp)
+                     stamp, extra)
     return manifest.with_chain((*manifest.chain, record))
 
 
@@ -140,14 +141,15 @@ def _link(name: str, records: Sequence[Mapping[str, Any]]) -> tuple[int, str | N
 
 def _signed(signer: Signer, name: str, seq: int, prev: str | None, action: str,
             versions: Sequence[int], current: int | None, statuses: Mapping[int, str],
-            stamp: Mapping[str, Any]) -> dict[str, Any]:
+            stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A new record, read back as a reader will read it: never write one it would refuse."""
     reason = stamp.get("reason")
     try:
         record = chain.new_record(
             signer, tool=name, seq=seq, prev=prev, action=action, versions=versions,
             current=current, statuses=statuses, by=str(stamp.get("by")),
-            time=str(stamp.get("time")), reason=str(reason) if reason is not None else None)
+            time=str(stamp.get("time")), reason=str(reason) if reason is not None else None,
+            extra=extra)
         chain.parse_record(record, name, seq, prev)
     except (ValueError, chain.ChainError) as exc:
         raise UsageError(f"cannot sign this decision on {name}: {exc}", tool=name) from None

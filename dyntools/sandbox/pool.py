@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from dyntools.base.closing import Closing
 from dyntools.errors import SandboxError, SandboxTimeout, UsageError
+from dyntools.sandbox import zygote
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import (
     CallOutcome,
@@ -70,7 +71,7 @@ class WorkerPool(Closing):
             interpreter, self._cwd = spare
         else:
             self._cwd = EmptyDirectory()
-            interpreter = Interpreter(self._cwd.path, stderr=stderr)
+            interpreter = Interpreter(self._cwd.path, stderr=stderr, zygote=zygote.shared())
         self._early: list[Interpreter] = [interpreter]
         try:
             self.spec = build_spec(
@@ -212,6 +213,8 @@ class WorkerPool(Closing):
         if early is not None and not early.alive():
             early.kill()
             early = None
+        if early is None:  # forked from this process's zygote where it can be
+            early = Interpreter(self._cwd.path, stderr=self._stderr, zygote=zygote.shared())
         worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr,
                                interpreter=early)
         with self._lock:
@@ -418,6 +421,18 @@ def _take_spare() -> tuple[Interpreter, EmptyDirectory] | None:
         spare[1].remove()
         return None
     return spare
+
+
+def warm_up() -> None:
+    """Start this process's zygote now (sandbox/zygote.py), for the pools it will create:
+    `Dyntools(...)` calls it, so that the zygote's interpreter starts while the registry
+    opens and the first tool is checked. Nothing when a prestarted interpreter waits for a
+    pool (`prestart`: a one-shot `dyntools call` needs no zygote) or no zygote can be
+    used here."""
+    with _spare_lock:
+        if _spare:
+            return
+    zygote.shared()
 
 
 def _end_spare() -> None:

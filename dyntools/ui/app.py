@@ -32,6 +32,8 @@ def create_app(ui: UiState, *, hosts: frozenset[str] | None) -> Guard:
             Route("/tools/{name}/v/{version:int}", routes.version_page),
             Route("/tools/{name}/v/{version:int}/{action}", routes.decision, methods=["POST"]),
             Route("/tools/{name}/diff", routes.diff_page),
+            Route("/scripts", routes.scripts_page),
+            Route("/scripts/{run_id}", routes.script_page),
             Route("/runs", routes.runs_page),
             Route("/runs/stream", routes.runs_stream),
             Route("/bench", routes.bench_page),

@@ -250,7 +250,17 @@ class Worker:
         from dyntools.sandbox.worker import hostapi
 
         return hostapi.build(self.channel, lambda value: "".join(_encode_json(value, 0)),
-                             init["max_host_answer_bytes"])
+                             init["max_host_answer_bytes"], take_output=self.printed_so_far)
+
+    def printed_so_far(self) -> str:
+        """What the tool printed since the last request frame, for the next one. The count
+        against the output cap is not reset: the cap holds for the whole call."""
+        output = self.guards.output
+        if not output:
+            return ""
+        text = "".join(output)
+        output.clear()
+        return text
 
     def _harden(self) -> dict[str, dict[str, Any]]:
         """Make the allowed modules safe before any view of them exists (see `hardening`);
@@ -323,7 +333,13 @@ class Worker:
         finally:
             if inside:
                 tripwire.inside_tool = True
-        return "runtime_error", _describe(exc), trace  # str(exc): inside the call's window
+        # A host request that failed, left uncaught, is the call's failure: said as such
+        # (http_error), never confused with a bug in the tool. hostapi is loaded only for a
+        # tool that imports host.
+        hostapi = sys.modules.get("dyntools.sandbox.worker.hostapi")
+        reason = ("http_error" if hostapi is not None and isinstance(exc, hostapi.HttpError)
+                  else "runtime_error")
+        return reason, _describe(exc), trace  # str(exc): inside the call's window
 
     def send_failure(self, failure: tuple[str, str, list[list[Any]]], *,
                      fatal: bool = False) -> bool:
@@ -581,9 +597,13 @@ def _preload() -> None:
 def _preimport(modules: Any) -> None:
     """Import the allowed modules the host says the tool imports, before its init message
     arrives (`Interpreter.preimport`): `Worker` imports the same list again from the init
-    message, and finds them loaded."""
+    message, and finds them loaded. For `host`, the worker's own stubs module (made into
+    the tool's `host` by `Worker`, never a module of that name)."""
     for name in modules if type(modules) is list else ():
-        if type(name) is not str or name == HOST_MODULE:
+        if type(name) is not str:
+            continue
+        if name == HOST_MODULE:
+            from dyntools.sandbox.worker import hostapi  # noqa: F401
             continue
         try:  # noqa: SIM105 (contextlib costs the worker start-up time)
             __import__(name)
