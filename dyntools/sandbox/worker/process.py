@@ -14,7 +14,9 @@ directory and pipes on fds 0 and 1. The worker:
    tool code runs; the host checks the report against /proc and answers "go" (or kills the
    worker when a required layer is missing); the worker then runs the module body and sends
    `ready`;
-5. serves calls: a marshal frame with the params in, a JSON frame with the result out.
+5. serves calls: a marshal frame with the params in, a JSON frame with the result out. A
+   call's window stays open until nothing of the call is left (`Worker.answer`): finalizers
+   of its objects run as its code, before the state check and the reply.
 
 It imports nothing from the rest of dyntools but `dyntools.sandbox` modules, and nothing that
 is slow to import: its start-up is the cold-call budget.
@@ -591,7 +593,15 @@ def _preload() -> None:
     import _ast  # noqa: F401
     import _weakref  # noqa: F401
 
-    from dyntools.sandbox.worker import astcodec, audit, guards, hardening, layers, state  # noqa: F401
+    from dyntools.sandbox.worker import (  # noqa: F401
+        astcodec,
+        audit,
+        caches,
+        guards,
+        hardening,
+        layers,
+        state,
+    )
 
 
 def _preimport(modules: Any) -> None:

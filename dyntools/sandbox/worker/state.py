@@ -13,7 +13,8 @@ Right after the module body ran, `Walk` follows everything the tool can reach la
   only while they still hold the worker's own objects);
 - every allowed member of the modules it imports, with the public attributes of their
   classes: process-wide state a call can change through them (`calendar.mdays`,
-  `hashlib.algorithms_available`, `calendar.HTMLCalendar.cssclasses`);
+  `hashlib.algorithms_available`, `calendar.HTMLCalendar.cssclasses`); the namespace of each
+  such class (every name, `_default_prefix` too) is compared by identity after each call;
 - through containers (lists, dicts, sets, tuples, bytearrays, the `collections` types, keys
   included), functions (defaults, keyword defaults, closure cells), the objects bound to
   built-in and Python methods (`{}.setdefault` holds its dict), `functools.partial`s (the
