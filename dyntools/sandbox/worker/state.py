@@ -43,7 +43,7 @@ whose state changes only through such writes is understood by what it holds at l
 from __future__ import annotations
 
 import sys
-from _operator import attrgetter, is_
+from _operator import attrgetter, getitem, is_
 from itertools import chain
 
 TYPE_CHECKING = False
@@ -121,6 +121,19 @@ LIBRARY_RECORDS = (
 )
 
 
+# A class's own text, set when the class statement ran: compared by equality only.
+CLASS_METADATA = frozenset({"__module__", "__qualname__", "__doc__"})
+OBJECT_EQUALITY: object = object.__eq__  # equality that is identity
+
+
+def strict_names(space: Mapping[str, Any]) -> list[str]:
+    """The names of a class namespace whose values are compared by identity as well as by
+    equality: those whose class defines its own equality (an int, a str, a tuple, a
+    timezone), but the class's own text."""
+    return [name for name, value in space.items() if name not in CLASS_METADATA
+            and getattr(type(value), "__eq__", None) is not OBJECT_EQUALITY]
+
+
 class NotWalked:
     """The state of a worker whose module body has not been walked (yet, or the walk could
     not be built): every call spends the worker."""
@@ -196,6 +209,16 @@ class ModuleState:
         self.loaded = tuple(self.objects())
         self.arrays = tuple(walk.bytearrays)
         self.array_copies = tuple(map(bytes, self.arrays))
+        # Class namespaces: one C-level comparison of each with a copy made now (names and
+        # values, by equality after identity), then by identity the values whose equality
+        # is their own (`strict_names`): an equal replacement may still tell something.
+        self.class_spaces = tuple(walk.classes)
+        self.class_copies = tuple(map(dict, self.class_spaces))
+        self.strict_spaces = tuple(space for space in self.class_spaces
+                                   for _ in strict_names(space))
+        self.strict_names = tuple(name for space in self.class_spaces
+                                  for name in strict_names(space))
+        self.strict_values = tuple(map(getitem, self.strict_spaces, self.strict_names))
         self.has_process_state = bool(self.fingerprint)
 
     def objects(self) -> Iterable[Any]:
@@ -226,6 +249,10 @@ class ModuleState:
             if not all(map(is_, self.objects(), self.loaded)):
                 return True
             if self.arrays and tuple(map(bytes, self.arrays)) != self.array_copies:
+                return True
+            if self.class_spaces != self.class_copies or not all(map(
+                    is_, map(getitem, self.strict_spaces, self.strict_names),
+                    self.strict_values)):
                 return True
             return self.has_process_state and bool(self.process() != self.fingerprint)
         except BaseException:  # fail closed
@@ -443,10 +470,9 @@ class Walk:
         is compared by identity with what the same pass read after load; with every length
         equal, the two passes line up."""
         namespace = self.namespace
-        containers = (*self.sequences, *self.sets, *self.mappings, *self.classes)
+        containers = (*self.sequences, *self.sets, *self.mappings)
         iterables = (namespace, namespace.values(), *containers,
-                     *[dict.values(mapping) for mapping in self.mappings],
-                     *[space.values() for space in self.classes])
+                     *[dict.values(mapping) for mapping in self.mappings])
         func, args, keywords = _partial_parts
         reads = tuple((read, tuple(group)) for group, parts in (
             (self.cells, (_cell_contents,)), (self.functions, (_defaults, _kwdefaults)),
@@ -471,9 +497,8 @@ class Walk:
                 image.append(("is", key))
             image += [("is", item) for item in dict.values(value)]
         for space in self.classes:
-            image.append(("len", len(space)))
-            image += [("is", key) for key in space]
-            image += [("is", item) for item in space.values()]
+            image.append(("==", dict(space)))
+            image += [("is", space[key]) for key in strict_names(space)]
         image += [("==", bytes(value)) for value in self.bytearrays]
         image += [("is", value.default_factory) for value in self.factories]
         for value in self.partials:
