@@ -9,6 +9,10 @@ reason it exists before anything raises it.
     DyntoolsError                     station, reason, message, details
     ├── UsageError                    bad input from the caller (unknown tool, bad name, ...)
     │   ├── InvalidParams             reason "invalid_params" (params do not match the schema)
+    │   ├── NothingToRepair           reason "nothing_to_repair" (the current version already
+    │   │                             gives the repair's expected result)
+    │   ├── ContractContradiction     reason "contract_contradiction" (a counterexample that
+    │   │                             contradicts the tool's contract: a contract change)
     │   └── UnknownRun                reason "unknown_run" (no kept script run has this id)
     ├── PolicyLoadError               the allow-list cannot be read or parsed
     │   └── CapabilityPolicyError     reason "capability_policy" (the operator's TOML is bad)
@@ -34,6 +38,8 @@ reason it exists before anything raises it.
     │   ├── UnknownVersion            reason "unknown_version"
     │   ├── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
     │   ├── PendingApproval           reason "pending_approval" (verified, waits for a reviewer)
+    │   │   └── RepairsPending        reason "repairs_pending" (an agent's repair refused: a
+    │   │                             pending repair carries it, or too many wait)
     │   ├── ChainMismatch             reason "chain_mismatch" (with trusted keys: the pointer or
     │   │                             a status disagrees with a valid decision chain, the chain
     │   │                             does not verify, or is older than this consumer has seen)
@@ -103,6 +109,19 @@ class UsageError(DyntoolsError):
 
 class InvalidParams(UsageError):
     reason = "invalid_params"
+
+
+class NothingToRepair(UsageError):
+    """A repair whose counterexample the current version already passes."""
+
+    reason = "nothing_to_repair"
+
+
+class ContractContradiction(UsageError):
+    """A counterexample that gives params the tool's contract promises a different result:
+    that is a contract change (a new version with contract_change), not a repair."""
+
+    reason = "contract_contradiction"
 
 
 class UnknownRun(UsageError):
@@ -222,6 +241,14 @@ class PendingApproval(RegistryError):
     the version and the command that approves it."""
 
     reason = "pending_approval"
+
+
+class RepairsPending(PendingApproval):
+    """A repair refused before anything is generated because the tool's repairs already
+    wait for a reviewer: this counterexample is on one of them, or MAX_PENDING_REPAIRS are
+    (pipeline/repair.py): a flood of failure reports cannot fill the registry."""
+
+    reason = "repairs_pending"
 
 
 class ChainMismatch(RegistryError):

@@ -22,9 +22,10 @@ def _python(code: str, *, stdout: int | None = subprocess.PIPE,
 
 def test_script_raises_the_exit_and_the_interpreter_ends_the_process(tmp_path: Path) -> None:
     done = _python(
-        "import atexit, sys, threading, time\n"
+        "import atexit, sys, threading\n"
+        "exiting = threading.Event()\n"
         "def late():\n"
-        "    time.sleep(0.2)\n"
+        "    exiting.wait()  # the exit has begun: it must still wait for this thread\n"
         "    sys.stdout.write('thread\\n')\n"
         "atexit.register(lambda: sys.stdout.write('atexit\\n'))\n"
         "sys.argv = ['dyntools', 'check', 'missing.py']\n"
@@ -34,6 +35,7 @@ def test_script_raises_the_exit_and_the_interpreter_ends_the_process(tmp_path: P
         "    script()\n"
         "except SystemExit as exc:\n"
         "    sys.stdout.write(f'exit {exc.code}\\n')  # buffered: a pipe is not a terminal\n"
+        "    exiting.set()\n"
         "    raise\n", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "exit 2\nthread\natexit\n")
     assert done.stderr.endswith("Error: missing.py: No such file or directory\n")

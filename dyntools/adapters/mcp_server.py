@@ -4,14 +4,17 @@
     anyio.run(serve_stdio, McpToolServer(catalog))
 
 It lists the catalog's tools (hand-written, then the registry's current versions) with their
-PARAMS JSON Schemas, calls them (generated tools in the sandbox), and adds three tools of its
+PARAMS JSON Schemas, calls them (generated tools in the sandbox), and adds four tools of its
 own, listed first:
 - `find_tools(query, limit)`: the catalog's search (FTS5 BM25 over name, description and
   PARAMS), with each hit's schema;
 - `call_tool(name, params)`: call any tool by name, listed or not;
 - `ensure_tool(name, description, params_schema, examples, new_version, contract_change,
   generator, reuse_similar[, source])`: run the pipeline for a missing tool (generate, gate,
-  load, verify, persist, activate), or make a new version.
+  load, verify, persist, activate), or make a new version;
+- `report_failure(name, params, expected, reason[, generator, source])`: a call that went
+  wrong and the result it should have given, repaired into a verified next version
+  (pipeline/repair.py); it waits for a reviewer unless the operator allows otherwise.
 With the first two, a client that never refreshes its tool list (several do not act on
 `list_changed`) can still find and call every tool, including one grown a minute ago.
 With `run_code=True` (`serve-mcp --run-code`; off by default) two more follow them:
@@ -84,7 +87,9 @@ from dyntools.pipeline.toolmeta import check_params
 ENSURE_TOOL = "ensure_tool"
 FIND_TOOLS = "find_tools"
 CALL_TOOL = "call_tool"
-META_TOOLS = (FIND_TOOLS, CALL_TOOL, ENSURE_TOOL)
+REPORT_FAILURE = "report_failure"
+META_TOOLS = (FIND_TOOLS, CALL_TOOL, ENSURE_TOOL, REPORT_FAILURE)
+MAX_REASON_CHARS = 4000
 # Every tool of the server's own, in listing order (the code tools only when turned on).
 OWN_TOOLS = (*META_TOOLS, *CODE_TOOLS)
 TOOLS_MODES = ("full", "compact")
@@ -107,7 +112,9 @@ INSTRUCTIONS = (
     "call any tool by name with call_tool (this works even if your tool list is out of date). "
     "If the tool you need is missing, call ensure_tool with its snake_case name, what it should "
     "do and examples; the new tool is gated, verified in a sandbox and then callable (the "
-    "server also notifies you that the tool list changed). Errors come back as results: "
+    "server also notifies you that the tool list changed). If a generated tool gives a wrong "
+    "result, call report_failure with its params and the result it should have given. "
+    "Errors come back as results: "
     '{"error": {"station", "reason", "message", "details"}}.'
 )
 CODE_INSTRUCTIONS = (
@@ -152,6 +159,41 @@ CALL_TOOL_DESCRIPTION = (
     "Call any tool by name with its params, whether or not it is in your tool list (use it "
     "for tools found with find_tools or just created with ensure_tool)."
 )
+
+
+REPORT_FAILURE_DESCRIPTION = (
+    "Report a call of a generated tool that gave a wrong result (or failed), with the result "
+    "it should have given. The server turns it into a counterexample and asks for a fixed "
+    "version: the generator gets the tool's source and the failure, and the new version must "
+    "pass the counterexample and everything the tool already promised (its examples, earlier "
+    "counterexamples) in the sandbox. The answer is the new version (its `status`: "
+    "`pending` until a reviewer approves it, which is the default for repairs asked for "
+    "here, or `approved` when the operator lets repairs follow the registry's policy), or an "
+    "error that says why not (the current version already gives that result, the "
+    "counterexample contradicts the tool's contract, or no attempt passed: every attempt's "
+    "findings are in its details). Only report a result you are sure of: it becomes part of "
+    "the tool's contract for every user once approved."
+)
+
+
+def report_failure_schema(generators: Sequence[str]) -> dict[str, Any]:
+    """The input schema of `report_failure` for the generators this server offers."""
+    properties: dict[str, Any] = {
+        "name": {"type": "string", "maxLength": MAX_TOOL_NAME,
+                 "description": "The tool whose call went wrong."},
+        "params": {"type": "object", "description": "The params of that call."},
+        "expected": {"type": "object",
+                     "description": "The result the call should have given (an object)."},
+        "reason": {"type": "string", "maxLength": MAX_REASON_CHARS,
+                   "description": "Why the result was wrong, in a sentence (recorded)."},
+        "generator": {"type": "string", "enum": list(generators),
+                      "description": "Where the fixed code comes from."},
+    }
+    if "file" in generators:
+        properties["source"] = {"type": "string",
+                                "description": "generator file: the complete fixed tool file."}
+    return {"type": "object", "properties": properties,
+            "required": ["name", "params", "expected"], "additionalProperties": False}
 
 
 def ensure_tool_description(policy: Any) -> str:
@@ -367,7 +409,7 @@ class McpToolServer:
     `generators` are the names `ensure_tool` offers (a subset of `KNOWN_GENERATORS`; "file"
     lets a client send the tool's source); `generator_factory(name)` builds one (the CLI
     passes model options through it). `timeout` bounds each sandboxed call. `tools` is
-    "full" (every tool after the three meta-tools) or "compact" (the meta-tools only);
+    "full" (every tool after the four meta-tools) or "compact" (the meta-tools only);
     `page_size` bounds one `tools/list` page. `run_code` adds `run_code` and `resume_run`
     after the meta-tools (in both modes): scripts over exactly the tools this server serves.
     """
@@ -401,6 +443,7 @@ class McpToolServer:
         self._factory = generator_factory or _default_factory(catalog)
         self._timeout = timeout
         self._ensure_schema = ensure_tool_schema(self.generators)
+        self._report_schema = report_failure_schema(self.generators)
         self._ensure_description = ensure_tool_description(catalog.dyntools.policy)
         self.bus = InMemorySubscriptionBus()
         self.notifier = ToolListNotifier(self.bus, coalesce_seconds=coalesce_seconds)
@@ -440,6 +483,8 @@ class McpToolServer:
                        input_schema=CALL_TOOL_SCHEMA),
             types.Tool(name=ENSURE_TOOL, description=self._ensure_description,
                        input_schema=self._ensure_schema),
+            types.Tool(name=REPORT_FAILURE, description=REPORT_FAILURE_DESCRIPTION,
+                       input_schema=self._report_schema),
         ]
         if self.run_code:
             own += [types.Tool(name=name, description=description, input_schema=schema)
@@ -528,6 +573,10 @@ class McpToolServer:
                 value = await anyio.to_thread.run_sync(self.find_tools, arguments)
             elif name == CALL_TOOL:
                 value = await anyio.to_thread.run_sync(self.call_tool, arguments)
+            elif name == REPORT_FAILURE:
+                progress = _progress_reporter(ctx)
+                value = await anyio.to_thread.run_sync(
+                    lambda: self.report_failure(arguments, on_station=progress))
             elif self.run_code and name in CODE_TOOLS:
                 run = run_code_call if name == RUN_CODE else resume_run_call
                 value, failed = await anyio.to_thread.run_sync(run, self.catalog, arguments)
@@ -628,6 +677,40 @@ class McpToolServer:
         get_logger("adapter.mcp").info("mcp.ensured", tool=spec.name, version=result.version,
                                        created=result.created, generator=choice)
         return {**result.as_dict(), "reused": None, "similar": found}
+
+    def report_failure(self, arguments: Mapping[str, Any], *,
+                       on_station: StationListener | None = None) -> dict[str, Any]:
+        """`report_failure`: repair a registry tool from a failing call (pipeline/repair.py).
+        The new version waits for a reviewer unless the operator's Dyntools allows otherwise
+        (`serve-mcp --allow-unreviewed-repairs`)."""
+        from dyntools.pipeline.repair import MCP
+
+        check_params(self._report_schema, dict(arguments), tool=REPORT_FAILURE)
+        name = arguments["name"]
+        if name in OWN_TOOLS:
+            raise UsageError(f"{name!r} is this server's own tool", tool=REPORT_FAILURE)
+        found = self.catalog.get(name)
+        if found is not None and found.origin != "registry":
+            raise UsageError(f"{name!r} is a hand-written tool: its author fixes it",
+                             tool=REPORT_FAILURE)
+        source = arguments.get("source")
+        choice = arguments.get("generator") or ("file" if source is not None
+                                                else self.generators[0])
+        if (source is not None) != (choice == "file"):
+            raise UsageError('"source" goes with generator "file", and only with it',
+                             tool=REPORT_FAILURE)
+        generator: Generator = (FileGenerator(stdin=io.BytesIO(str(source).encode("utf-8")))
+                                if choice == "file" else self._factory(choice))
+        result = self.catalog.dyntools.repair(
+            name, dict(arguments["params"]), dict(arguments["expected"]),
+            reason=arguments.get("reason"), generator=generator, requested_by=MCP,
+            on_station=on_station, tools=self.catalog)
+        get_logger("adapter.mcp").info("mcp.repaired", tool=name, version=result.version,
+                                       status=result.record.status, generator=choice)
+        hint = (f"v{result.version} waits for a reviewer ({result.held}): "
+                f"{result.approve_command}"
+                if result.pending else f"v{result.version} is current: call it again")
+        return {**result.as_dict(), "hint": hint}
 
     def close(self) -> None:
         self._unsubscribe()

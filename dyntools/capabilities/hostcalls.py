@@ -250,6 +250,9 @@ def _redact(value: Any, redact: Callable[[str], str]) -> Any:
     return top
 
 
+redact_value = _redact  # what the pipeline keeps of a failed call is redacted the same way
+
+
 def _checked_http_frame(request: dict[str, Any]) -> dict[str, Any] | None:
     """The http frame as the stubs build it, or None: anything else is not from them."""
     method = request.get("method")

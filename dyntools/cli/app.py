@@ -43,6 +43,8 @@ COMMANDS: dict[str, str] = {
     "exec": "sandbox_cmd",
     "doctor": "sandbox_cmd",
     "ui": "ui_cmd",
+    "health": "health_cmd",
+    "repair": "health_cmd",
     "run": "run_cmd",
     "resume": "run_cmd",
     "promote": "promote_cmd",

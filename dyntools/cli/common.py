@@ -130,6 +130,12 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
         echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
                            f"{terminal_safe(f['message'])}" for f in findings))
         echo_earlier_attempts(error.details.get("earlier_attempts"))
+        call_id = error.details.get("call_id")
+        tool = error.details.get("tool")
+        if error.details.get("params_kept") is True and isinstance(call_id, str) and \
+                isinstance(tool, str):
+            click.echo(f"  call {call_id}: dyntools repair {tool} --call {call_id} "
+                       "--expected JSON turns it into a counterexample", err=True)
     sys.exit(code)
 
 

@@ -184,7 +184,10 @@ def ensure(name: str, description: str, schema_text: str | None,
         with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
                       max_attempts=max_attempts, signer=signer, executor=executor,
                       ray_address=ray_address, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
+                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
+                      # the operator at a terminal: a --contract-change that drops a repair's
+                      # counterexamples follows the registry's policy, as `repair` does
+                      allow_unreviewed_repairs=True) as dt:
             similar = []
             missing = not new_version and dt.tool(name) is None
             if description.strip() and missing:

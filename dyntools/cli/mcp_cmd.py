@@ -1,5 +1,5 @@
-"""`dyntools serve-mcp`: the registry's tools (and `find_tools`, `call_tool`, `ensure_tool`) as
-an MCP server, on stdio or on streamable HTTP with a bearer token.
+"""`dyntools serve-mcp`: the registry's tools (and `find_tools`, `call_tool`, `ensure_tool`,
+`report_failure`) as an MCP server, on stdio or on streamable HTTP with a bearer token.
 
 stdio: stdout carries the protocol and nothing else; logs go to stderr and to
 `<registry>/audit.log` (stderr on a read-only registry, or --audit-log PATH); started from a
@@ -91,6 +91,10 @@ GENERATOR_OPTIONS_HELP = (
 @audit_log_option
 @capabilities_click
 @allow_weaker_click
+@click.option("--allow-unreviewed-repairs", is_flag=True,
+              help="Let report_failure's repairs follow the registry's approval policy; "
+                   "without it each waits for a reviewer (a counterexample comes from an "
+                   "agent, perhaps a prompt-injected one, and changes the tool for everyone).")
 @sign_key_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
@@ -100,7 +104,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
               capabilities: str | None, allow_weaker_sandbox: bool,
-              sign_key: str | None) -> None:
+              allow_unreviewed_repairs: bool, sign_key: str | None) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool
     (and, with --run-code, run_code and resume_run: scripts over the served tools).
 
@@ -166,7 +170,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
                             ray_address=ray_address, capabilities=granted, signer=signer,
-                            allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox))
+                            allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
+                            allow_unreviewed_repairs=allow_unreviewed_repairs)
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
                    err=True)

@@ -28,7 +28,7 @@ from dyntools.registry.manifest import APPROVED, PENDING, REJECTED
 from dyntools.registry.records import VersionRecord
 
 if TYPE_CHECKING:
-    from dyntools.pipeline.verify import VerificationReport
+    from dyntools.pipeline.verify import Example, VerificationReport
 
 
 class Approving(PipelineCore):
@@ -44,17 +44,19 @@ class Approving(PipelineCore):
         contract_change: bool = False,
         tools: ToolSource | None = None,
         metadata: ToolMetadata | None = None,
+        counterexamples: Sequence[Example] = (),
     ) -> VerificationReport:
         """Run what `ensure` runs before a version may become current: the file's EXAMPLES,
-        the caller's examples and (unless `contract_change`) the examples the current version
-        passed, in a sandbox worker holding exactly `source`. `metadata`: what the gate read
-        from `source` (its report's), so it is not parsed again."""
+        the caller's examples, the counterexamples a repair recorded on this version and
+        (unless `contract_change`) the tool's contract, in a sandbox worker holding exactly
+        `source`. `metadata`: what the gate read from `source` (its report's), so it is not
+        parsed again."""
         from dyntools.pipeline.verify import collect_examples, run_examples
 
         meta = metadata if metadata is not None else read_metadata(source)
         contract = () if contract_change else self._contract_examples(name)
         examples = collect_examples(meta.examples, collect_examples(caller=caller_examples),
-                                    contract)
+                                    contract, counterexamples)
         pool = self._open_pool(name, version, source)
         try:
             return run_examples(pool_call(pool), examples, tool=name,
@@ -136,16 +138,22 @@ class Approving(PipelineCore):
                     f"{sha256_of(data)[:12]} now, {expected_sha256[:12]} shown): nothing was "
                     "approved; read it again", tool=name, version=version)
             gated = self._gated(name, data)
+            # A repaired version's counterexamples run again, and join the contract with it.
+            from dyntools.pipeline.contract import contract_decision, recorded_counterexamples
+
+            counter = recorded_counterexamples(existing) if existing is not None else []
             report = self.verify_source(name, version, data.decode("utf-8"), examples,
                                         contract_change=contract_change,
-                                        metadata=gated.metadata)
+                                        metadata=gated.metadata, counterexamples=counter)
             if not report.passed and not report.failed_own_examples:
                 raise self._reviewer_failure(name, version, report,
                                              PENDING if existing is not None else None)
             failure = None if report.passed else f"verification_failed: {report.summary()}"
+            contract = contract_decision({}, state, counter, contract_change)
             if existing is not None:
                 record = (self.registry.decide(name, version, "approve", by=by, reason=reason,
-                                               activate=activate, signer=self.signer)
+                                               activate=activate, signer=self.signer,
+                                               contract=contract or None)
                           if failure is None else
                           self.registry.decide(name, version, "reject", by=by, reason=failure,
                                                signer=self.signer))
@@ -177,9 +185,13 @@ class Approving(PipelineCore):
         if not report.passed and not report.failed_own_examples:
             raise self._reviewer_failure(name, candidate, report, None)
         if report.passed:
-            record = self.registry.add_version(name, data, prov, activate=activate,
-                                               decision=decision, signer=self.signer,
-                                               report=gated)
+            from dyntools.pipeline.contract import contract_decision
+
+            state = self.registry.tool(name) if name in self.registry.names() else None
+            record = self.registry.add_version(
+                name, data, prov, activate=activate,
+                decision=contract_decision(decision, state, (), contract_change),
+                signer=self.signer, report=gated)
         else:
             failure = f"verification_failed: {report.summary()}"
             record = self.registry.add_version(name, data, prov, status=REJECTED,

@@ -183,6 +183,8 @@ class Ensuring(PipelineCore):
                 return EnsureResult(self._tool(waiting), waiting, False, tuple(recorder.events))
             if current is not None and not new_version:
                 return self._existing(current, caller_examples, recorder, tools)
+            approval = self._contract_change_approval(spec.name, approval,
+                                                      contract_change and current is not None)
             problem = self.registry.writable_problem(spec.name)
             if problem is None and not needs_approval(approval):
                 # Activating it is a decision: with trusted keys, one of them signs it. Said
@@ -219,6 +221,21 @@ class Ensuring(PipelineCore):
             found.detail = (f"an alias of {target}: v{current.version} served (no "
                             "generation)")
         return self._existing(current, caller_examples, recorder, tools)
+
+    def _contract_change_approval(self, name: str, approval: str, changing: bool) -> str:
+        """The approval policy of a new version of `name` (`changing`: with a contract change
+        of a tool that has a current version). The counterexamples in force
+        came from repairs a reviewer approved (or the operator allowed): a contract change
+        that drops them waits for a reviewer in turn, unless this object allows unreviewed
+        repairs, or an agent could undo a reviewed repair on its own."""
+        from dyntools.pipeline.contract import counterexamples, signed_digests
+
+        if not changing or self.allow_unreviewed_repairs:
+            return approval
+        state = self.registry.tool(name)
+        if counterexamples(state) or signed_digests(state):
+            return stricter(approval, "always")
+        return approval
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
                   recorder: Recorder, tools: ToolSource | None = None) -> EnsureResult:
@@ -317,7 +334,8 @@ class Ensuring(PipelineCore):
                                      f"{approve_command_for(record)}")
                 return EnsureResult(self._tool(record), record, True, tuple(recorder.events),
                                     report)
-            record = self._persist(spec.name, source, gated.report, provenance, recorder)
+            record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                   contract_change=contract_change)
             with recorder.station("activate") as activated:
                 record, adopted = self._activate(record, pool if record.version == candidate
                                                  else None)
@@ -403,12 +421,18 @@ class Ensuring(PipelineCore):
         *,
         rejected: str | None = None,
         pending: str | None = None,
+        contract_change: bool = False,
     ) -> VersionRecord:
         """Write the version with its verdict: approved, rejected or pending with a reason."""
         status = REJECTED if rejected else PENDING if pending else APPROVED
         signer = self.signer if status == APPROVED else None
         decision = ({"action": "ensure", "by": self.approver or approver_name(),
                      "reason": "verified by ensure"} if signer is not None else None)
+        if decision is not None and contract_change and name in self.registry.names():
+            # A contract change drops the counterexamples the chain signed: said in the chain.
+            from dyntools.pipeline.contract import contract_decision
+
+            decision = contract_decision(decision, self.registry.tool(name), (), True)
         with recorder.station("persist") as persisted:
             # An approved version moves the pointer in the same durable commit that records
             # it: verification is already behind it, so there is nothing left to wait for.

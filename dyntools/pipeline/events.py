@@ -128,8 +128,13 @@ def recorded_contract_change(provenance: Any) -> bool:
 
 
 def log_execute(name: str, version: int | None, started: float, outcome: str,
-                 reason: str | None, detail: str | None) -> None:
+                 reason: str | None, detail: str | None, call_id: str | None = None,
+                 params_kept: bool | None = None) -> None:
+    """One call's audit event; `id` names it (`dyntools repair NAME --call ID` for a failed
+    one whose params were kept: `params_kept`)."""
+    extra: dict[str, Any] = {} if params_kept is None else {"params_kept": params_kept}
     get_logger("pipeline").info(
         AUDIT_EVENT, tool=name, version=version, station=EXECUTE,
         duration_ms=round(ms_since(started), 3), outcome=outcome, reason=reason, detail=detail,
+        id=call_id, **extra,
     )

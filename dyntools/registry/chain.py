@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 DOMAIN = b"dyntools-decision-v1\n"
 SIGN_STATE = "sign-state"
+CONTRACT = "contract"
 ALIAS = "alias"
 
 # action -> what its record means. Every record states the resulting pointer and statuses
@@ -69,11 +70,18 @@ ACTIONS: Mapping[str, str] = MappingProxyType({
     "rollback": "the pointer moved back to an earlier approved version",
     "retire": "a version is never served again (the pointer moves below it if it was current)",
     "ensure": "a generated version passed gate and verification and became current",
+    CONTRACT: "a version was approved (and made current, unless told not to) under the "
+              "counterexamples `contract` names, whole: a repair added one, or a contract "
+              "change dropped them; every later version must pass them",
     ALIAS: "the name serves another tool's current version (`target`), or no longer does "
            "(`target` null); the name has no versions of its own",
 })
 # action -> the fields of its own its records carry (signed with the rest).
-EXTRA_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType({ALIAS: frozenset({"target"})})
+EXTRA_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType({
+    CONTRACT: frozenset({"contract"}),
+    ALIAS: frozenset({"target"}),
+})
+MAX_CONTRACT = 4096  # counterexamples a tool's signed contract may name
 
 FIELDS = frozenset({"tool", "seq", "prev", "action", "versions", "current", "statuses", "by",
                     "time", "reason", "key"})
@@ -107,6 +115,8 @@ class ChainRecord(NamedTuple):
     reason: str | None
     key: str
     digest: str  # SHA-256 of the signed bytes: what the next record's `prev` holds
+    # a `contract` record: the SHA-256 of each counterexample in the tool's contract, whole
+    contract: tuple[str, ...] | None = None
     target: str | None = None  # an alias record's: the tool the name serves (None: no longer)
 
     @property
@@ -128,6 +138,7 @@ class ChainRecord(NamedTuple):
                 "versions": list(self.versions), "current": self.current,
                 "statuses": {str(v): s for v, s in sorted(self.statuses.items())},
                 "by": self.by, "time": self.time, "reason": self.reason, "key": self.key,
+                **({"contract": list(self.contract)} if self.contract is not None else {}),
                 **({"target": self.target} if self.action == ALIAS else {})}
 
 
@@ -232,6 +243,7 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
         states[int(key)] = status
     for key in ("key", STORED_ONLY):
         _text(raw, key)
+    contract = _digests(raw.get("contract")) if action == CONTRACT else None
     target = None
     if action == ALIAS:
         target = raw["target"]
@@ -245,8 +257,29 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
         tool=tool, seq=seq, prev=prev, action=action, versions=moved, current=pointer,
         statuses=MappingProxyType(states), by=str(_text(raw, "by")),
         time=str(_text(raw, "time")), reason=_text(raw, "reason", optional=True),
-        key=str(raw["key"]), digest=digest_of(raw), target=target,
+        key=str(raw["key"]), digest=digest_of(raw), contract=contract, target=target,
     )
+
+
+def _digests(value: Any) -> tuple[str, ...]:
+    """A `contract` field: distinct SHA-256 hex digests, sorted, at most MAX_CONTRACT."""
+    if not isinstance(value, list) or len(value) > MAX_CONTRACT:
+        raise ChainError(f"contract must be a list of at most {MAX_CONTRACT} digests")
+    for item in value:
+        if not isinstance(item, str) or not _SHA256.fullmatch(item):
+            raise ChainError("contract holds something that is not a SHA-256 digest")
+    if value != sorted(set(value)):
+        raise ChainError("contract must list distinct digests in order")
+    return tuple(value)
+
+
+def signed_contract(records: Sequence[ChainRecord]) -> tuple[ChainRecord | None, frozenset[str]]:
+    """The latest `contract` record among verified `records` and the counterexamples it
+    signs (none before the first)."""
+    for record in reversed(records):
+        if record.action == CONTRACT and record.contract is not None:
+            return record, frozenset(record.contract)
+    return None, frozenset()
 
 
 def signature_problem(raw: Mapping[str, Any]) -> str | None:

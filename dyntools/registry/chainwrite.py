@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # actions whose version must be one the chain approves / has not decided on yet
 _NEEDS_APPROVED = frozenset({"activate", "rollback"})
-_NEEDS_UNDECIDED = frozenset({"approve", "reject", "ensure"})
+_NEEDS_UNDECIDED = frozenset({"approve", "reject", "ensure", chain.CONTRACT})
 
 
 def require_key(trusted: frozenset[str] | None, signer: Signer | None, what: str, name: str,
@@ -108,7 +108,8 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
              stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Manifest:
     """`manifest` (as the decision leaves it) with the decision's signed record appended, when
     there is a signer. `stamp` is the decision as recorded on the version: by, time, reason;
-    `extra` the action's own fields (chain.EXTRA_FIELDS: an alias's target)."""
+    `extra` the action's own fields (chain.EXTRA_FIELDS: an alias's target; a contract
+    record's set is computed here, from the chain and the stamp's `contract_added`)."""
     if signer is None:
         return manifest
     now = chain.manifest_statuses(manifest.versions)
@@ -120,9 +121,25 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
     else:
         statuses = now
         seq, prev = _link(name, manifest.chain)
+    if action == chain.CONTRACT:
+        extra = {"contract": contract_set(name, manifest, stamp)}
     record = _signed(signer, name, seq, prev, action, versions, manifest.current, statuses,
                      stamp, extra)
     return manifest.with_chain((*manifest.chain, record))
+
+
+def contract_set(name: str, manifest: Manifest, stamp: Mapping[str, Any]) -> list[str]:
+    """What a `contract` record states: the counterexamples the chain signed so far (none
+    after a contract change, `contract_change` in the decision) and the ones the decision
+    adds (`contract_added`, digests), whole and sorted."""
+    added = stamp.get("contract_added")
+    if not isinstance(added, list) or not all(isinstance(d, str) for d in added):
+        raise UsageError(f"a contract decision on {name} names the counterexamples it adds",
+                         tool=name)
+    before: frozenset[str] = frozenset()
+    if stamp.get("contract_change") is not True and manifest.chain:
+        before = chain.signed_contract(chain.verify_chain(manifest.chain, name, None).records)[1]
+    return sorted(before | set(added))
 
 
 def _link(name: str, records: Sequence[Mapping[str, Any]]) -> tuple[int, str | None]:

@@ -864,6 +864,7 @@ class Registry:
         by: str | None = None,
         activate: bool = True,
         signer: signing.Signer | None = None,
+        contract: Mapping[str, Any] | None = None,
     ) -> VersionRecord:
         """A reviewer's decision on a recorded version, with who, when and why:
 
@@ -874,7 +875,9 @@ class Registry:
                   no manifest records is recorded as retired. The pointer, if on it, moves to
                   the newest usable version below it (or none).
 
-        Verification is the caller's job (the pipeline's `approve` runs it first)."""
+        Verification is the caller's job (the pipeline's `approve` runs it first).
+        `contract` ({"contract_added": [digests], "contract_change": bool}) makes an approval
+        that changes the tool's counterexamples a `contract` decision (chain.py)."""
         require_valid_name(name)
         from dyntools.registry import chainwrite  # a writer's: a call never loads it
 
@@ -887,6 +890,10 @@ class Registry:
             raise UsageError(f"a version number is 1..{MAX_VERSION}, got {version!r}",
                              tool=name, version=version)
         decision = {"action": action, "by": by or default_approver(), "reason": reason}
+        if contract is not None and action == "approve":
+            from dyntools.registry.chain import CONTRACT
+
+            decision.update(contract, action=CONTRACT)
         chainwrite.require_key(self.trusted_keys, signer, f"the {action} of {name} v{version}",
                                name, version)
         with self._writing(name) as (folder, on_disk_manifest, _):
@@ -927,7 +934,8 @@ class Registry:
             elif action == "retire" and manifest.current == version:
                 below = self._newest_usable_below(name, manifest, version, head)
                 manifest = manifest.with_pointer(below, "retire", **_who(entry, decision))
-            manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
+            manifest = chainwrite.appended(name, manifest, str(decision["action"]),
+                                           (version,), signer, head,
                                            stamp=entry.decisions[-1])
             with interrupts.critical():
                 self._commit(folder, manifest)

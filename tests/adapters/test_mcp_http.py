@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 TOKEN = "test-token-0123456789-abcdef"
 WAIT = 20.0
-META = ["find_tools", "call_tool", "ensure_tool"]
+META = ["find_tools", "call_tool", "ensure_tool", "report_failure"]
 
 
 @contextmanager
