@@ -414,8 +414,8 @@ class Walk:
     def klass(self, value: Any, depth: int) -> None:
         """A class whose attributes can change (a built-in type's cannot): its namespace,
         every name included (`difflib.HtmlDiff._default_prefix` counts the tables made), is
-        compared by identity after each call (`classes`), and what its public attributes hold
-        is walked like any value."""
+        compared after each call (`classes`, `ModuleState.changed`), and what its public
+        attributes hold is walked like any value."""
         for klass in getattr(value, "__mro__", ()):
             flags = getattr(klass, "__flags__", 0)
             if not flags & HEAPTYPE or flags & IMMUTABLETYPE or id(klass) in self.known:
