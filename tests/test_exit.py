@@ -10,12 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.environment import env_without_dyntools
+
 
 def _python(code: str, *, stdout: int | None = subprocess.PIPE,
             cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     # Buffered stdout: what an exit has to flush is there.
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONWARNINGS", "PYTHONUNBUFFERED") and not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
+    env.pop("PYTHONWARNINGS", None)
+    env.pop("PYTHONUNBUFFERED", None)
     return subprocess.run([sys.executable, "-c", code], stdout=stdout, stderr=subprocess.PIPE,
                           text=True, env=env, cwd=cwd, timeout=60, check=False)
 

@@ -19,8 +19,9 @@ from dyntools.cli import main
 from dyntools.errors import LayerUnavailable
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
-from tests.cli_probe import env_without_dyntools, run_cli
 from tests.missing_layer import SIMULATED, env_without_seccomp, no_seccomp
+from tests.support.cli import run_cli
+from tests.support.environment import env_without_dyntools
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")

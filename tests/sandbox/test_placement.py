@@ -11,18 +11,17 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from dyntools.sandbox import WorkerPool
 from dyntools.sandbox.placement import SPIN_S, Placement, current_cpu_reader
+from tests.support.environment import lacking
 
 ECHO = '''
 def run(params):
     return {"value": params.get("value")}
 '''
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
-                                reason="no CPU affinity on this OS")
+if not hasattr(os, "sched_setaffinity"):
+    lacking("no CPU affinity on this OS", module_level=True)
 
 
 def _worker(pool: WorkerPool):  # type: ignore[no-untyped-def]
@@ -71,7 +70,7 @@ print("ok")
 def test_the_worker_is_kept_off_the_callers_cpu_while_it_is_the_only_thread(tool):
     cpus = os.sched_getaffinity(0)
     if len(cpus) < 2 or current_cpu_reader() is None:
-        pytest.skip("needs two CPUs and sched_getcpu")
+        lacking("needs two CPUs and sched_getcpu")
     out = subprocess.run([sys.executable, "-c", KEPT_OFF, str(tool(ECHO))],
                          capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
