@@ -92,8 +92,13 @@ lint: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
+# Past the suite's budget: atheris on the gate, the property tests with thousands of examples
+# and the large walks whole (tests/support/budget.py), and the reachability walk.
 fuzz: $(VENV)/.installed-dev
 	$(PY) -m pip install --quiet -e '.[fuzz]'
+	DYNTOOLS_FUZZ=1 DYNTOOLS_LAYER_MUTANTS=0 $(PY) -m pytest -q -p no:cacheprovider \
+		tests/gate/test_properties.py tests/gate/test_fast_paths.py \
+		"tests/sandbox/test_layer_matrix.py::test_the_gate_reject_corpus_reaches_nothing_on_the_host"
 	$(PY) tests/fuzz/fuzz_gate.py -max_total_time=$${SECONDS_TO_FUZZ:-60} tests/fuzz/corpus
 	$(PY) tests/sandbox/reachability_walk.py --calls $${WALK_CALLS:-1000000} --depth 2
 

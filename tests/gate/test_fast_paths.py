@@ -26,6 +26,7 @@ from dyntools.gate import check_source, load_policy, visitor
 from dyntools.gate.identifiers import may_hold_non_ascii_identifier, tokenized_non_ascii_identifiers
 from dyntools.gate.literals import NotLiteral, literal_value, measured_literal
 from dyntools.gate.metatext import check_metadata_text, has_hidden_text
+from tests.support.budget import examples
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "tests" / "gate" / "cases").glob("*/*.py"))
@@ -283,7 +284,7 @@ def _tree_schema(children: st.SearchStrategy[object]) -> st.SearchStrategy[objec
 
 
 @given(st.recursive(LEAF_SCHEMAS, _tree_schema, max_leaves=25))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100, 3000), deadline=None)
 def test_the_one_pass_tree_bounds_are_the_general_walks(schema: object) -> None:
     import dyntools.base.jsonschema_safe as safe
 

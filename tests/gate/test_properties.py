@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from dyntools.gate import check_source, load_policy
 from dyntools.gate.findings import RULES, GateReport, render_text, to_json, to_sarif
+from tests.support.budget import examples
 
 REPO = Path(__file__).resolve().parents[2]
 ACCEPT_DIR = REPO / "tests" / "gate" / "cases" / "accept"
@@ -57,13 +58,15 @@ def assert_well_formed(report: GateReport) -> None:
 
 
 # ---------------------------------------------------------------------------- never crashes
-@QUICK
+# Programs drawn from the grammar and from libcst's nodes are slow to draw (~0.1 s each):
+# the suite draws a few dozen, `make fuzz` thousands (atheris fuzzes the gate there too).
+@settings(QUICK, max_examples=examples(50, 3000))
 @given(hypothesmith.from_grammar())
 def test_grammar_programs_never_crash_the_gate(source: str) -> None:
     assert_well_formed(check_source(source, POLICY))
 
 
-@settings(QUICK, max_examples=40)
+@settings(QUICK, max_examples=examples(15, 1000))
 @given(hypothesmith.from_node())
 def test_libcst_programs_never_crash_the_gate(source: str) -> None:
     assert_well_formed(check_source(source, POLICY))
@@ -118,7 +121,7 @@ SCHEMAS = st.recursive(
 )
 
 
-@settings(QUICK, max_examples=200)
+@settings(QUICK, max_examples=examples(80, 3000))
 @given(
     st.dictionaries(SCHEMA_KEYS, SCHEMAS, max_size=6),
     st.dictionaries(st.sampled_from(["a", "b", "c"]), SCHEMAS, max_size=3),
