@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.budget import examples
 from tests.support.cli import DYNTOOLS
 from tests.support.cli import dyntools as dt
 from tests.support.environment import env_without_dyntools, lacking
@@ -465,7 +466,7 @@ def test_interrupting_ensure_at_random_points_leaves_the_registry_reviewable(
     assert process.wait(timeout=60) == 0
     span = time.monotonic() - begun
     audited = False
-    for attempt in range(12):
+    for attempt in range(examples(8, 100)):  # a soak under `make fuzz`
         name = names[attempt % len(names)]
         signum = signal.SIGINT if attempt % 2 == 0 else signal.SIGTERM
         process, started, reader, lines = _started_ensure(reg, name)

@@ -31,8 +31,8 @@ from dyntools.sandbox.testing import run_unchecked
 from dyntools.sandbox.worker.audit import _protected_write
 from dyntools.sandbox.worker.guards import Guards, safe_builtins
 from dyntools.sandbox.worker.hardening import DataCopier, safe_hash
-from tests.fresh import fresh_stdout
 from tests.sandbox.conftest import only
+from tests.support.fresh import fresh_stdout
 
 FORBIDDEN = sys  # a module: no guard may ever hand it to a tool
 
