@@ -26,7 +26,9 @@ def _python(code: str, *, stdout: int | None = subprocess.PIPE,
 def test_script_raises_the_exit_and_the_interpreter_ends_the_process(tmp_path: Path) -> None:
     done = _python(
         "import atexit, sys, threading, time\n"
-        "def late():\n"
+        "exiting = threading.Event()\n"
+        "def late():\n"  # writes only once the exit is under way, however loaded the host
+        "    exiting.wait(60)\n"
         "    time.sleep(0.2)\n"
         "    sys.stdout.write('thread\\n')\n"
         "atexit.register(lambda: sys.stdout.write('atexit\\n'))\n"
@@ -37,6 +39,7 @@ def test_script_raises_the_exit_and_the_interpreter_ends_the_process(tmp_path: P
         "    script()\n"
         "except SystemExit as exc:\n"
         "    sys.stdout.write(f'exit {exc.code}\\n')  # buffered: a pipe is not a terminal\n"
+        "    exiting.set()\n"
         "    raise\n", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "exit 2\nthread\natexit\n")
     assert done.stderr.endswith("Error: missing.py: No such file or directory\n")
