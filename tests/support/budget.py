@@ -1,9 +1,10 @@
 """The suite's time budget (under 10 minutes on 2 cores, `make test`) and what runs past it.
 
 `make fuzz` sets DYNTOOLS_FUZZ=1: the property tests then draw many more examples, the large
-walks run whole and the random-interrupt soak runs a hundred rounds. A test whose example count
-or sample this module sets proves the same claim in both; the suite's share is what fits the
-budget. A test marked `fuzz` (pyproject.toml) runs under `make fuzz` only."""
+walks run whole and the random-interrupt soak runs a hundred rounds (five in the suite). A
+test whose example count or sample this module sets proves the same claim in both; the
+suite's share is what fits the budget. A test marked `fuzz` (pyproject.toml) runs under
+`make fuzz` only."""
 
 from __future__ import annotations
 
