@@ -21,6 +21,11 @@ Also printed: what the warm-worker state check costs per call (issue 26), and th
 was chosen over, measured in the same run: a fork per call from an already-started,
 already-imported parent (a zygote), each child locking itself down, running the module body
 and answering one call, against the warm call.
+
+The conditions real hosts run in (issue 30: idle, busy, caller and asyncio-executor threads in
+the host, idle and busy machine, `Dyntools.call` beside `WorkerPool.call`, N concurrent
+callers, the cold call from `Dyntools(...)`) are measured by bench/warm_conditions.py, each
+cell in a fresh process against the pipe floor of the same condition.
 """
 
 from __future__ import annotations

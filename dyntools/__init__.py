@@ -7,6 +7,7 @@
         dt.ensure("slugify_text")                       # generate, gate, verify, activate
         dt.call("slugify_text", {"text": "Hello World"})
         dt.runtime.describe()                           # the warm pools behind the calls
+        dt.run_code("result = tools.slugify_text(text=inputs['t'])", {"t": "Hi"})  # RunOutcome
 
     with Runtime(Registry.open("generated_tools"), pool_size=4) as runtime:
         runtime.call("slugify_text", {"text": "Hello World"})   # no generation, no ensure
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
     from dyntools.base.log import configure_logging
     from dyntools.catalog.core import Catalog
+    from dyntools.codemode.limits import RunLimits
+    from dyntools.codemode.outcome import RunOutcome
     from dyntools.errors import (
         DyntoolsError,
         GateRejected,
@@ -73,6 +76,8 @@ __all__ = [
     "PersistError",
     "Registry",
     "RegistryError",
+    "RunLimits",
+    "RunOutcome",
     "Runtime",
     "SandboxError",
     "SandboxLimits",
@@ -104,6 +109,8 @@ _HOMES = {
     "build_generator": "dyntools.generators",
     "Registry": "dyntools.registry",
     "Runtime": "dyntools.pipeline.runtime",
+    "RunLimits": "dyntools.codemode.limits",
+    "RunOutcome": "dyntools.codemode.outcome",
     "SandboxLimits": "dyntools.sandbox.limits",
     "WorkerPool": "dyntools.sandbox.pool",
     "Tool": "dyntools.pipeline.toolmeta",

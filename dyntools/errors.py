@@ -8,7 +8,12 @@ reason it exists before anything raises it.
 
     DyntoolsError                     station, reason, message, details
     ├── UsageError                    bad input from the caller (unknown tool, bad name, ...)
-    │   └── InvalidParams             reason "invalid_params" (params do not match the schema)
+    │   ├── InvalidParams             reason "invalid_params" (params do not match the schema)
+    │   ├── NothingToRepair           reason "nothing_to_repair" (the current version already
+    │   │                             gives the repair's expected result)
+    │   ├── ContractContradiction     reason "contract_contradiction" (a counterexample that
+    │   │                             contradicts the tool's contract: a contract change)
+    │   └── UnknownRun                reason "unknown_run" (no kept script run has this id)
     ├── PolicyLoadError               the allow-list cannot be read or parsed
     │   └── CapabilityPolicyError     reason "capability_policy" (the operator's TOML is bad)
     ├── GateRejected                  station "gate", reason "unsafe_source"; carries the report
@@ -23,13 +28,18 @@ reason it exists before anything raises it.
     │   ├── GenerationRefused         reason "refusal" (the model declined)
     │   ├── GenerationTruncated       reason "truncated" (the answer hit max_tokens)
     │   ├── GenerationNoCode          reason "no_code" (the answer holds no Python code)
-    │   └── GenerationNoTemplate      reason "no_template" (offline: no built-in template)
+    │   ├── GenerationNoTemplate      reason "no_template" (offline: no built-in template)
+    │   └── PromotionRefused          reason "promotion_refused" (a script run that cannot
+    │                                 become a tool file: not ok, no object result, a def
+    │                                 that reads the script's variables, global)
     ├── PersistError                  station "persist", reason "persist_failed"
     ├── RegistryError                 station "registry"
     │   ├── UnknownTool               reason "unknown_tool"
     │   ├── UnknownVersion            reason "unknown_version"
     │   ├── VersionUnusable           reason "version_unusable" (quarantined, rejected, edited)
     │   ├── PendingApproval           reason "pending_approval" (verified, waits for a reviewer)
+    │   │   └── RepairsPending        reason "repairs_pending" (an agent's repair refused: a
+    │   │                             pending repair carries it, or too many wait)
     │   ├── ChainMismatch             reason "chain_mismatch" (with trusted keys: the pointer or
     │   │                             a status disagrees with a valid decision chain, the chain
     │   │                             does not verify, or is older than this consumer has seen)
@@ -37,14 +47,18 @@ reason it exists before anything raises it.
     │   │                             decision chain yet; dyntools sign-state writes its first)
     │   ├── TrustStateError           reason "trust_state" (the file of accepted chain heads
     │   │                             cannot be read, parsed or written: fail closed)
-    │   └── SigningKeyRequired        reason "signing_key_required" (with trusted keys: a
-    │                                 decision without a key, or with a key they do not list)
+    │   ├── SigningKeyRequired        reason "signing_key_required" (with trusted keys: a
+    │   │                             decision without a key, or with a key they do not list)
+    │   └── RunTampered               reason "run_tampered" (a kept script run whose seal does
+    │                                 not match: edited, copied, or its source swapped)
     ├── LoadError                     station "load", reason "compile_error"
     ├── VerificationFailed            station "verify", reason "verification_failed"
     └── SandboxError                  station "execute"
         ├── SandboxTimeout            reason "timeout"
         ├── SandboxMemoryLimit        reason "memory_limit"
         ├── ToolRuntimeError          reason "runtime_error" (the tool raised)
+        │   └── ToolHttpError         reason "http_error" (a host request failed, and the tool
+        │                             let its host.HttpError end the call)
         ├── BadResult                 reason "bad_result" (not a JSON object, too large, ...)
         ├── SandboxViolation          reason "sandbox_violation" (a guard or an OS layer refused)
         │   └── CapabilityViolation   the same reason: a host request the declaration or the
@@ -54,7 +68,11 @@ reason it exists before anything raises it.
         ├── LayerUnavailable          reason "layer_unavailable" (--require-layers)
         ├── Overloaded                reason "overloaded" (every executor queue is full)
         ├── ExecutorUnavailable       reason "executor_unavailable" (no cluster, no live node)
-        └── SourceRefused             reason "source_refused" (a node's hash or gate check)
+        ├── SourceRefused             reason "source_refused" (a node's hash or gate check)
+        ├── RunLimitExceeded          reason "run_limit" (a script passed --max-tool-calls, or
+        │                             its record would pass the size cap of kept runs)
+        └── ReplayDiverged            reason "replay_diverged" (a resumed script's k-th tool
+                                      call is not the one its run recorded)
 """
 
 from __future__ import annotations
@@ -91,6 +109,26 @@ class UsageError(DyntoolsError):
 
 class InvalidParams(UsageError):
     reason = "invalid_params"
+
+
+class NothingToRepair(UsageError):
+    """A repair whose counterexample the current version already passes."""
+
+    reason = "nothing_to_repair"
+
+
+class ContractContradiction(UsageError):
+    """A counterexample that gives params the tool's contract promises a different result:
+    that is a contract change (a new version with contract_change), not a repair."""
+
+    reason = "contract_contradiction"
+
+
+class UnknownRun(UsageError):
+    """No script run with this id is kept in the registry's `.runs/` (never made, or
+    removed by the retention limit)."""
+
+    reason = "unknown_run"
 
 
 class PolicyLoadError(DyntoolsError):
@@ -168,6 +206,14 @@ class GenerationNoTemplate(GenerationError):
     reason = "no_template"
 
 
+class PromotionRefused(GenerationError):
+    """A script run cannot become a tool file; the message says why (it did not end ok,
+    its result is not a JSON object, a top-level def reads the script's variables, it uses
+    `global`, ...). Nothing was written."""
+
+    reason = "promotion_refused"
+
+
 class PersistError(DyntoolsError):
     station = "persist"
     reason = "persist_failed"
@@ -195,6 +241,14 @@ class PendingApproval(RegistryError):
     the version and the command that approves it."""
 
     reason = "pending_approval"
+
+
+class RepairsPending(PendingApproval):
+    """A repair refused before anything is generated because the tool's repairs already
+    wait for a reviewer: this counterexample is on one of them, or MAX_PENDING_REPAIRS are
+    (pipeline/repair.py): a flood of failure reports cannot fill the registry."""
+
+    reason = "repairs_pending"
 
 
 class ChainMismatch(RegistryError):
@@ -227,6 +281,15 @@ class SigningKeyRequired(RegistryError):
     reason = "signing_key_required"
 
 
+class RunTampered(RegistryError):
+    """A kept script run that does not match its seal (dyntools/codemode/seal.py): its
+    record was edited after it was kept (a recorded result, a limit, the source with its
+    hash), copied from another registry, or has no seal. It is neither resumed nor
+    promoted."""
+
+    reason = "run_tampered"
+
+
 class LoadError(DyntoolsError):
     station = "load"
     reason = "compile_error"
@@ -252,6 +315,14 @@ class SandboxMemoryLimit(SandboxError):
 
 class ToolRuntimeError(SandboxError):
     reason = "runtime_error"
+
+
+class ToolHttpError(ToolRuntimeError):
+    """A host request of the tool failed (a 4xx or 5xx answer, a timeout, DNS, ...) and the
+    tool did not catch the `host.HttpError`: the call failed, and says so, rather than
+    answering with what a failed request left behind."""
+
+    reason = "http_error"
 
 
 class BadResult(SandboxError):
@@ -292,3 +363,17 @@ class SourceRefused(SandboxError):
     or its own gate rejects them. Nothing was compiled or run."""
 
     reason = "source_refused"
+
+
+class RunLimitExceeded(SandboxError):
+    """A script passed one of its run's limits that end it rather than fail one call: more
+    tool calls than `max_tool_calls`, or a record too large to keep for a resume."""
+
+    reason = "run_limit"
+
+
+class ReplayDiverged(SandboxError):
+    """A resumed script made a tool call other than the one its run recorded at that place
+    (another tool, or other params): the recorded results no longer apply, so the run ends."""
+
+    reason = "replay_diverged"

@@ -12,6 +12,7 @@ templates) and run in the sandbox. A tool's failure comes back as a `ToolMessage
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -46,15 +47,55 @@ def build_catalog(registry: str | None) -> Catalog:
 
 def fake_model(*turns: Any) -> Any:
     """LangChain's own fake chat model answering `turns` in order: a list of tool calls
-    `[(name, args), ...]` or the final text."""
+    `[(name, args), ...]`, the final text, or a function that writes the final text from the
+    tool outputs the model was sent (`answer_from`)."""
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage
+    from langchain_core.messages import AIMessage, ToolMessage
 
-    messages = [AIMessage(content=turn) if isinstance(turn, str) else AIMessage(
-        content="", tool_calls=[{"name": name, "args": args, "id": f"call_{t}_{i}",
-                                 "type": "tool_call"} for i, (name, args) in enumerate(turn)])
-        for t, turn in enumerate(turns)]
-    return GenericFakeChatModel(messages=iter(messages))
+    heard: list[Any] = []  # the messages of the turn being answered
+
+    def outputs() -> dict[str, Any]:
+        names = {call["id"]: call["name"] for message in heard
+                 if isinstance(message, AIMessage) for call in message.tool_calls}
+        return {names.get(m.tool_call_id, "?"): m.content for m in heard
+                if isinstance(m, ToolMessage)}
+
+    def replies() -> Any:
+        for t, scripted in enumerate(turns):
+            turn = scripted(outputs()) if callable(scripted) else scripted
+            yield AIMessage(content=turn) if isinstance(turn, str) else AIMessage(
+                content="", tool_calls=[{"name": name, "args": args, "id": f"call_{t}_{i}",
+                                         "type": "tool_call"}
+                                        for i, (name, args) in enumerate(turn)])
+
+    class Listening(GenericFakeChatModel):  # type: ignore[misc]
+        def _generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> Any:
+            heard[:] = messages
+            return super()._generate(messages, *args, **kwargs)
+
+    return Listening(messages=replies())
+
+
+def answer_from(outputs: dict[str, Any]) -> str:
+    """The scripted model's final answer, read from the tool outputs it was sent (a tool that
+    failed is said to have failed): never a text written before the tools ran."""
+    roman = _read(outputs.get("roman_numeral"), "roman")
+    product = _read(outputs.get("multiply"), "result")
+    first = (f"1994 is {roman}" if isinstance(roman, str) else
+             f"roman_numeral failed ({str(outputs.get('roman_numeral'))[:120]})")
+    second = (f"6 x 7 = {product:g}" if isinstance(product, int | float) else
+              f"multiply failed ({str(outputs.get('multiply'))[:120]})")
+    return f"{first}, and {second}."
+
+
+def _read(output: Any, key: str) -> Any:
+    """A field of a tool's output, whether it came as data or as JSON text."""
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return None
+    return output.get(key) if isinstance(output, dict) else None
 
 
 def run_agent(model: Any, catalog: Catalog, prompt: str, *,
@@ -86,8 +127,9 @@ def run_agent(model: Any, catalog: Catalog, prompt: str, *,
     raise RuntimeError(f"no final answer after {max_turns} turns")
 
 
+# The offline run: two tool calls, then an answer written from what the tools returned.
 OFFLINE = ([("roman_numeral", {"number": 1994}), ("multiply", {"a": 6, "b": 7})],
-           "1994 is MCMXCIV, and 6 x 7 = 42.")
+           answer_from)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

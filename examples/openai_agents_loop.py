@@ -32,10 +32,7 @@ WANTED = (
              {"type": "object", "properties": {"text": {"type": "string"}},
               "required": ["text"]}),
 )
-OFFLINE_SCRIPT: list[Any] = [
-    [("roman_numeral", {"number": 1994}), ("multiply", {"a": 6, "b": 7})],
-    "1994 is MCMXCIV, and 6 x 7 = 42.",
-]
+
 
 
 def build_catalog(registry: str | None) -> Catalog:
@@ -52,7 +49,8 @@ def build_catalog(registry: str | None) -> Catalog:
 
 def scripted_model(script: Sequence[Any]) -> Any:
     """A `agents.models.interface.Model` that answers turn by turn from `script`: a list of
-    tool calls `[(name, params), ...]`, or the final text. It keeps what it was sent."""
+    tool calls `[(name, params), ...]`, the final text, or a function that writes the final
+    text from the tool outputs it was sent (`answer_from`). It keeps what it was sent."""
     from agents.items import ModelResponse
     from agents.models.interface import Model
     from agents.usage import Usage
@@ -71,6 +69,8 @@ def scripted_model(script: Sequence[Any]) -> Any:
                                **kwargs: Any) -> Any:
             self.inputs.append(input)
             turn = self.turns.pop(0)
+            if callable(turn):
+                turn = turn(_tool_outputs(input))
             if isinstance(turn, str):
                 output: list[Any] = [ResponseOutputMessage(
                     id="msg", role="assistant", status="completed", type="message",
@@ -88,6 +88,42 @@ def scripted_model(script: Sequence[Any]) -> Any:
     return ScriptedModel()
 
 
+def _tool_outputs(items: Any) -> dict[str, Any]:
+    """Tool name -> the output the model was sent, from the SDK's input items."""
+    if not isinstance(items, list):
+        return {}
+    def field(item: Any, key: str) -> Any:
+        return item.get(key) if isinstance(item, dict) else getattr(item, key, None)
+
+    names = {field(i, "call_id"): field(i, "name") for i in items
+             if field(i, "type") == "function_call"}
+    return {names.get(field(i, "call_id"), "?"): field(i, "output") for i in items
+            if field(i, "type") == "function_call_output"}
+
+
+def answer_from(outputs: dict[str, Any]) -> str:
+    """The scripted model's final answer, read from the tool outputs it was sent (a tool that
+    failed is said to have failed): never a text written before the tools ran."""
+    roman = _read(outputs.get("roman_numeral"), "roman")
+    product = _read(outputs.get("multiply"), "result")
+    first = (f"1994 is {roman}" if isinstance(roman, str) else
+             f"roman_numeral failed ({str(outputs.get('roman_numeral'))[:120]})")
+    second = (f"6 x 7 = {product:g}" if isinstance(product, int | float) else
+              f"multiply failed ({str(outputs.get('multiply'))[:120]})")
+    return f"{first}, and {second}."
+
+
+def _read(output: Any, key: str) -> Any:
+    """A field of a tool's output, whether it came as data or as JSON text."""
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return None
+    return output.get(key) if isinstance(output, dict) else None
+
+
+
 def run_agent(catalog: Catalog, prompt: str, model: Any = None) -> str:
     from agents import Agent, Runner, set_tracing_disabled
 
@@ -97,6 +133,13 @@ def run_agent(catalog: Catalog, prompt: str, model: Any = None) -> str:
                                                 allow_generation=True),
                   **({"model": model} if model is not None else {}))
     return str(Runner.run_sync(agent, prompt).final_output)
+
+
+# The offline run: two tool calls, then an answer written from what the tools returned.
+OFFLINE_SCRIPT: list[Any] = [
+    [("roman_numeral", {"number": 1994}), ("multiply", {"a": 6, "b": 7})],
+    answer_from,
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,7 @@ pydantic-ai's own `FunctionModel` answering from a script. Nothing runs at impor
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -28,10 +29,7 @@ WANTED = (
              {"type": "object", "properties": {"number": {"type": "integer"}},
               "required": ["number"]}),
 )
-OFFLINE: tuple[Any, ...] = (
-    [("roman_numeral", {"number": 1994}), ("multiply", {"a": 6, "b": 7})],
-    "1994 is MCMXCIV, and 6 x 7 = 42.",
-)
+
 
 
 def build_catalog(registry: str | None) -> Catalog:
@@ -47,9 +45,17 @@ def build_catalog(registry: str | None) -> Catalog:
 
 
 def scripted_model(*turns: Any) -> Any:
-    """pydantic-ai's `FunctionModel`, answering turn by turn: tool calls `[(name, args)]` or
-    the final text. `model.seen` keeps the messages and the tool names offered each turn."""
-    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    """pydantic-ai's `FunctionModel`, answering turn by turn: tool calls `[(name, args)]`,
+    the final text, or a function that writes the final text from the tool outputs it was
+    sent (`answer_from`). `model.seen` keeps the messages and the tool names offered each
+    turn."""
+    from pydantic_ai.messages import (
+        ModelResponse,
+        RetryPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+    )
     from pydantic_ai.models.function import AgentInfo, FunctionModel
 
     script = list(turns)
@@ -58,6 +64,12 @@ def scripted_model(*turns: Any) -> Any:
     def answer(messages: list[Any], info: AgentInfo) -> ModelResponse:
         seen.append((list(messages), [tool.name for tool in info.function_tools]))
         turn = script.pop(0)
+        if callable(turn):  # a failed tool came back as a retry prompt: its text, said
+            turn = turn({part.tool_name: (part.content if isinstance(part, ToolReturnPart)
+                                          else f"error: {part.model_response()}")
+                         for message in messages for part in getattr(message, "parts", ())
+                         if isinstance(part, ToolReturnPart | RetryPromptPart)
+                         and part.tool_name})
         if isinstance(turn, str):
             return ModelResponse(parts=[TextPart(turn)])
         return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"c{len(seen)}_{i}")
@@ -68,12 +80,41 @@ def scripted_model(*turns: Any) -> Any:
     return model
 
 
+def answer_from(outputs: dict[str, Any]) -> str:
+    """The scripted model's final answer, read from the tool outputs it was sent (a tool that
+    failed is said to have failed): never a text written before the tools ran."""
+    roman = _read(outputs.get("roman_numeral"), "roman")
+    product = _read(outputs.get("multiply"), "result")
+    first = (f"1994 is {roman}" if isinstance(roman, str) else
+             f"roman_numeral failed ({str(outputs.get('roman_numeral'))[:120]})")
+    second = (f"6 x 7 = {product:g}" if isinstance(product, int | float) else
+              f"multiply failed ({str(outputs.get('multiply'))[:120]})")
+    return f"{first}, and {second}."
+
+
+def _read(output: Any, key: str) -> Any:
+    """A field of a tool's output, whether it came as data or as JSON text."""
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return None
+    return output.get(key) if isinstance(output, dict) else None
+
+
 def run_agent(model: Any, catalog: Catalog, prompt: str) -> str:
     from pydantic_ai import Agent
 
     toolset = toolset_for_pydantic_ai(catalog, wanted=WANTED, allow_generation=True)
     agent = Agent(model, toolsets=[toolset], instructions="Use the tools to answer.")
     return str(agent.run_sync(prompt).output)
+
+
+# The offline run: two tool calls, then an answer written from what the tools returned.
+OFFLINE: tuple[Any, ...] = (
+    [("roman_numeral", {"number": 1994}), ("multiply", {"a": 6, "b": 7})],
+    answer_from,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,7 +31,8 @@ WANTED = (
               "required": ["number"]}),
 )
 OFFLINE = ([("roman_numeral", {"number": 1994}), ("multiply", {"a": 6, "b": 7})],
-           [("final_answer", {"answer": "1994 is MCMXCIV, and 6 x 7 = 42."})])
+           # the final answer, from what the tools returned
+           lambda outputs: [("final_answer", {"answer": answer_from(outputs)})])
 
 
 def build_catalog(registry: str | None) -> Catalog:
@@ -46,9 +47,10 @@ def build_catalog(registry: str | None) -> Catalog:
     return catalog
 
 
-def scripted_model(*turns: Sequence[tuple[str, dict[str, Any]]]) -> Any:
-    """A smolagents `Model` whose every answer is the next turn's tool calls; it keeps the
-    messages it was sent."""
+def scripted_model(*turns: Any) -> Any:
+    """A smolagents `Model` whose every answer is the next turn's tool calls, or a function
+    that writes them from the tool outputs it was sent (`answer_from`); it keeps the messages
+    it was sent."""
     from smolagents.models import (
         ChatMessage,
         ChatMessageToolCall,
@@ -62,10 +64,14 @@ def scripted_model(*turns: Sequence[tuple[str, dict[str, Any]]]) -> Any:
             super().__init__(model_id="scripted")
             self.turns = list(turns)
             self.seen: list[Any] = []
+            self.steps: list[list[str]] = []  # the tools it called, step by step
 
         def generate(self, messages: list[Any], **kwargs: Any) -> Any:
             self.seen.append(messages)
             calls = self.turns.pop(0)
+            if callable(calls):
+                calls = calls(_tool_outputs(messages, self.steps))
+            self.steps.append([name for name, _ in calls])
             return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[
                 ChatMessageToolCall(id=f"call_{len(self.seen)}_{i}", type="function",
                                     function=ChatMessageToolCallFunction(
@@ -73,6 +79,52 @@ def scripted_model(*turns: Sequence[tuple[str, dict[str, Any]]]) -> Any:
                 for i, (name, args) in enumerate(calls)])
 
     return ScriptedModel()
+
+
+def _tool_outputs(messages: list[Any], steps: list[list[str]]) -> dict[str, Any]:
+    """Tool name -> what smolagents showed the model of its result. Each step the model
+    took (`steps`: the tools it called) gets one tool response: an observation with a line
+    per call (Python reprs), or the step's error."""
+    import ast
+
+    responses = [text for text in (
+        "".join(part.get("text", "") for part in message.content or []
+                if isinstance(part, dict)) for message in messages)
+        if text.startswith(("Observation:\n", "Error:\n"))]
+    outputs: dict[str, Any] = {}
+    for calls, text in zip(steps, responses, strict=False):
+        if text.startswith("Error:\n"):
+            outputs.update(dict.fromkeys(calls, text))
+            continue
+        for name, line in zip(calls, text.split("\n", 1)[1].splitlines(), strict=False):
+            try:
+                outputs[name] = ast.literal_eval(line)
+            except (ValueError, SyntaxError):
+                outputs[name] = line
+    return outputs
+
+
+def answer_from(outputs: dict[str, Any]) -> str:
+    """The scripted model's final answer, read from the tool outputs it was sent (a tool that
+    failed is said to have failed): never a text written before the tools ran."""
+    roman = _read(outputs.get("roman_numeral"), "roman")
+    product = _read(outputs.get("multiply"), "result")
+    first = (f"1994 is {roman}" if isinstance(roman, str) else
+             f"roman_numeral failed ({str(outputs.get('roman_numeral'))[:120]})")
+    second = (f"6 x 7 = {product:g}" if isinstance(product, int | float) else
+              f"multiply failed ({str(outputs.get('multiply'))[:120]})")
+    return f"{first}, and {second}."
+
+
+def _read(output: Any, key: str) -> Any:
+    """A field of a tool's output, whether it came as data or as JSON text."""
+    if isinstance(output, str):
+        try:
+            output = json.loads(output)
+        except ValueError:
+            return None
+    return output.get(key) if isinstance(output, dict) else None
+
 
 
 def run_agent(model: Any, catalog: Catalog, prompt: str, *, max_steps: int = 6) -> Any:

@@ -21,6 +21,8 @@ EXPECTED = {
     "PersistError",
     "Registry",
     "RegistryError",
+    "RunLimits",
+    "RunOutcome",
     "Runtime",
     "SandboxError",
     "SandboxLimits",

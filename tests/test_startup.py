@@ -36,6 +36,10 @@ NEVER_ON_CALL = (
     "dyntools.registry.chain", "dyntools.registry.chainwrite", "dyntools.registry.freshness",
     "dyntools.cli.review_cmd", "dyntools.cli.mcp_cmd", "dyntools.cli.sandbox_cmd",
     "dyntools.cli.ensure_cmd", "dyntools.cli.check_cmd", "dyntools.cli.ui_cmd",
+    # a library's health and repair (a failed call's record only when a call fails)
+    "dyntools.pipeline.health", "dyntools.pipeline.reverify", "dyntools.pipeline.duplicates",
+    "dyntools.pipeline.usage", "dyntools.pipeline.repair", "dyntools.pipeline.contract",
+    "dyntools.pipeline.failures", "dyntools.pipeline.failed_calls", "dyntools.cli.health_cmd",
     # and the standard library's corners the call path has no use for: secrets and hmac,
     # thread pools.
     "secrets", "hmac", "concurrent",

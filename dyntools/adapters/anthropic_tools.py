@@ -27,6 +27,12 @@ loads it only when a search returns a `tool_reference` to it) next to one search
 `wanted` specs that do not exist yet stay loaded (there are few, and search cannot find
 them). The installed SDK's types are checked for these fields before any is used.
 
+Code mode (`run_code=True` on both functions; off by default, so a program's tool list never
+grows by itself): the tools also hold `run_code(code, inputs)` and `resume_run(run_id)`, and
+dispatch answers them with a gated script whose `tools.NAME(...)` calls reach exactly the
+catalog's tools (dyntools/adapters/code_tools.py). They stay loaded under `defer_loading`,
+and shadow a catalog tool of the same name.
+
 The `anthropic` package is not imported for dispatch: blocks are read by attribute or key, so
 this works with any SDK version and with plain dicts. OpenAI-shaped input (a chat completion,
 its `tool_calls`, a Responses `function_call`) is refused with a `UsageError` naming
@@ -38,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dyntools.adapters.code_tools import CODE_TOOLS, code_tool_definitions, run_code_outcome
 from dyntools.adapters.core import field, in_order, run_tool, tool_entries
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
@@ -81,9 +88,11 @@ def tools_for_anthropic(
     wanted: Iterable[ToolSpec] = (),
     defer_loading: bool = False,
     tool_search: str = "dyntools",
+    run_code: bool = False,
 ) -> list[dict[str, Any]]:
     """The `tools` parameter: every catalog and registry tool, then `wanted` specs that do
-    not exist yet (a model may call those; dispatch generates them when allowed).
+    not exist yet (a model may call those; dispatch generates them when allowed), then, with
+    `run_code`, `run_code` and `resume_run` (dispatch them with `run_code=True` too).
 
     With `defer_loading`, catalog tools are marked for the API's tool search and a search
     tool is added first (see the module docstring)."""
@@ -91,9 +100,13 @@ def tools_for_anthropic(
         raise UsageError(f"tool_search must be one of {', '.join(TOOL_SEARCH_CHOICES)}, "
                          f"not {tool_search!r}")
     wanted = tuple(wanted)
-    exclude = (FIND_TOOLS,) if defer_loading and tool_search == "dyntools" else ()
-    if exclude and catalog.get(FIND_TOOLS) is not None:
-        get_logger("adapter.anthropic").warning("anthropic.tool_shadowed", tool=FIND_TOOLS)
+    exclude: tuple[str, ...] = ((FIND_TOOLS,) if defer_loading and tool_search == "dyntools"
+                                else ())
+    if run_code:
+        exclude += CODE_TOOLS
+    for name in exclude:
+        if catalog.get(name) is not None:
+            get_logger("adapter.anthropic").warning("anthropic.tool_shadowed", tool=name)
     existing = {tool.name for tool in catalog.list_tools()}
     tools = []
     for entry in tool_entries(catalog, wanted, exclude=exclude):
@@ -101,6 +114,9 @@ def tools_for_anthropic(
         if defer_loading and entry.name in existing:
             definition["defer_loading"] = True
         tools.append(definition)
+    if run_code:
+        tools += [_definition(name, description, schema)
+                  for name, description, schema in code_tool_definitions()]
     if not defer_loading:
         return tools
     _require_sdk_support(tool_search)
@@ -177,6 +193,7 @@ def dispatch_tool_uses(
     wanted: Iterable[ToolSpec] = (),
     timeout: float | None = None,
     max_workers: int = 1,
+    run_code: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every `tool_use` block and return its `tool_result` block (same order).
 
@@ -186,13 +203,17 @@ def dispatch_tool_uses(
     sandboxed call. `max_workers` > 1 runs the blocks of one response concurrently (hand-written
     tools then run on several threads at once). A `find_tools` block (tool search with
     `defer_loading`) is answered with `tool_reference` blocks from the catalog's search.
+    With `run_code` (as `tools_for_anthropic` was given it), `run_code` and `resume_run`
+    blocks run scripts over the catalog's tools; without it they are tools like any other
+    (unknown unless the catalog has them).
     """
     blocks = tool_use_blocks(message_or_content_blocks)
     specs = {spec.name: spec for spec in wanted}
 
     def one(block: Any) -> dict[str, Any]:
         return _dispatch_one(catalog, block, allow_generation=allow_generation,
-                             generator=generator, specs=specs, timeout=timeout)
+                             generator=generator, specs=specs, timeout=timeout,
+                             run_code=run_code)
 
     return in_order(one, blocks, max_workers)
 
@@ -214,12 +235,16 @@ def _dispatch_one(
     generator: Generator | None,
     specs: Mapping[str, ToolSpec],
     timeout: float | None,
+    run_code: bool = False,
 ) -> dict[str, Any]:
     tool_use_id = str(field(block, "id", ""))
     name = field(block, "name", None)
     params = field(block, "input", None)
     if name == FIND_TOOLS and catalog.get(FIND_TOOLS) is None:
         return _find_tools(catalog, tool_use_id, params)
+    if run_code and name in CODE_TOOLS:
+        outcome = run_code_outcome(catalog, name, params, "anthropic")
+        return tool_result(tool_use_id, outcome.value, is_error=outcome.is_error)
     outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
                        generator=generator, specs=specs, timeout=timeout, adapter="anthropic")
     return tool_result(tool_use_id, outcome.value, is_error=outcome.is_error)
@@ -242,3 +267,4 @@ def _find_tools(catalog: Catalog, tool_use_id: str, params: Any) -> dict[str, An
                 "content": "no tool matches; try other words"}
     return {"type": TOOL_RESULT, "tool_use_id": tool_use_id, "is_error": False,
             "content": [{"type": "tool_reference", "tool_name": hit.name} for hit in hits]}
+

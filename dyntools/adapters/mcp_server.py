@@ -4,17 +4,24 @@
     anyio.run(serve_stdio, McpToolServer(catalog))
 
 It lists the catalog's tools (hand-written, then the registry's current versions) with their
-PARAMS JSON Schemas, calls them (generated tools in the sandbox), and adds three tools of its
+PARAMS JSON Schemas, calls them (generated tools in the sandbox), and adds four tools of its
 own, listed first:
 - `find_tools(query, limit)`: the catalog's search (FTS5 BM25 over name, description and
   PARAMS), with each hit's schema;
 - `call_tool(name, params)`: call any tool by name, listed or not;
 - `ensure_tool(name, description, params_schema, examples, new_version, contract_change,
   generator, reuse_similar[, source])`: run the pipeline for a missing tool (generate, gate,
-  load, verify, persist, activate), or make a new version.
+  load, verify, persist, activate), or make a new version;
+- `report_failure(name, params, expected, reason[, generator, source])`: a call that went
+  wrong and the result it should have given, repaired into a verified next version
+  (pipeline/repair.py); it waits for a reviewer unless the operator allows otherwise.
 With the first two, a client that never refreshes its tool list (several do not act on
 `list_changed`) can still find and call every tool, including one grown a minute ago.
-`tools="compact"` lists only these three, for registries too large to list; `tools/list` is
+With `run_code=True` (`serve-mcp --run-code`; off by default) two more follow them:
+`run_code(code, inputs)` runs a gated script whose `tools.NAME(...)` calls reach exactly the
+tools this server serves, and `resume_run(run_id)` continues one that waited for a decision
+(dyntools/adapters/code_tools.py).
+`tools="compact"` lists only these, for registries too large to list; `tools/list` is
 paginated (`page_size` per page, an opaque cursor that stays valid while the list changes).
 The tool-file contract and the allow-list are in `ensure_tool`'s description (a summary)
 and in the resource `dyntools://tool-contract` (in full).
@@ -59,6 +66,13 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from dyntools import __version__
+from dyntools.adapters.code_tools import (
+    CODE_TOOLS,
+    RUN_CODE,
+    code_tool_definitions,
+    resume_run_call,
+    run_code_call,
+)
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
 from dyntools.base.toolname import MAX_TOOL_NAME
@@ -73,7 +87,11 @@ from dyntools.pipeline.toolmeta import check_params
 ENSURE_TOOL = "ensure_tool"
 FIND_TOOLS = "find_tools"
 CALL_TOOL = "call_tool"
-META_TOOLS = (FIND_TOOLS, CALL_TOOL, ENSURE_TOOL)
+REPORT_FAILURE = "report_failure"
+META_TOOLS = (FIND_TOOLS, CALL_TOOL, ENSURE_TOOL, REPORT_FAILURE)
+MAX_REASON_CHARS = 4000
+# Every tool of the server's own, in listing order (the code tools only when turned on).
+OWN_TOOLS = (*META_TOOLS, *CODE_TOOLS)
 TOOLS_MODES = ("full", "compact")
 PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
@@ -94,8 +112,15 @@ INSTRUCTIONS = (
     "call any tool by name with call_tool (this works even if your tool list is out of date). "
     "If the tool you need is missing, call ensure_tool with its snake_case name, what it should "
     "do and examples; the new tool is gated, verified in a sandbox and then callable (the "
-    "server also notifies you that the tool list changed). Errors come back as results: "
+    "server also notifies you that the tool list changed). If a generated tool gives a wrong "
+    "result, call report_failure with its params and the result it should have given. "
+    "Errors come back as results: "
     '{"error": {"station", "reason", "message", "details"}}.'
+)
+CODE_INSTRUCTIONS = (
+    " To do a task that needs several tool calls, send one script to run_code instead: it "
+    "calls tools as tools.NAME(key=value) and answers with `result`; a run that waits for a "
+    "reviewer continues with resume_run."
 )
 
 GeneratorFactory = Callable[[str], Generator]
@@ -134,6 +159,41 @@ CALL_TOOL_DESCRIPTION = (
     "Call any tool by name with its params, whether or not it is in your tool list (use it "
     "for tools found with find_tools or just created with ensure_tool)."
 )
+
+
+REPORT_FAILURE_DESCRIPTION = (
+    "Report a call of a generated tool that gave a wrong result (or failed), with the result "
+    "it should have given. The server turns it into a counterexample and asks for a fixed "
+    "version: the generator gets the tool's source and the failure, and the new version must "
+    "pass the counterexample and everything the tool already promised (its examples, earlier "
+    "counterexamples) in the sandbox. The answer is the new version (its `status`: "
+    "`pending` until a reviewer approves it, which is the default for repairs asked for "
+    "here, or `approved` when the operator lets repairs follow the registry's policy), or an "
+    "error that says why not (the current version already gives that result, the "
+    "counterexample contradicts the tool's contract, or no attempt passed: every attempt's "
+    "findings are in its details). Only report a result you are sure of: it becomes part of "
+    "the tool's contract for every user once approved."
+)
+
+
+def report_failure_schema(generators: Sequence[str]) -> dict[str, Any]:
+    """The input schema of `report_failure` for the generators this server offers."""
+    properties: dict[str, Any] = {
+        "name": {"type": "string", "maxLength": MAX_TOOL_NAME,
+                 "description": "The tool whose call went wrong."},
+        "params": {"type": "object", "description": "The params of that call."},
+        "expected": {"type": "object",
+                     "description": "The result the call should have given (an object)."},
+        "reason": {"type": "string", "maxLength": MAX_REASON_CHARS,
+                   "description": "Why the result was wrong, in a sentence (recorded)."},
+        "generator": {"type": "string", "enum": list(generators),
+                      "description": "Where the fixed code comes from."},
+    }
+    if "file" in generators:
+        properties["source"] = {"type": "string",
+                                "description": "generator file: the complete fixed tool file."}
+    return {"type": "object", "properties": properties,
+            "required": ["name", "params", "expected"], "additionalProperties": False}
 
 
 def ensure_tool_description(policy: Any) -> str:
@@ -349,8 +409,9 @@ class McpToolServer:
     `generators` are the names `ensure_tool` offers (a subset of `KNOWN_GENERATORS`; "file"
     lets a client send the tool's source); `generator_factory(name)` builds one (the CLI
     passes model options through it). `timeout` bounds each sandboxed call. `tools` is
-    "full" (every tool after the three meta-tools) or "compact" (the meta-tools only);
-    `page_size` bounds one `tools/list` page.
+    "full" (every tool after the four meta-tools) or "compact" (the meta-tools only);
+    `page_size` bounds one `tools/list` page. `run_code` adds `run_code` and `resume_run`
+    after the meta-tools (in both modes): scripts over exactly the tools this server serves.
     """
 
     def __init__(
@@ -363,6 +424,7 @@ class McpToolServer:
         coalesce_seconds: float = COALESCE_SECONDS,
         tools: str = "full",
         page_size: int = PAGE_SIZE,
+        run_code: bool = False,
     ) -> None:
         unknown = sorted(set(generators) - set(KNOWN_GENERATORS))
         if unknown or not generators:
@@ -373,12 +435,15 @@ class McpToolServer:
         if isinstance(page_size, bool) or not 1 <= page_size <= MAX_PAGE_SIZE:
             raise UsageError(f"page_size must be 1..{MAX_PAGE_SIZE}, not {page_size!r}")
         self.catalog = catalog
+        self.run_code = bool(run_code)
+        self.own_tools = OWN_TOOLS if self.run_code else META_TOOLS
         self.generators = tuple(dict.fromkeys(generators))
         self.tools_mode = tools
         self.page_size = page_size
         self._factory = generator_factory or _default_factory(catalog)
         self._timeout = timeout
         self._ensure_schema = ensure_tool_schema(self.generators)
+        self._report_schema = report_failure_schema(self.generators)
         self._ensure_description = ensure_tool_description(catalog.dyntools.policy)
         self.bus = InMemorySubscriptionBus()
         self.notifier = ToolListNotifier(self.bus, coalesce_seconds=coalesce_seconds)
@@ -391,7 +456,7 @@ class McpToolServer:
         server: Server[Any] = _ToolsChangedServer(
             SERVER_NAME,
             version=__version__,
-            instructions=INSTRUCTIONS,
+            instructions=INSTRUCTIONS + (CODE_INSTRUCTIONS if self.run_code else ""),
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
             on_list_resources=self._on_list_resources,
@@ -409,7 +474,8 @@ class McpToolServer:
     # --------------------------------------------------------------------------- listing
 
     def meta_tools(self) -> list[types.Tool]:
-        return [
+        """The server's own tools: the three meta-tools, then the code tools if on."""
+        own = [
             types.Tool(name=FIND_TOOLS, description=FIND_TOOLS_DESCRIPTION,
                        input_schema=FIND_TOOLS_SCHEMA,
                        annotations=types.ToolAnnotations(read_only_hint=True)),
@@ -417,15 +483,21 @@ class McpToolServer:
                        input_schema=CALL_TOOL_SCHEMA),
             types.Tool(name=ENSURE_TOOL, description=self._ensure_description,
                        input_schema=self._ensure_schema),
+            types.Tool(name=REPORT_FAILURE, description=REPORT_FAILURE_DESCRIPTION,
+                       input_schema=self._report_schema),
         ]
+        if self.run_code:
+            own += [types.Tool(name=name, description=description, input_schema=schema)
+                    for name, description, schema in code_tool_definitions()]
+        return own
 
     def tools(self) -> list[types.Tool]:
-        """Every listed tool, in order: the meta-tools, then (full) the catalog's tools."""
+        """Every listed tool, in order: the server's own, then (full) the catalog's tools."""
         listed = self.meta_tools()
         if self.tools_mode == "compact":
             return listed
         for tool in self.catalog.list_tools():
-            if tool.name in META_TOOLS:
+            if tool.name in self.own_tools:
                 get_logger("adapter.mcp").warning("mcp.tool_shadowed", tool=tool.name,
                                                   reason="the name is this server's own tool")
                 continue
@@ -501,6 +573,14 @@ class McpToolServer:
                 value = await anyio.to_thread.run_sync(self.find_tools, arguments)
             elif name == CALL_TOOL:
                 value = await anyio.to_thread.run_sync(self.call_tool, arguments)
+            elif name == REPORT_FAILURE:
+                progress = _progress_reporter(ctx)
+                value = await anyio.to_thread.run_sync(
+                    lambda: self.report_failure(arguments, on_station=progress))
+            elif self.run_code and name in CODE_TOOLS:
+                run = run_code_call if name == RUN_CODE else resume_run_call
+                value, failed = await anyio.to_thread.run_sync(run, self.catalog, arguments)
+                return _result(value, is_error=failed)
             else:
                 value = await anyio.to_thread.run_sync(self._call, name, arguments)
         except Exception as exc:  # every failure is a result the client can read
@@ -532,8 +612,8 @@ class McpToolServer:
         """`find_tools`: the catalog's search; each hit with what call_tool needs."""
         check_params(FIND_TOOLS_SCHEMA, dict(arguments), tool=FIND_TOOLS)
         limit = int(arguments.get("limit", 10))
-        hits = [hit for hit in self.catalog.search(arguments["query"], limit=limit + 3)
-                if hit.name not in META_TOOLS][:limit]
+        hits = [hit for hit in self.catalog.search(arguments["query"], limit=limit + 5)
+                if hit.name not in self.own_tools][:limit]
         return {
             "tools": [{"name": hit.name, "description": hit.tool.description,
                        "params_schema": dict(hit.tool.params), "score": hit.score}
@@ -546,7 +626,7 @@ class McpToolServer:
         """`call_tool`: call the tool named in `arguments` with its params."""
         check_params(CALL_TOOL_SCHEMA, dict(arguments), tool=CALL_TOOL)
         name = arguments["name"]
-        if name in META_TOOLS:
+        if name in self.own_tools:
             raise UsageError(f"{name!r} is this server's own tool; call it directly",
                              tool=CALL_TOOL)
         return self._call(name, dict(arguments.get("params") or {}))
@@ -556,7 +636,7 @@ class McpToolServer:
         """Run the pipeline for `arguments` (checked against ensure_tool's schema)."""
         check_params(self._ensure_schema, dict(arguments), tool=ENSURE_TOOL)
         name = arguments["name"]
-        if name in META_TOOLS:
+        if name in self.own_tools:
             # It would be created but never listed or callable here: this server's own tool
             # answers to that name.
             raise UsageError(f"{name!r} is this server's own tool; choose another name",
@@ -598,6 +678,40 @@ class McpToolServer:
                                        created=result.created, generator=choice)
         return {**result.as_dict(), "reused": None, "similar": found}
 
+    def report_failure(self, arguments: Mapping[str, Any], *,
+                       on_station: StationListener | None = None) -> dict[str, Any]:
+        """`report_failure`: repair a registry tool from a failing call (pipeline/repair.py).
+        The new version waits for a reviewer unless the operator's Dyntools allows otherwise
+        (`serve-mcp --allow-unreviewed-repairs`)."""
+        from dyntools.pipeline.repair import MCP
+
+        check_params(self._report_schema, dict(arguments), tool=REPORT_FAILURE)
+        name = arguments["name"]
+        if name in OWN_TOOLS:
+            raise UsageError(f"{name!r} is this server's own tool", tool=REPORT_FAILURE)
+        found = self.catalog.get(name)
+        if found is not None and found.origin != "registry":
+            raise UsageError(f"{name!r} is a hand-written tool: its author fixes it",
+                             tool=REPORT_FAILURE)
+        source = arguments.get("source")
+        choice = arguments.get("generator") or ("file" if source is not None
+                                                else self.generators[0])
+        if (source is not None) != (choice == "file"):
+            raise UsageError('"source" goes with generator "file", and only with it',
+                             tool=REPORT_FAILURE)
+        generator: Generator = (FileGenerator(stdin=io.BytesIO(str(source).encode("utf-8")))
+                                if choice == "file" else self._factory(choice))
+        result = self.catalog.dyntools.repair(
+            name, dict(arguments["params"]), dict(arguments["expected"]),
+            reason=arguments.get("reason"), generator=generator, requested_by=MCP,
+            on_station=on_station, tools=self.catalog)
+        get_logger("adapter.mcp").info("mcp.repaired", tool=name, version=result.version,
+                                       status=result.record.status, generator=choice)
+        hint = (f"v{result.version} waits for a reviewer ({result.held}): "
+                f"{result.approve_command}"
+                if result.pending else f"v{result.version} is current: call it again")
+        return {**result.as_dict(), "hint": hint}
+
     def close(self) -> None:
         self._unsubscribe()
         self.notifier.close()
@@ -623,9 +737,10 @@ def _check_schema(schema: Any) -> None:
 
 
 def _sort_key(name: str) -> tuple[int, int, str]:
-    """Listing order: the meta-tools (in their order), then every other tool by name."""
-    if name in META_TOOLS:
-        return (0, META_TOOLS.index(name), "")
+    """Listing order: the server's own tools (in their order), then every other tool by
+    name."""
+    if name in OWN_TOOLS:
+        return (0, OWN_TOOLS.index(name), "")
     return (1, 0, name)
 
 
@@ -642,7 +757,7 @@ def _decode_cursor(cursor: str) -> tuple[int, int, str]:
         group, index, name = base64.urlsafe_b64decode(cursor.encode("ascii")).decode(
             "ascii").split(":", 2)
         key = (int(group), int(index), name)
-        if key[0] not in (0, 1) or not 0 <= key[1] < len(META_TOOLS) or len(name) > MAX_TOOL_NAME:
+        if key[0] not in (0, 1) or not 0 <= key[1] < len(OWN_TOOLS) or len(name) > MAX_TOOL_NAME:
             raise ValueError("out of range")
     except (ValueError, UnicodeError) as exc:
         raise MCPError(types.INVALID_PARAMS, f"invalid cursor ({exc})") from None

@@ -21,6 +21,10 @@ as JSON text and are parsed here, bounded (1 MiB, nesting errors caught); malfor
 arguments, a missing tool, a gate rejection or a timeout are all results, never exceptions.
 Anthropic-shaped input is a `UsageError` pointing to `dispatch_tool_uses`.
 
+Code mode (`run_code=True` on both functions; off by default): the tools also hold
+`run_code(code, inputs)` and `resume_run(run_id)`, answered with a gated script whose
+`tools.NAME(...)` calls reach exactly the catalog's tools (dyntools/adapters/code_tools.py).
+
 The `openai` package is not imported: calls are read by attribute or key.
 """
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dyntools.adapters.code_tools import CODE_TOOLS, code_tool_definitions, run_code_outcome
 from dyntools.adapters.core import (
     Outcome,
     field,
@@ -52,24 +57,29 @@ def tools_for_openai(
     *,
     api: str = CHAT,
     wanted: Iterable[ToolSpec] = (),
+    run_code: bool = False,
 ) -> list[dict[str, Any]]:
     """The `tools` parameter for Chat Completions (`api="chat"`) or Responses
     (`api="responses"`): every catalog and registry tool, then the `wanted` specs that do not
-    exist yet. Schemas are the tools' PARAMS as they are (`strict` is off: PARAMS need not
-    meet strict mode's rules)."""
+    exist yet, then with `run_code` the code tools. Schemas are the tools' PARAMS as they are
+    (`strict` is off: PARAMS need not meet strict mode's rules)."""
     if api not in (CHAT, RESPONSES):
         raise UsageError(f"api must be {CHAT!r} or {RESPONSES!r}, not {api!r}")
     tools: list[dict[str, Any]] = []
-    for entry in tool_entries(catalog, wanted):
+    entries = [(entry.name, entry.description, entry.params)
+               for entry in tool_entries(catalog, wanted,
+                                         exclude=CODE_TOOLS if run_code else ())]
+    if run_code:
+        entries += code_tool_definitions()
+    for name, description, params in entries:
         if api == CHAT:
-            function: dict[str, Any] = {"name": entry.name, "parameters": entry.params}
-            if entry.description:
-                function["description"] = entry.description
+            function: dict[str, Any] = {"name": name, "parameters": params}
+            if description:
+                function["description"] = description
             tools.append({"type": "function", "function": function})
         else:
-            tools.append({"type": "function", "name": entry.name,
-                          "description": entry.description, "parameters": entry.params,
-                          "strict": False})
+            tools.append({"type": "function", "name": name, "description": description,
+                          "parameters": params, "strict": False})
     return tools
 
 
@@ -82,13 +92,15 @@ def dispatch_openai_tool_calls(
     wanted: Iterable[ToolSpec] = (),
     timeout: float | None = None,
     max_workers: int = 1,
+    run_code: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every tool call and return its tool message or `function_call_output` (in order).
 
     `allow_generation` lets a name that is neither in the catalog nor in the registry be
     generated (with `generator`, else the pipeline's default), from the matching `wanted`
     spec when there is one. `timeout` bounds each sandboxed call; `max_workers` > 1 runs one
-    response's calls concurrently."""
+    response's calls concurrently. With `run_code` (as `tools_for_openai` was given it),
+    `run_code` and `resume_run` calls run scripts over the catalog's tools."""
     calls = openai_tool_calls(response_or_calls)
     specs = {spec.name: spec for spec in wanted}
 
@@ -108,14 +120,21 @@ def dispatch_openai_tool_calls(
         except UsageError as exc:
             outcome = Outcome(error_payload(exc), True)
         else:
+            if run_code and name in CODE_TOOLS:
+                outcome = run_code_outcome(catalog, str(name), params, "openai")
+                return _reply(kind, call_id, outcome)
             outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
                                generator=generator, specs=specs, timeout=timeout,
                                adapter="openai")
-        if kind == CHAT:
-            return {"role": "tool", "tool_call_id": call_id, "content": outcome.text}
-        return {"type": "function_call_output", "call_id": call_id, "output": outcome.text}
+        return _reply(kind, call_id, outcome)
 
     return in_order(one, calls, max_workers)
+
+
+def _reply(kind: str, call_id: str, outcome: Outcome) -> dict[str, Any]:
+    if kind == CHAT:
+        return {"role": "tool", "tool_call_id": call_id, "content": outcome.text}
+    return {"type": "function_call_output", "call_id": call_id, "output": outcome.text}
 
 
 def openai_tool_calls(value: Any) -> list[tuple[str, Any]]:

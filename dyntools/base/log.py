@@ -1,4 +1,4 @@
-"""dyntools' logging: JSON lines on stderr, and optionally an audit file.
+"""dyntools' logging: JSON lines or text on stderr, and optionally an audit file.
 
 stdout belongs to CLI results and to the MCP stdio protocol, so nothing here writes to stdout.
 The audit file (normally `<registry>/audit.log`) always receives info and above, whatever the
@@ -15,20 +15,26 @@ an event goes is decided when it is logged:
 1. while `structlog.testing.capture_logs()` is active, to structlog (tests read events so);
 2. after `configure_logging`, to its stderr stream and audit file;
 3. otherwise, if the host configured structlog, to structlog as the host configured it;
-4. otherwise to stderr at warning and above (a library caller's stdout stays clean).
+4. otherwise to stderr at warning and above, as `wants_json` chooses (a library caller's
+   stdout stays clean).
 
 structlog itself is imported only when it has a say: when the host (or a test) has imported it
-(cases 1 and 3 cannot arise otherwise), for a console rendering, or to format an exception.
+(cases 1 and 3 cannot arise otherwise), or to format an exception.
 A command that logs nothing, or only JSON lines, never pays for structlog (and what it pulls
 in: asyncio, rich).
 
-The audit file is JSON lines, written through a queue: an event costs the caller an append
-(no JSON, no system call; values are rendered later, so log values you do not change
-afterwards). A background thread renders, writes and flushes within `FLUSH_INTERVAL_S`; so do
-`flush_logs()`, exit, SIGTERM (the handler, installed only when an audit file is configured,
-flushes and then does what the previous handler did: ends the process by the signal, or calls
-the host's handler), and a further `configure_logging` call, which closes the previous file
-(no handle leaks).
+On stderr an event is a JSON line, or with `json=False` a line a person reads (logtext.py);
+with `json=None` the choice is `set_log_format` (the CLI's `--log-format`), else
+DYNTOOLS_LOG_FORMAT (`text` or `json`), else text when the stream is a terminal and JSON
+when it is not (a script, a pipe, a log collector).
+
+The audit file is JSON lines whatever stderr gets, written through a queue: an event costs the
+caller an append (no JSON, no system call; values are rendered later, so log values you do not
+change afterwards). A background thread renders, writes and flushes within `FLUSH_INTERVAL_S`;
+so do `flush_logs()`, exit, SIGTERM (the handler, installed only when an audit file is
+configured, flushes and then does what the previous handler did: ends the process by the
+signal, or calls the host's handler), and a further `configure_logging` call, which closes the
+previous file (no handle leaks).
 """
 
 from __future__ import annotations
@@ -47,6 +53,8 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+LOG_FORMAT_ENV = "DYNTOOLS_LOG_FORMAT"
+LOG_FORMATS = ("text", "json")
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 AUDIT_LEVEL = LEVELS["info"]
 FLUSH_INTERVAL_S = 0.2
@@ -135,13 +143,12 @@ class _Outputs:
     """What `configure_logging` set up: where events go and how they are rendered."""
 
     def __init__(self, stderr: IO[str] | None, stderr_level: int,
-                 audit: _AuditWriter | None, json: bool) -> None:
+                 audit: _AuditWriter | None, json: bool | None) -> None:
         self.stderr = stderr  # None: sys.stderr at the time of the event
         self.stderr_level = stderr_level
         self.audit = audit
         self.min_level = min(stderr_level, AUDIT_LEVEL) if audit is not None else stderr_level
-        self.json = json
-        self._console: Any = None
+        self.json = json  # None: wants_json(the stream), asked at the event
 
     def emit(self, level: int, name: str, event_dict: dict[str, Any]) -> None:
         event_dict["level"] = name
@@ -151,31 +158,34 @@ class _Outputs:
             event_dict = dict(format_exc_info(None, name, event_dict))
         if level >= self.stderr_level:
             event_dict["timestamp"] = _timestamp(time.time())
-            line = self.render(name, event_dict) + "\n"
             stream = self.stderr if self.stderr is not None else sys.stderr
-            stream.write(line)
+            as_json = self.json if self.json is not None else wants_json(stream)
+            encoded = _ENCODER.encode(event_dict) if as_json or self.audit is not None else ""
+            if as_json:
+                stream.write(encoded + "\n")
+            else:
+                from dyntools.base.logtext import render_text
+
+                # On a terminal a live line may be half drawn (ensure's running station,
+                # rewritten in place): clear it, so the event starts at the first column.
+                lead = "\r\x1b[K" if _on_a_terminal(stream) else ""
+                stream.write(lead + render_text(name, event_dict) + "\n")
             stream.flush()
             if self.audit is not None:
-                self.audit.add(line if self.json else _ENCODER.encode(event_dict) + "\n")
+                self.audit.add(encoded + "\n")
         elif self.audit is not None and level >= AUDIT_LEVEL:
             # Rendered by the flusher: the caller pays for an append, not for JSON.
             self.audit.add((event_dict, time.time()))
 
-    def render(self, name: str, event_dict: dict[str, Any]) -> str:
-        if self.json:
-            return _ENCODER.encode(event_dict)
-        if self._console is None:
-            from structlog.dev import ConsoleRenderer
 
-            self._console = ConsoleRenderer(colors=False)
-        return str(self._console(None, name, event_dict))
-
-
-_DEFAULT = _Outputs(None, LEVELS["warning"], None, True)
+# Unconfigured (a library whose host set up nothing): warnings on stderr, as a person reads
+# them on a terminal, as JSON lines anywhere else.
+_DEFAULT = _Outputs(None, LEVELS["warning"], None, None)
 
 
 class _State:
     configured: _Outputs | None = None  # set by configure_logging
+    log_format: str | None = None  # set by set_log_format (the CLI's --log-format)
     previous_sigterm: Any = None
     sigterm_installed = False
 
@@ -184,22 +194,51 @@ _state = _State()
 _config_lock = threading.Lock()
 
 
+def set_log_format(log_format: str | None) -> None:
+    """`text` or `json` for every later `configure_logging(json=None)` (None: choose again
+    from DYNTOOLS_LOG_FORMAT and the stream)."""
+    if log_format is not None and log_format not in LOG_FORMATS:
+        raise ValueError(f"a log format is one of {', '.join(LOG_FORMATS)}, got {log_format!r}")
+    _state.log_format = log_format
+
+
+def _on_a_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def wants_json(stream: IO[str]) -> bool:
+    """JSON lines on `stream`? `set_log_format`'s choice, else DYNTOOLS_LOG_FORMAT (text or
+    json; anything else is ignored), else text on a terminal and JSON otherwise."""
+    chosen = _state.log_format or os.environ.get(LOG_FORMAT_ENV, "").strip().lower()
+    if chosen in LOG_FORMATS:
+        return chosen == "json"
+    try:
+        return not stream.isatty()
+    except (AttributeError, ValueError, OSError):  # a closed or odd stream: for a program
+        return True
+
+
 def configure_logging(
     level: str = "warning",
     *,
     audit_path: str | Path | None = None,
-    json: bool = True,
+    json: bool | None = True,
     stderr: IO[str] | None = None,
 ) -> None:
     """Send dyntools' events to stderr at `level` (and the audit file at info and above).
 
-    Changes nothing outside dyntools: structlog's configuration and the standard `logging`
-    module are left as the host set them. Calling it again replaces the outputs and closes
-    the previous audit file.
+    `json`: JSON lines (True), text for a person (False), or chosen as `wants_json` says
+    (None). Changes nothing outside dyntools: structlog's configuration and the standard
+    `logging` module are left as the host set them. Calling it again replaces the outputs and
+    closes the previous audit file.
     """
     stderr_level = LEVELS[_LEVEL_ALIASES.get(level, level)]
+    stream = stderr or sys.stderr
     audit = _AuditWriter(Path(audit_path)) if audit_path is not None else None
-    outputs = _Outputs(stderr or sys.stderr, stderr_level, audit, json)
+    outputs = _Outputs(stream, stderr_level, audit, json)
     with _config_lock:
         previous, _state.configured = _state.configured, outputs
     if previous is not None and previous.audit is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dyntools.base.closing import OnDemand
 from dyntools.capabilities.policy import (
@@ -32,6 +32,9 @@ from dyntools.capabilities.policy import (
 )
 from dyntools.errors import CapabilityViolation, DyntoolsError
 from dyntools.gate.capabilities import Capabilities, Exchange
+
+if TYPE_CHECKING:
+    from dyntools.capabilities.recording import Recording
 
 MAX_TOOL_DEPTH = 4  # a tool that composes a tool that composes ... at most this deep
 MAX_URL_CHARS = 8192
@@ -247,6 +250,9 @@ def _redact(value: Any, redact: Callable[[str], str]) -> Any:
     return top
 
 
+redact_value = _redact  # what the pipeline keeps of a failed call is redacted the same way
+
+
 def _checked_http_frame(request: dict[str, Any]) -> dict[str, Any] | None:
     """The http frame as the stubs build it, or None: anything else is not from them."""
     method = request.get("method")
@@ -285,16 +291,22 @@ class CapabilityHost:
 
     def live(self, *, tool: str, version: int | None, declared: Capabilities,
              tools: ToolCaller, chain: tuple[str, ...] = (),
-             read_only: bool = False) -> HostCalls:
-        """The host for a real call: HTTP through the broker, tools through `tools`."""
+             read_only: bool = False, record: Recording | None = None) -> HostCalls:
+        """The host for a real call: HTTP through the broker, tools through `tools`; with
+        `record`, every exchange is kept there as well (`dyntools record`, recording.py)."""
         http: SessionFactory | None = None
         if self.policy.configured and declared.http:
             broker = self._broker.get()
+            policy = self.policy
 
             def http(deadline: float, budget: RequestBudget) -> HttpSession:
                 session: HttpSession = broker.session(tool=tool, version=version,
                                                       declared=declared, deadline=deadline,
                                                       budget=budget)
+                if record is not None:
+                    from dyntools.capabilities.recording import RecordingSession
+
+                    return RecordingSession(session, record, policy)
                 return session
 
         return HostCalls(self, tool=tool, version=version, declared=declared, http=http,

@@ -15,11 +15,17 @@ enforced as at run time (CapabilityViolation), and so is the operator's policy w
 configured (its hosts, its limits, addresses written as literals; nothing is resolved): with
 EMPTY_POLICY a verification replays what the tool declares, within the default request
 budget.
+
+A recording made by `dyntools record` holds what the broker let the tool see: a secret a
+server echoed is `[redacted:NAME]` there, and is answered as such, so the tool computes the
+same result it did for real. A marker names a secret: one the tool does not declare cannot
+have been sent by it, so that exchange is a mismatch (the recording is not the tool's).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,10 +99,26 @@ class ReplaySession:
             raise ReplayMismatch(
                 f"request {number} does not match the recording ({problem}): expected "
                 f"{expected}, got {actual}", expected=expected, actual=actual)
+        undeclared = sorted(set(_REDACTED.findall(_recorded_text(recorded)))
+                            - set(self.declared.secrets))
+        if undeclared:
+            raise ReplayMismatch(
+                f"request {number} ({actual}) is recorded with [redacted:{undeclared[0]}], a "
+                "secret the tool does not declare in CAPABILITIES: the recording is not of "
+                "this tool", expected=expected, actual=actual)
         self._next += 1
         if shaped.method != "GET":
             self.budget.non_get = True
         return _answer(recorded, target, policy)
+
+
+# What the broker's redaction leaves where a secret was (capabilities/redaction.py).
+_REDACTED = re.compile(r"\[redacted:([A-Z][A-Z0-9_]*)\]")
+
+
+def _recorded_text(recorded: Exchange) -> str:
+    """Everything of a recorded response that a secret could have been echoed in."""
+    return "\n".join([recorded.text, *(f"{k}: {v}" for k, v in recorded.headers)])
 
 
 def _check_literal(target: Target, policy: CapabilityPolicy) -> None:

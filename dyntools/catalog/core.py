@@ -46,7 +46,14 @@ from dyntools.generators.base import Generator, ToolSpec
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.pipeline.ensure import EnsureResult
 from dyntools.pipeline.events import StationListener
-from dyntools.pipeline.toolmeta import CATALOG, EMPTY_PARAMS, REGISTRY, Tool, params_check
+from dyntools.pipeline.toolmeta import (
+    ALIAS,
+    CATALOG,
+    EMPTY_PARAMS,
+    REGISTRY,
+    Tool,
+    params_check,
+)
 from dyntools.registry.records import require_valid_name
 
 ToolFunction = Callable[..., Any]
@@ -226,9 +233,11 @@ class Catalog(Closing):
     # ----------------------------------------------------------------------------- search
 
     def search(self, query: str, *, limit: int = 10) -> list[SearchHit]:
-        """Catalog tools and current registry versions matching `query` (plain words, never
-        query syntax), best first by BM25 over name, description and PARAMS properties."""
-        return self._synced_index().search(query, limit=limit)
+        """Catalog tools, current registry versions and the registry's aliases (origin
+        "alias": a name that calls the tool its description names) matching `query` (plain
+        words, never query syntax), best first by BM25 over name, description and PARAMS
+        properties."""
+        return self._synced_index(aliases=True).search(query, limit=limit)
 
     def similar(self, spec: ToolSpec, *, threshold: float = SIMILAR_THRESHOLD,
                 limit: int = 3) -> list[SearchHit]:
@@ -243,9 +252,17 @@ class Catalog(Closing):
                  and params_compatible(hit.tool, spec.params, spec.examples)]
         return found[:limit]
 
-    def _synced_index(self) -> ToolIndex:
+    def _synced_index(self, *, aliases: bool = False) -> ToolIndex:
+        """The index of every tool, plus (for `search`) each alias as an entry of its own.
+        An alias is never a tool `similar` finds: it is the same tool under another name."""
         index = self._index.get()
-        index.sync(self.list_tools())
+        tools = self.list_tools()
+        if aliases:
+            owned = {tool.name for tool in tools}
+            tools += [Tool(name, f"{tool.description} (an alias of {tool.name})", tool.params,
+                           ALIAS, tool.version)
+                      for name, tool in self.dyntools.aliases().items() if name not in owned]
+        index.sync(tools)
         return index
 
     # ------------------------------------------------------------------------------ calls

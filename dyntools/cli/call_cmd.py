@@ -27,13 +27,15 @@ from dyntools.cli.options import (
 
 @main.command(epilog=EXIT_EPILOG)
 @click.argument("name")
-@click.option("--params", "params_text", required=True, help="The params object, as JSON.")
+@click.option("--params", "params_text", default="{}", show_default=True,
+              help="The params object, as JSON (a tool without required params needs none).")
 @common_options
 def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
          timeout: float | None, require_layers: str | None, allow_weaker_sandbox: bool,
          log_level: str, as_json: bool, executor: str | None, ray_address: str | None,
          trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
-    """Call the current version of tool NAME with --params; print the result JSON."""
+    """Call the current version of tool NAME with --params (default {}); print the result
+    JSON."""
     from dyntools.executors import ENV_EXECUTOR
     from dyntools.sandbox.pool import prestart
 

@@ -1,4 +1,8 @@
-"""`dyntools check FILE...`: the gate alone. Exit 0 accepted, 1 rejected, 2 usage."""
+"""`dyntools check FILE...`: the gate alone. Exit 0 accepted, 1 rejected, 2 usage.
+
+`--script` checks each file as a code-mode script (docs/codemode.md): the same rules, codes,
+lines and columns, text, JSON and SARIF, minus the rules about tool metadata and module
+structure, plus the script's own (tool-call form, `result` bound, reserved names)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from dyntools.base.regular_files import NotRegularFile, open_regular
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import policy_option
-from dyntools.gate import check_source, read_bounded
+from dyntools.gate import check_script, check_source, read_bounded
 from dyntools.gate.findings import json_document, render_text, to_sarif
 
 if TYPE_CHECKING:
@@ -30,6 +34,7 @@ class CheckArguments(NamedTuple):
     files: tuple[str, ...]
     output: str
     allowlist: str | None
+    script: bool = False
 
 
 def read_source(name: str, limit: int, stdin: BinaryIO | None = None) -> bytes:
@@ -80,7 +85,8 @@ def _check_all(arguments: CheckArguments, policy: Policy) -> tuple[str, int]:
     accepted = True
     for name in arguments.files:
         data = read_source(name, policy.limits.max_bytes)
-        report = check_source(data, policy, path="<stdin>" if name == "-" else name)
+        check = check_script if arguments.script else check_source
+        report = check(data, policy, path="<stdin>" if name == "-" else name)
         accepted = accepted and report.accepted
         if output == "json":
             files.append(report.as_dict())
@@ -117,9 +123,13 @@ def _check_all(arguments: CheckArguments, policy: Policy) -> tuple[str, int]:
     default=None,
     help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).",
 )
-def check(files: tuple[str, ...], as_json: bool, fmt: str | None, allowlist: str | None) -> None:
+@click.option("--script", is_flag=True,
+              help="Check FILES as code-mode scripts (what `dyntools run` takes), not tool "
+                   "files.")
+def check(files: tuple[str, ...], as_json: bool, fmt: str | None, allowlist: str | None,
+          script: bool) -> None:
     """Run the static gate on tool FILES ('-' reads standard input)."""
     output = "json" if as_json and fmt is None else (fmt or "text")
-    text, code = check_files(CheckArguments(files, output, allowlist))
+    text, code = check_files(CheckArguments(files, output, allowlist, script))
     click.echo(text)
     sys.exit(code)

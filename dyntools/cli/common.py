@@ -21,6 +21,9 @@ Exit codes (the same numbers as `exec` for the sandbox reasons):
                                  registry_error; with trusted keys chain_mismatch, no_chain,
                                  trust_state (the decision chain does not vouch for the tool)
                               17 pending approval (the version waits for a reviewer)
+                              18 http_error: a host request of the tool failed (4xx/5xx,
+                                 timeout, DNS, ...) and the tool let host.HttpError end the
+                                 call
                               130 SIGINT, 143 SIGTERM
 """
 
@@ -54,6 +57,7 @@ from dyntools.errors import (
     SandboxTimeout,
     SandboxViolation,
     SigningKeyRequired,
+    ToolHttpError,
     ToolRuntimeError,
     TrustStateError,
     UnknownTool,
@@ -73,6 +77,7 @@ EXIT_CODES: tuple[tuple[type[DyntoolsError], int], ...] = (
     (UnknownVersion, 2),
     (UsageError, 2),
     (LoadError, 3),
+    (ToolHttpError, 18),
     (ToolRuntimeError, 4),
     (SandboxTimeout, 5),
     (SandboxMemoryLimit, 6),
@@ -101,7 +106,8 @@ EXIT_EPILOG = (
     "12 verification_failed, 13 generation failed, 14 no key or key refused (with trusted "
     "keys: a decision without a trusted signing key), 15 no_template, 16 registry error (a "
     "read-only registry; with trusted keys chain_mismatch, no_chain), 17 pending approval, "
-    "130 SIGINT, 143 SIGTERM."
+    "18 http_error (a host request failed and the tool did not catch it), 70 a bug in "
+    "dyntools (one line; the traceback is in the audit log), 130 SIGINT, 143 SIGTERM."
 )
 
 
@@ -123,7 +129,31 @@ def fail(error: DyntoolsError, as_json: bool, stations: list[Any]) -> None:
         findings = error.details.get("findings", []) if isinstance(error, GateRejected) else []
         echo_error(error, (f"  {f['line']}:{f['col']}: {f['code']} "
                            f"{terminal_safe(f['message'])}" for f in findings))
+        echo_earlier_attempts(error.details.get("earlier_attempts"))
+        call_id = error.details.get("call_id")
+        tool = error.details.get("tool")
+        if error.details.get("params_kept") is True and isinstance(call_id, str) and \
+                isinstance(tool, str):
+            click.echo(f"  call {call_id}: dyntools repair {tool} --call {call_id} "
+                       "--expected JSON turns it into a counterexample", err=True)
     sys.exit(code)
+
+
+def echo_earlier_attempts(attempts: Any) -> None:
+    """On stderr, what the gate said of each refused attempt before the last (its findings
+    went back to the model): `earlier_attempts` as generators/loop.py records it."""
+    if not isinstance(attempts, list) or not attempts:
+        return
+    click.echo(f"the gate refused {len(attempts)} earlier attempt(s); each one's findings "
+               "went back to the model:", err=True)
+    for attempt in attempts:
+        if not isinstance(attempt, dict):
+            continue
+        click.echo(f"  attempt {attempt.get('attempt')}:", err=True)
+        for finding in attempt.get("findings") or []:
+            click.echo(f"    {terminal_safe(finding)}", err=True)
+        if attempt.get("more"):
+            click.echo(f"    ... and {attempt['more']} more", err=True)
 
 
 def open_registry(registry_path: str | None, policy: Any, trusted_keys: str | None,

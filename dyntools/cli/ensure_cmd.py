@@ -24,6 +24,7 @@ from dyntools.cli.common import (
     EXIT_OK,
     EXIT_OTHER,
     EXIT_PENDING,
+    echo_earlier_attempts,
     exit_code_for,
     fail,
     open_registry,
@@ -155,6 +156,7 @@ def ensure(name: str, description: str, schema_text: str | None,
     from dyntools.cli.options import policy_option
     from dyntools.generators import ToolSpec, build_generator
     from dyntools.pipeline.dyntools import Dyntools
+    from dyntools.pipeline.ensure import identical_versions
 
     schema = _json_option(schema_text, "--schema")
     examples = [_json_option(text, "--example") for text in example_texts]
@@ -182,57 +184,106 @@ def ensure(name: str, description: str, schema_text: str | None,
         with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
                       max_attempts=max_attempts, signer=signer, executor=executor,
                       ray_address=ray_address, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
+                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
+                      # the operator at a terminal: a --contract-change that drops a repair's
+                      # counterexamples follows the registry's policy, as `repair` does
+                      allow_unreviewed_repairs=True) as dt:
             similar = []
-            if description.strip() and not new_version and dt.tool(name) is None:
+            missing = not new_version and dt.tool(name) is None
+            if description.strip() and missing:
                 similar = Catalog(dt, generate=False).similar(spec)
                 if similar and not as_json:
                     _echo_similar(similar, reuse_similar)
+            if reuse_similar and missing and not similar and not as_json:
+                _echo_nothing_similar(name, bool(description.strip()))
             served = similar[0].name if similar and reuse_similar else name
             if served != name:
                 result = dt.ensure(ToolSpec(served, examples=spec.examples),
                                    on_station=display)
+                _record_alias(registry, name, result.name, similar[0].score, signer)
             else:
                 result = dt.ensure(spec, new_version=new_version,
                                    contract_change=contract_change, on_station=display,
                                    require_approval=require_approval)
-            called: dict[str, Any] | None = None
+            identical = (identical_versions(registry.versions(result.name), result.record)
+                         if result.created else [])
             if result.pending:
-                _pending_exit(result, as_json, similar)
-            if params is not None:
-                called = _timed_call(dt, served, params, display, result.version)
+                _pending_exit(result, as_json, similar, identical)
+            called = (_timed_call(dt, name, params, display, result.version)
+                      if params is not None else None)
     except DyntoolsError as exc:
         fail(exc, as_json, display.events)
         return
+    _report(name, result, similar=similar, identical=identical, called=called,
+            params_given=params is not None, as_json=as_json)
+
+
+def _record_alias(registry: Any, name: str, served: str, score: float, signer: Any) -> None:
+    """--reuse-similar: `name` becomes an alias of the tool that does its job, so the name
+    the agent asked for is callable; when it cannot be (a read-only registry, a key the
+    trusted keys do not list), say so plainly, and fail."""
+    try:
+        registry.set_alias(name, served, signer=signer,
+                           reason=f"ensure --reuse-similar: {served} does the same job "
+                                  f"(similarity {score:.2f})")
+    except DyntoolsError as exc:
+        click.echo(f"{name} was NOT made an alias of {served}, so {name} is not callable: "
+                   f"{terminal_safe(exc.message)}; call {served} instead", err=True)
+        raise
+
+
+def _report(name: str, result: Any, *, similar: list[Any], identical: list[int],
+            called: dict[str, Any] | None, params_given: bool, as_json: bool) -> None:
+    """What ensure did, on stdout: as JSON, or a line (and the call's result)."""
+    alias_of = result.name if result.name != name else None
     if as_json:
         click.echo(json.dumps({"ok": True, **result.as_dict(),
                                "similar": [{"name": h.name, "score": h.score} for h in similar],
-                               "reused": served if served != name else None,
-                               **({"result": called} if params is not None else {})}, indent=2))
+                               "reused": alias_of, "alias_of": alias_of,
+                               "identical_to": identical,
+                               **({"result": called} if params_given else {})}, indent=2))
         return
-    if served != name:
-        click.echo(f"{name}: served by {served} v{result.version}, which does the same job "
-                   "(nothing generated)")
+    if alias_of is not None and similar:
+        click.echo(f"{name}: served by {alias_of} v{result.version}, which does the same job "
+                   f"(nothing generated); {name} is now an alias of {alias_of} (dyntools "
+                   f"unalias {name} removes it)")
+    elif alias_of is not None:
+        click.echo(f"{name}: an alias of {alias_of} (v{result.version} served; nothing "
+                   "generated)")
     else:
         how = (f"generated by {result.record.provenance.get('generator')}, verified and "
                "activated" if result.created else "already in the registry (nothing generated)")
-        click.echo(f"{name} v{result.version}: {how}")
+        click.echo(f"{name} v{result.version}: {how}{_same_as(result, identical)}")
+        if result.created:
+            echo_earlier_attempts(result.record.provenance.get("earlier_attempts"))
     if called is not None:
         click.echo(json.dumps(called))
 
 
-def _pending_exit(result: Any, as_json: bool, similar: list[Any]) -> None:
+def _same_as(result: Any, identical: list[int]) -> str:
+    """` (byte-identical to v1: ...)` when the new version holds an older one's bytes."""
+    if not identical:
+        return ""
+    older = ", ".join(f"v{v}" for v in identical)
+    return (f" (byte-identical to {older}: the same code, recorded as a new version; "
+            f"dyntools diff {result.name} {identical[-1]} {result.version} shows no change)")
+
+
+def _pending_exit(result: Any, as_json: bool, similar: list[Any],
+                  identical: list[int]) -> None:
     """A verified version that waits for a reviewer: a summary, and exit 17."""
     if as_json:
         click.echo(json.dumps({"ok": False, **result.as_dict(),
                                "similar": [{"name": h.name, "score": h.score} for h in similar],
-                               "reused": None}, indent=2))
+                               "reused": None, "identical_to": identical}, indent=2))
     else:
         record = result.record
         how = ("generated, gated and verified" if result.created
                else "already waiting (nothing generated)")
         click.echo(f"{record.name} v{record.version}: pending approval ({how}); it is not "
-                   "served until a reviewer approves it")
+                   f"served until a reviewer approves it{_same_as(result, identical)}")
+        if result.created:
+            echo_earlier_attempts(record.provenance.get("earlier_attempts"))
         click.echo(f"  read it:    dyntools show {record.name} --version {record.version}")
         click.echo(f"  approve it: {result.approve_command} [--reason TEXT] [--sign-key KEY]")
         click.echo(f"  reject it:  dyntools reject {record.name} {record.version} --reason TEXT")
@@ -244,6 +295,18 @@ def _echo_similar(similar: list[Any], reused: bool) -> None:
     hint = ("serving it instead of generating" if reused
             else "--reuse-similar serves it instead of generating")
     click.echo(f"similar: {listed}; {hint}", err=True)
+
+
+def _echo_nothing_similar(name: str, described: bool) -> None:
+    """--reuse-similar found nothing to serve: say so before `name` is generated, so nobody
+    takes the new tool for a reused one."""
+    from dyntools.catalog.core import SIMILAR_THRESHOLD
+
+    why = (f"no current tool does this job (a similarity of {SIMILAR_THRESHOLD:.2f} or more "
+           f"and params that fit)" if described else
+           "not looked for: --reuse-similar compares descriptions and none was given "
+           "(--description TEXT)")
+    click.echo(f"similar: {why}; generating {name}", err=True)
 
 
 def _timed_call(dt: Any, name: str, params: dict[str, Any], display: StationDisplay,

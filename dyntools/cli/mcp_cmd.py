@@ -1,5 +1,5 @@
-"""`dyntools serve-mcp`: the registry's tools (and `find_tools`, `call_tool`, `ensure_tool`) as
-an MCP server, on stdio or on streamable HTTP with a bearer token.
+"""`dyntools serve-mcp`: the registry's tools (and `find_tools`, `call_tool`, `ensure_tool`,
+`report_failure`) as an MCP server, on stdio or on streamable HTTP with a bearer token.
 
 stdio: stdout carries the protocol and nothing else; logs go to stderr and to
 `<registry>/audit.log` (stderr on a read-only registry, or --audit-log PATH); started from a
@@ -24,6 +24,7 @@ from dyntools.cli.options import (
     audit_log_option,
     capabilities_click,
     executor_options,
+    sign_key_click,
     trusted_keys_click,
 )
 from dyntools.generators.factory import (
@@ -67,8 +68,11 @@ GENERATOR_OPTIONS_HELP = (
               help="Log level on stderr (the registry's audit.log always gets info).")
 @click.option("--tools", "tools_mode", type=click.Choice(["full", "compact"]), default="full",
               show_default=True,
-              help="full: every tool plus find_tools, call_tool, ensure_tool; compact: only "
-                   "those three (for large registries).")
+              help="full: every tool plus find_tools, call_tool, ensure_tool (and the code "
+                   "tools with --run-code); compact: only those (for large registries).")
+@click.option("--run-code/--no-run-code", "run_code", default=False, show_default=True,
+              help="Serve run_code and resume_run: a client's gated scripts whose "
+                   "tools.NAME(...) calls reach exactly the tools this server serves.")
 @click.option("--page-size", type=click.IntRange(min=1, max=1000), default=100,
               show_default=True, help="Tools per tools/list page.")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
@@ -87,15 +91,26 @@ GENERATOR_OPTIONS_HELP = (
 @audit_log_option
 @capabilities_click
 @allow_weaker_click
+@click.option("--allow-unreviewed-repairs", is_flag=True,
+              help="Let report_failure's repairs follow the registry's approval policy; "
+                   "without it each waits for a reviewer (a counterexample comes from an "
+                   "agent, perhaps a prompt-injected one, and changes the tool for everyone).")
+@sign_key_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
-              require_layers: str | None, log_level: str, tools_mode: str, page_size: int,
-              transport: str, host: str, port: int, token_file: str | None,
+              require_layers: str | None, log_level: str, tools_mode: str, run_code: bool,
+              page_size: int, transport: str, host: str, port: int, token_file: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
-              capabilities: str | None, allow_weaker_sandbox: bool) -> None:
-    """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool.
+              capabilities: str | None, allow_weaker_sandbox: bool,
+              allow_unreviewed_repairs: bool, sign_key: str | None) -> None:
+    """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool
+    (and, with --run-code, run_code and resume_run: scripts over the served tools).
+
+    A version ensure_tool activates is a decision: with --sign-key (or DYNTOOLS_SIGNING_KEY)
+    it joins the tool's decision chain, signed; with trusted keys and no such key,
+    ensure_tool can grow nothing (reason signing_key_required).
 
     Clients are notified when the tool list changes (a new version, a rollback, a quarantine,
     another process writing to the registry), in both protocol eras; clients that never
@@ -112,6 +127,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         require_layers_option,
         sandbox_limits,
         setup_logging,
+        signer_option,
         trusted_keys_option,
     )
     from dyntools.errors import DyntoolsError
@@ -147,13 +163,15 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
             raise click.UsageError("--token-file and --allow-remote apply to --transport http")
         root = registry_root(registry_path, must_exist=False)
         keys = trusted_keys_option(trusted_keys)
+        signer = signer_option(sign_key)
         setup_logging(log_level, root, audit=True, audit_log=audit_log)
         registry = Registry.open(root, policy, create=not root.exists(), trusted_keys=keys,
                                  lazy=True)
         dyntools = Dyntools(registry, limits=limits, require_layers=layers,
                             max_attempts=max_attempts, watch=watch, executor=executor,
-                            ray_address=ray_address, capabilities=granted,
-                            allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox))
+                            ray_address=ray_address, capabilities=granted, signer=signer,
+                            allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
+                            allow_unreviewed_repairs=allow_unreviewed_repairs)
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
                    err=True)
@@ -167,7 +185,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
         click.echo(f"bearer token (shown once): {token}", err=True)
     with Catalog(dyntools, generate=False) as catalog:
         server = McpToolServer(catalog, generators=names, generator_factory=factory,
-                               timeout=timeout, tools=tools_mode, page_size=page_size)
+                               timeout=timeout, tools=tools_mode, page_size=page_size,
+                               run_code=run_code)
         try:
             if transport == "http":
                 _serve_http(server, str(token), host, sock)

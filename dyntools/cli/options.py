@@ -135,9 +135,9 @@ def setup_logging(level: str, root: Path, *, audit: bool, audit_log: str | None)
     explicit = audit_log or os.environ.get(AUDIT_LOG_ENV) or None
     path = Path(explicit) if explicit else (root / "audit.log" if audit else None)
     try:
-        configure_logging(level, audit_path=path)
+        configure_logging(level, audit_path=path, json=None)  # --log-format decides
     except OSError as exc:
-        configure_logging("info" if level in ("warning", "error") else level)
+        configure_logging("info" if level in ("warning", "error") else level, json=None)
         get_logger("cli").warning("audit.stderr", path=str(path),
                                   reason=f"cannot write the audit log: {exc.strerror or exc}",
                                   hint="audit events go to stderr (or pass --audit-log PATH)")
@@ -161,12 +161,37 @@ def signer_option(path: str | None) -> Any:
 
 EXECUTOR_HELP = ("Where calls run: local (warm pools on this machine) or ray (SandboxHost "
                  "actors on a Ray cluster). Default: DYNTOOLS_EXECUTOR, else local.")
-RAY_ADDRESS_HELP = ("The Ray cluster to run calls on, with --executor ray (e.g. auto or "
-                    "HOST:6379). Default: DYNTOOLS_RAY_ADDRESS, else Ray's own default.")
+RAY_ADDRESS_HELP = ("The Ray cluster to run calls on, with --executor ray: HOST:6379, auto (a "
+                    "running cluster), or local (start a throwaway one for this command). "
+                    "Default: DYNTOOLS_RAY_ADDRESS, else auto: a command never starts a "
+                    "cluster unless asked.")
+RAY_CONNECT_TIMEOUT_HELP = ("Seconds to wait for the Ray cluster to answer a connect (default: "
+                            "DYNTOOLS_RAY_CONNECT_TIMEOUT, else 10); past it, exit 11 with "
+                            "what Ray said.")
+
+
+def _ray_connect_timeout(ctx: click.Context, param: click.Parameter,
+                         value: float | None) -> None:
+    """The executor reads DYNTOOLS_RAY_CONNECT_TIMEOUT (executors/ray_connect.py): the option
+    sets it for this command, after the same check."""
+    if value is None:
+        return
+    if not 0 < value <= 3600:
+        raise click.BadParameter("must be above 0 and at most 3600 seconds")
+    from dyntools.executors.ray_connect import CONNECT_TIMEOUT_ENV
+
+    os.environ[CONNECT_TIMEOUT_ENV] = repr(value)
+
+
+ray_connect_timeout_click = click.option(
+    "--ray-connect-timeout", type=float, default=None, expose_value=False,
+    callback=_ray_connect_timeout, help=RAY_CONNECT_TIMEOUT_HELP)
 
 
 def executor_options(command: Any) -> Any:
-    """`--executor local|ray` and `--ray-address ADDR` (as `executor`, `ray_address`)."""
+    """`--executor local|ray`, `--ray-address ADDR` (as `executor`, `ray_address`) and
+    `--ray-connect-timeout S`."""
+    command = ray_connect_timeout_click(command)
     command = click.option("--ray-address", "ray_address", default=None,
                            help=RAY_ADDRESS_HELP)(command)
     return click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
@@ -239,6 +264,7 @@ COMMON_OPTIONS = [
     click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
                  help=EXECUTOR_HELP),
     click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
+    ray_connect_timeout_click,
     trusted_keys_click,
     audit_log_option,
     capabilities_click,

@@ -140,6 +140,11 @@ def _tool_status(registry: Registry, name: str) -> str:
     state = registry.tool(name)
     if state.error:
         return "manifest invalid"
+    if state.alias is not None:
+        served = registry.alias_of(name) is not None
+        return (f"alias of {state.alias}" + ("" if served else
+                f"; NOT SERVED: decision chain: {state.chain.code if state.chain else '?'} "
+                "(dyntools review)"))
     counts: dict[str, int] = {}
     for record in state.records.values():
         counts[record.status] = counts.get(record.status, 0) + 1
@@ -167,6 +172,8 @@ def list_tools(registry: Registry, as_json: bool) -> None:
 
     rows: list[dict[str, Any]] = []
     for state in registry.tools():
+        if state.alias is None and not (state.records or state.unrecorded or state.error):
+            continue  # an alias removed under a signed chain: its history, nothing more
         record = state.current_record
         declared = declared_by(record) if record is not None else None
         rows.append({
@@ -174,7 +181,9 @@ def list_tools(registry: Registry, as_json: bool) -> None:
             "current": state.current,
             "versions": len(state.records),
             "status": _tool_status(registry, state.name),
-            "capabilities": declared.as_dict() if declared is not None else None,
+            # One shape: an object, empty when the version reaches nothing (or none is current).
+            "capabilities": declared.as_dict() if declared is not None else {},
+            "alias_of": state.alias,
         })
     if as_json:
         _echo_json({"registry": str(registry.root), "tools": rows})
@@ -187,7 +196,8 @@ def list_tools(registry: Registry, as_json: bool) -> None:
     width = max(len("NAME"), *(len(r["name"]) for r in rows))
     click.echo(f"{'NAME':<{width}}  CURRENT  VERSIONS  STATUS")
     for r in rows:
-        current = f"v{r['current']}" if r["current"] is not None else "-"
+        current = (f"v{r['current']}" if r["current"] is not None
+                   else "->" if r["alias_of"] is not None else "-")
         reaches = (f"; reaches {terminal_safe(capability_summary(r['capabilities']))}"
                    if r["capabilities"] else "")
         click.echo(f"{r['name']:<{width}}  {current:<7}  {r['versions']:<8}  "
@@ -268,6 +278,13 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool,
     CAPABILITIES."""
     from dyntools.registry.review import capabilities_in, capability_summary
 
+    alias = registry.tool(name).alias
+    if alias is not None:
+        # An alias has no versions: what it serves is the tool it names.
+        if not as_json:
+            served = "" if registry.alias_of(name) else " (NOT SERVED: see dyntools review)"
+            click.echo(f"# {name} is an alias of {alias}{served}; what it serves:")
+        name = alias
     record = _pick(registry, name, version)
     source = _source_text(record)
     declared = capabilities_in(source.encode("utf-8")) if source is not None else None
@@ -279,8 +296,8 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool,
     granted = capability_policy_option(capabilities)
     grants = granted.grants(declared) if granted.configured and declared else None
     if as_json:
-        _echo_json({**record.as_dict(), "source": source,
-                    "capabilities": declared.as_dict() if declared is not None else None,
+        _echo_json({**record.as_dict(), "source": source, "alias": alias,
+                    "capabilities": declared.as_dict() if declared is not None else {},
                     "widens_current": widens,
                     **({"grants": grants.as_dict()} if grants is not None else {})})
         return
@@ -329,6 +346,9 @@ def _shown_provenance(key: str, value: Any) -> str:
         counts = value.get("counts")
         if isinstance(counts, dict):
             return " ".join(f"{n} {status}" for status, n in counts.items() if n) or "none"
+    if key == "earlier_attempts" and isinstance(value, list):
+        return "; ".join(f"#{a.get('attempt')} refused ({' '.join(map(str, a.get('codes', [])))})"
+                         for a in value if isinstance(a, dict)) or "none"
     return str(value)
 
 
@@ -359,6 +379,9 @@ def diff(registry: Registry, name: str, a: int, b: int) -> None:
                        f"{terminal_safe(record.reason)}", err=True)
         texts.append(text.splitlines(keepends=True))
         declared.append(capabilities_in(text.encode("utf-8")))
+    if old.sha256 == new.sha256:
+        # An empty diff would read as "nothing to see": say why it is empty.
+        click.echo(f"# v{a} and v{b} are identical (sha256 {old.sha256[:12]})", err=True)
     widened = declared[1].widens(declared[0]) if declared[1] is not None else {}
     if widened:
         # Called out where a reviewer looks first; stdout stays a clean unified diff.
@@ -421,7 +444,10 @@ def _snapshot(registry: Registry) -> dict[str, tuple[str, ...]]:
             facts[str(item.path)] = ("unrecorded", state.name, str(item.version), item.reason)
         if state.error:
             facts[f"{state.name}/manifest"] = ("manifest_invalid", state.name, "", state.error)
-        facts[f"{state.name}/current"] = ("current", state.name, str(state.current), "")
+        facts[f"{state.name}/current"] = (
+            ("current", state.name, str(state.current), "") if state.current is not None
+            else ("alias", state.name, "", f"serves {state.alias}") if state.alias is not None
+            else ("current", state.name, "", "none (no version is served)"))
     return facts
 
 

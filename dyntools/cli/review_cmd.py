@@ -1,4 +1,5 @@
-"""The review workflow: init, pending, approve, reject, activate, retire, keygen, sign-state.
+"""The review workflow: init, pending, approve, reject, activate, retire, keygen, sign-state,
+alias and unalias.
 
     dyntools init [PATH] --approval always      the registry holds every new version back
     dyntools pending                            what waits for a decision
@@ -8,14 +9,20 @@
     dyntools activate NAME 1 --reason "v2 misbehaves"     forward or back
     dyntools retire NAME 4 --reason "tampered on disk, incident 12"
     dyntools sign-state [NAME...] --sign-key alice.key    the first record of each chain
+    dyntools alias count_words word_count                count_words serves word_count
+    dyntools unalias count_words                          and no longer
 
 Each decision records who (`--by`, else the login name), when and why in the tool's manifest
 and the audit log; `show` and `list` show it. With `--sign-key` (or DYNTOOLS_SIGNING_KEY) it
 is also a signed record of the tool's decision chain (dyntools/registry/chain.py); with
 trusted keys configured, a decision needs one of them (exit 14). `approve` verifies exactly
 as `ensure` does (the version's EXAMPLES, the `--example`s given and the current version's
-contract unless `--contract-change`, in the sandbox): on a failure nothing becomes current,
-the version is recorded as rejected with the failing example, and the exit code is 12.
+contract unless `--contract-change`, in the sandbox). Nothing of a failure is final unless
+the version broke its own EXAMPLES: then it is recorded as rejected with the failing example
+(exit 12). A failure of only what the reviewer added (`--example`, or the current version's
+contract without `--contract-change`) decides nothing (exit 12, the version stays pending);
+a version made with `--contract-change` is approved only with it (exit 2 otherwise, nothing
+runs), and the command `ensure` and `pending` suggest carries it.
 """
 
 from __future__ import annotations
@@ -78,8 +85,10 @@ def _decided_line(record: VersionRecord) -> str:
     last = record.last_decision
     if last is None:
         return ""
-    why = f": {terminal_safe(last.get('reason'))}" if last.get("reason") else ""
-    signed = ", signed" if record.signature is not None else ""
+    why = f"; reason: {terminal_safe(last.get('reason'))}" if last.get("reason") else ""
+    # Said of this decision (its chain record signed by a key), not of the version's record,
+    # which an earlier signed approval may carry.
+    signed = ", signed" if last.get("signed_by_key") else ""
     return f" (by {terminal_safe(last.get('by'))} at {last.get('time')}{signed}{why})"
 
 
@@ -90,19 +99,27 @@ def _current_text(registry: Registry, name: str) -> str:
 
 @main.command()
 @click.argument("path", required=False)
+@click.option("--registry", "registry_path", type=str, default=None,
+              help="Registry folder, as every command takes it (the same as PATH; default: "
+                   "DYNTOOLS_REGISTRY, else ./generated_tools).")
 @click.option("--approval", type=click.Choice(APPROVAL_POLICIES), default=None,
               help="Which verified versions wait for a reviewer: never (default), "
-                   "capabilities (versions that widen the current version's CAPABILITIES), always.")
-def init(path: str | None, approval: str | None) -> None:
-    """Create a registry folder (PATH, else DYNTOOLS_REGISTRY, else ./generated_tools) and
-    its config.json; on an existing registry, set its approval policy."""
+                   "capabilities (versions that widen the current version's CAPABILITIES, "
+                   "or that declare any when the tool has no current version), always.")
+def init(path: str | None, registry_path: str | None, approval: str | None) -> None:
+    """Create a registry folder (PATH or --registry, else DYNTOOLS_REGISTRY, else
+    ./generated_tools) and its config.json; on an existing registry, set its approval
+    policy."""
     import os
 
     from dyntools.cli.options import registry_root
     from dyntools.registry.store import fsync_dir
 
+    if path is not None and registry_path is not None and path != registry_path:
+        raise click.UsageError(f"two registries named: PATH {path!r} and --registry "
+                               f"{registry_path!r}; give one")
     try:
-        root = registry_root(path, must_exist=False)
+        root = registry_root(path if path is not None else registry_path, must_exist=False)
         existing = read_config(root) if root.exists() else RegistryConfig()
         config = RegistryConfig(approval=approval or existing.approval)
         try:
@@ -142,6 +159,8 @@ def keygen(keyfile: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the pending versions as JSON.")
 def pending(registry: Registry, as_json: bool) -> None:
     """List versions that passed gate and verification and wait for a reviewer."""
+    from dyntools.pipeline.events import approve_command_for
+
     records = [record for state in registry.tools()
                for _, record in sorted(state.records.items()) if record.status == "pending"]
     if as_json:
@@ -161,7 +180,7 @@ def pending(registry: Registry, as_json: bool) -> None:
         base = f" {current[1:]}" if current != "none" else ""
         click.echo(f"  read: dyntools show {record.name} --version {record.version}"
                    + (f"; dyntools diff {record.name}{base} {record.version}" if base else ""))
-        click.echo(f"  then: dyntools approve {record.name} {record.version} --reason TEXT   "
+        click.echo(f"  then: {approve_command_for(record)} --reason TEXT   "
                    f"or   dyntools reject {record.name} {record.version} --reason TEXT")
 
 
@@ -175,7 +194,8 @@ def pending(registry: Registry, as_json: bool) -> None:
               help='An example the version must also pass: {"params": {...}, "result": '
                    "{...}}. Repeatable.")
 @click.option("--contract-change", is_flag=True,
-              help="Do not hold the version to the examples the current version passed.")
+              help="Do not hold the version to the examples the current version passed "
+                   "(required for a version made with --contract-change).")
 @click.option("--reason", default=None, help="Why it is approved (recorded).")
 @_by_option
 @sign_key_click
@@ -190,7 +210,9 @@ def approve(registry: Registry, *, name: str, version: int | None, file_path: st
     """Approve a pending version or a dropped-in vN.py (NAME VERSION), or add a file as a new
     version (NAME --file PATH), after verifying it as ensure does.
 
-    Exit 12 when verification fails: the version is then recorded as rejected.
+    Exit 12 when verification fails: recorded as rejected when the version broke its own
+    EXAMPLES, left pending when only an --example or the current version's contract failed.
+    Exit 2, nothing run, for a version made with --contract-change approved without it.
     """
     from dyntools.pipeline.dyntools import Dyntools
 
@@ -309,7 +331,8 @@ def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
         head = done.head
         rows.append({"name": name, "signed": done.appended,
                      "head": head.as_dict() if head is not None else None,
-                     "overridden": list(done.overridden)})
+                     "overridden": list(done.overridden),
+                     "unsigned": list(done.unsigned)})
         if as_json or head is None:
             continue
         statuses = ", ".join(f"v{v} {status}" for v, status in sorted(head.statuses.items()))
@@ -321,7 +344,54 @@ def sign_state(registry: Registry, names: tuple[str, ...], sign_key: str | None,
         else:
             click.echo(f"{name}: already signed: #{head.seq} {terminal_safe(head.action)} by "
                        f"{terminal_safe(head.by)} says current {current}")
+        for version in done.unsigned:
+            # The chain vouches for the pointer, not for what a version holds: trusted keys
+            # keep quarantining it (unsigned) until someone signs a decision on it.
+            click.echo(f"  v{version} was approved without a key: its record is unsigned (read "
+                       f"it, then dyntools activate {name} {version} --sign-key KEY)")
     if as_json:
         _echo_json({"registry": str(registry.root), "tools": rows})
     if failed is not None:
         sys.exit(exit_code_for(failed))
+
+
+@main.command("alias")
+@writer_options
+@click.argument("name")
+@click.argument("target")
+@click.option("--reason", default=None, help="Why (recorded).")
+@_by_option
+@sign_key_click
+@click.option("--json", "as_json", is_flag=True, help="Print the alias as JSON.")
+def alias_cmd(registry: Registry, name: str, target: str, reason: str | None, by: str | None,
+              sign_key: str | None, as_json: bool) -> None:
+    """Make NAME serve TARGET's current version (what ensure --reuse-similar records): NAME
+    must have no versions of its own. With --sign-key it is a signed record of NAME's
+    decision chain; with trusted keys it needs one of them (exit 14)."""
+    from dyntools.registry.records import require_valid_name
+
+    require_valid_name(target)
+    state = registry.set_alias(name, target, by=by, reason=reason,
+                               signer=signer_option(sign_key))
+    if as_json:
+        _echo_json({"name": name, "alias_of": state.alias})
+        return
+    click.echo(f"{name}: an alias of {state.alias} (dyntools unalias {name} removes it)")
+
+
+@main.command("unalias")
+@writer_options
+@click.argument("name")
+@click.option("--reason", default=None, help="Why (recorded).")
+@_by_option
+@sign_key_click
+@click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
+def unalias_cmd(registry: Registry, name: str, reason: str | None, by: str | None,
+                sign_key: str | None, as_json: bool) -> None:
+    """Remove the alias NAME: it no longer serves another tool (which is left as it is).
+    Signed like alias; with trusted keys it needs one of the keys (exit 14)."""
+    target = registry.remove_alias(name, by=by, reason=reason, signer=signer_option(sign_key))
+    if as_json:
+        _echo_json({"name": name, "alias_of": None, "was_alias_of": target})
+        return
+    click.echo(f"{name}: no longer an alias of {target}")

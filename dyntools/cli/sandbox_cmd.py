@@ -3,7 +3,8 @@
 Exit codes of `exec` (documented in the README):
     0 ok, 1 rejected by the gate, 2 usage, 3 compile_error, 4 runtime_error, 5 timeout,
     6 memory_limit, 7 bad_result, 8 sandbox_violation, 9 worker_crashed,
-    10 layer_unavailable, 11 any other sandbox error.
+    10 layer_unavailable, 11 any other sandbox error, 18 http_error (a host request failed
+    and the tool let its host.HttpError end the call).
 `doctor` exits 0, or 10 when `--require-layers` names a layer that is not active.
 """
 
@@ -43,6 +44,7 @@ EXIT_BY_REASON: dict[str, int] = {
     "sandbox_violation": 8,
     "worker_crashed": 9,
     "layer_unavailable": 10,
+    "http_error": 18,
 }
 EXIT_OTHER_SANDBOX_ERROR = 11
 
@@ -63,7 +65,8 @@ def _fail(error: DyntoolsError, as_json: bool) -> None:
 
 @main.command("exec")
 @click.argument("file")
-@click.option("--params", "params_text", required=True, help="The params object, as JSON.")
+@click.option("--params", "params_text", default="{}", show_default=True,
+              help="The params object, as JSON (as for call, none means {}).")
 @click.option("--timeout", type=float, default=None, help="Wall-clock limit in seconds.")
 @click.option("--memory", type=int, default=None, help="Memory headroom in MiB.")
 @click.option("--require-layers", default=None,
@@ -84,7 +87,8 @@ def exec_command(file: str, params_text: str, timeout: float | None, memory: int
                  require_layers: str | None, disable_layers: tuple[str, ...],
                  allow_weaker_sandbox: bool, as_json: bool, allowlist: str | None,
                  capabilities: str | None, registry_path: str | None) -> None:
-    """Gate FILE, then run it once in the sandbox with --params; print the result JSON.
+    """Gate FILE, then run it once in the sandbox with --params (default {}); print the
+    result JSON.
 
     A FILE that declares CAPABILITIES reaches only what they declare and the operator's
     --capabilities policy grants: its HTTP requests go through the host's broker, its

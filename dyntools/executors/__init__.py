@@ -10,7 +10,9 @@ live. Whatever the executor, the registry, the gate and approvals stay on the dr
 worker receives only the gated bytes the registry has just hash-checked.
 
 The executor is chosen by the `executor` argument, else `DYNTOOLS_EXECUTOR`, else `local`;
-Ray's address by `ray_address`, else `DYNTOOLS_RAY_ADDRESS`, else Ray's own default.
+Ray's address by `ray_address`, else `DYNTOOLS_RAY_ADDRESS`, else "auto" (a running cluster:
+never one started unasked; "local" starts one), reached within a deadline
+(executors/ray_connect.py).
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ def executor_name(executor: str | None) -> str:
 
 
 def ray_address(address: str | None) -> str | None:
-    """`address`, else DYNTOOLS_RAY_ADDRESS, else None (Ray's own default)."""
+    """`address`, else DYNTOOLS_RAY_ADDRESS, else None ("auto" to the Ray executor: a running
+    cluster, never one it starts)."""
     if address:
         return address
     return os.environ.get(ENV_RAY_ADDRESS) or None

@@ -396,12 +396,18 @@ class RayExecutor:
         refresh_interval_s: float = 10.0,
         init_options: dict[str, Any] | None = None,
         compiled_graphs: bool = False,
+        connect_timeout_s: float | None = None,
     ) -> None:
+        from dyntools.executors.ray_connect import connect_timeout
+
         if actors_per_node < 1:
             raise ValueError("actors_per_node must be at least 1")
         if max_queue < 1:
             raise ValueError("max_queue must be at least 1")
         self.address = address
+        # How long a connect may take (DYNTOOLS_RAY_CONNECT_TIMEOUT, default 10 s): checked
+        # now, so a bad value is a usage error before anything starts (ray_connect.py).
+        self.connect_timeout_s = connect_timeout(connect_timeout_s)
         self.actors_per_node = actors_per_node
         self.max_queue = max_queue
         self.call_grace_s = call_grace_s
@@ -483,18 +489,16 @@ class RayExecutor:
                 return self._ray
             ray = _import_ray()
             if not ray.is_initialized():
+                from dyntools.executors.ray_connect import address_for, connect
+
                 options: dict[str, Any] = {
                     "include_dashboard": False,
                     "logging_level": logging.WARNING,
                     "log_to_driver": False,
                     **self._init_options,
                 }
-                try:
-                    ray.init(address=self.address, **options)
-                except Exception as exc:
-                    raise ExecutorUnavailable(
-                        f"cannot connect to the Ray cluster at {self.address or '(default)'}: "
-                        f"{type(exc).__name__}: {exc}", address=self.address) from exc
+                # None is "auto": a running cluster, never one started unasked ("local").
+                connect(ray, address_for(self.address), options, self.connect_timeout_s)
                 self._started_ray = True
             self._ray = ray
             return ray

@@ -25,7 +25,10 @@ from dyntools.gate.visitor import GateVisitor
 if TYPE_CHECKING:
     from typing import BinaryIO
 
-__all__ = ["Policy", "PolicyError", "check_file", "check_source", "load_policy", "read_bounded"]
+__all__ = ["Policy", "PolicyError", "check_file", "check_script", "check_source",
+           "load_policy", "read_bounded"]
+
+SCRIPT = "script"  # `_check`'s mode for a code-mode script (dyntools/gate/script.py)
 
 
 def check_source(
@@ -40,13 +43,26 @@ def check_source(
     `expected_name`: the tool this file must be; a NAME other than it is a DT504 finding.
     An accepted report carries the file's metadata (`report.metadata`), so nothing needs to
     parse the file again to read its NAME, DESCRIPTION, PARAMS, EXAMPLES or CAPABILITIES."""
+    return _report(data, policy, path, expected_name, None)
+
+
+def check_script(data: bytes | str, policy: Policy | None = None, *,
+                 path: str = "<script>") -> GateReport:
+    """Gate one code-mode script (dyntools/gate/script.py): every rule of a tool file but
+    the contract's (metadata, top-level shape), and the script's own. Same findings, codes,
+    positions and renderings; an accepted report carries no metadata (a script has none)."""
+    return _report(data, policy, path, None, SCRIPT)
+
+
+def _report(data: bytes | str, policy: Policy | None, path: str, expected_name: str | None,
+            mode: str | None) -> GateReport:
     raw = data.encode("utf-8", errors="surrogatepass") if isinstance(data, str) else bytes(data)
     digest = sha256_hex(raw)
     active = policy if policy is not None else load_policy()
     counts: dict[str, int] = {}
     contract: Contract | None = None
     try:
-        findings, lines, contract = _check(raw, active, counts, expected_name)
+        findings, lines, contract = _check(raw, active, counts, expected_name, mode)
     except Exception as exc:
         findings = [Finding(1, 1, "DT902", f"gate error {type(exc).__name__}: {exc}")]
         lines = []
@@ -115,7 +131,8 @@ def read_bounded(handle: BinaryIO, size: int, limit: int) -> bytes:
 
 
 def _check(
-    raw: bytes, policy: Policy, counts: dict[str, int], expected_name: str | None
+    raw: bytes, policy: Policy, counts: dict[str, int], expected_name: str | None,
+    mode: str | None = None,
 ) -> tuple[list[Finding], list[str], Contract | None]:
     decoded = check_bytes(raw, policy.limits.max_bytes)
     if decoded.text is None:
@@ -139,12 +156,27 @@ def _check(
     # A file whose text never spells a provided module's name cannot import it.
     track_host = any(name in text for name in policy.provided_modules)
     visitor = GateVisitor(policy, lines, ascii_only, track_host)
+    if mode == SCRIPT:
+        _as_script(visitor)
     try:
         visitor.run(tree)
     except RecursionError:
         visitor.findings.append(Finding(1, 1, "DT010", "the file nests too deeply to check"))
     contract = None
-    if not any(f.code == "DT009" for f in visitor.findings):
+    if mode == SCRIPT:
+        if not any(f.code in ("DT009", "DT010") for f in visitor.findings):
+            from dyntools.gate.script import (
+                check_script_globals,
+                check_script_host_use,
+                check_script_shape,
+            )
+
+            check_script_shape(tree, visitor.report)
+            check_script_globals(tree, {f.line for f in visitor.findings if f.code == "DT105"},
+                                 visitor.report)
+            check_script_host_use(policy, visitor.host_imports, visitor.host_uses,
+                                  visitor.report)
+    elif not any(f.code == "DT009" for f in visitor.findings):
         contract = check_contract(tree, visitor.function_yields, visitor.report,
                                   expected_name=expected_name, literals=visitor.literals)
         check_host_use(policy, visitor.host_imports, visitor.host_uses, contract.declared,
@@ -152,6 +184,14 @@ def _check(
     findings.extend(visitor.findings)
     counts.update(visitor.code_counts)
     return findings, lines, contract
+
+
+def _as_script(visitor: GateVisitor) -> None:
+    """The names the host gives a script are bound before its first line, as module names
+    (every other rule of the walk is a tool file's)."""
+    from dyntools.gate.script import GIVEN
+
+    visitor.module_scope.bound.update(GIVEN)
 
 
 def _parse(text: str) -> ast.Module:

@@ -106,6 +106,12 @@ RULES: dict[str, Rule] = _rules(
      "Top-level constants must be literals: str, int, float, bool, None, and lists, tuples, "
      "dicts and sets of literals."),
     ("DT108", S, "duplicate-definition", "A top-level name is bound more than once."),
+    ("DT109", S, "script-metadata",
+     "A code-mode script has no tool metadata: NAME, DESCRIPTION, PARAMS, EXAMPLES and "
+     "CAPABILITIES belong to tool files (dyntools promote writes them from a run)."),
+    ("DT110", S, "script-without-result",
+     "A code-mode script answers with the value bound to the top-level name result; one that "
+     "never binds it has no answer."),
     # imports
     ("DT201", IM, "module-not-allowed", "The module is not on the allow-list."),
     ("DT202", IM, "member-not-allowed", "The module member is not on the allow-list."),
@@ -138,6 +144,9 @@ RULES: dict[str, Rule] = _rules(
     ("DT307", N, "builtin-shadowed",
      "A top-level def may not take the name of a builtin: every call of it would read as "
      "the builtin."),
+    ("DT308", N, "script-reserved-name",
+     "In a code-mode script, inputs and tools are given by the host and may not be bound, and "
+     "result (the answer) is bound only at the top level."),
     # calls and builtins
     ("DT401", C, "builtin-not-allowed", "The builtin is not on the allow-list."),
     ("DT402", C, "dangerous-call", "A well-known dangerous call."),
@@ -147,6 +156,9 @@ RULES: dict[str, Rule] = _rules(
      "CAPABILITIES[\"tools\"]."),
     ("DT404", C, "tool-not-declared",
      "call_tool names a tool that CAPABILITIES[\"tools\"] does not list, or the tool itself."),
+    ("DT406", C, "tool-call-form",
+     "In a code-mode script, tools is used only as tools.NAME(key=value, **more): a call of "
+     "one tool by name with keyword params, which the host sends to that tool."),
     ("DT405", C, "url-not-declared",
      "An HTTP request's URL (a string literal, or the literal head of an f-string) is not an "
      "absolute http(s) URL on a host CAPABILITIES[\"http\"] declares."),

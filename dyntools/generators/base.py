@@ -20,12 +20,18 @@ from dyntools.gate.findings import Finding
 EXCERPT_CHARS = 2000
 
 
+GATE, RUN = "gate", "run"  # who produced the findings: the static gate, or a sandboxed run
+
+
 @dataclass(frozen=True, slots=True)
 class GateFeedback:
-    """Why the previous attempt was refused: its source and the gate's findings."""
+    """Why the previous attempt (or, for a repair, the current version) needs another: its
+    source and the findings, `kind` GATE (the gate refused it) or RUN (it ran in the sandbox
+    and failed a call: pipeline/failures.py, the same shape as the gate's findings)."""
 
     source: str
     findings: tuple[Finding, ...]
+    kind: str = GATE
 
     def render(self) -> str:
         """One `LINE:COL: CODE message` line per finding, as the model reads it."""
@@ -53,8 +59,9 @@ class ToolSpec:
         if not isinstance(self.examples, tuple):
             object.__setattr__(self, "examples", tuple(self.examples))
 
-    def with_feedback(self, source: str, findings: Sequence[Finding]) -> ToolSpec:
-        return dataclasses.replace(self, feedback=GateFeedback(source, tuple(findings)))
+    def with_feedback(self, source: str, findings: Sequence[Finding],
+                      kind: str = GATE) -> ToolSpec:
+        return dataclasses.replace(self, feedback=GateFeedback(source, tuple(findings), kind))
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from dyntools.base.log import get_logger
 from dyntools.errors import GateRejected, UsageError
@@ -77,8 +78,25 @@ def generate_gated(
         f"the gate rejected {spec.name!r} from {generator.id} after {len(rejected)} "
         f"attempt(s): {', '.join(sorted(report.codes))}",
     )
-    error.details.update(attempts=len(rejected), generator=generator.id, tool=spec.name)
+    error.details.update(attempts=len(rejected), generator=generator.id, tool=spec.name,
+                         earlier_attempts=earlier_attempts(rejected[:-1]))
     raise error
+
+
+# Findings kept per earlier attempt (a model's refused answer can hold hundreds).
+MAX_ATTEMPT_FINDINGS = 20
+
+
+def earlier_attempts(reports: tuple[GateReport, ...] | list[GateReport]) -> list[dict[str, Any]]:
+    """What the gate said of each refused attempt, as plain data for a provenance record, an
+    error's details and a person: `{"attempt": 1, "codes": [...], "findings": ["10:18: DT302
+    attribute '__class__' ...", ...]}` (at most MAX_ATTEMPT_FINDINGS findings each)."""
+    return [{"attempt": number,
+             "codes": sorted(report.codes),
+             "findings": [f"{f.line}:{f.col}: {f.code} {f.message}"
+                          for f in report.findings[:MAX_ATTEMPT_FINDINGS]],
+             "more": max(0, len(report.findings) - MAX_ATTEMPT_FINDINGS)}
+            for number, report in enumerate(reports, start=1)]
 
 
 def require_name(report: GateReport, source: str, wanted: str) -> GateReport:

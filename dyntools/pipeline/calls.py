@@ -4,18 +4,25 @@ the tools the registry serves as callers see them.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from dyntools.capabilities.hostcalls import HostCalls
 from dyntools.errors import (
+    BadResult,
     DyntoolsError,
     PendingApproval,
+    SandboxMemoryLimit,
+    SandboxTimeout,
+    SandboxViolation,
+    ToolRuntimeError,
     VersionUnusable,
+    WorkerCrashed,
 )
 from dyntools.pipeline.core import PipelineCore, ToolSource
-from dyntools.pipeline.events import FAILED, OK, approve_command, log_execute
+from dyntools.pipeline.events import FAILED, OK, approve_command_for, log_execute
 from dyntools.pipeline.toolmeta import (
     Tool,
 )
@@ -42,7 +49,10 @@ class Calling(PipelineCore):
         passes itself; default: this registry); `chain` lists the tools already waiting on
         this call (composition depth and cycles). With `read_only` (a tool composed while
         another is verified) its HTTP requests may only GET, and so may what it composes.
-        No secret leaves in the result or error."""
+        No secret leaves in the result or error. A name that is an alias calls the tool it
+        serves (`Registry.alias_of`). The call's audit event has an `id`; a failed call's
+        error carries it (`details["call_id"]`) and, unless `keep_failed_calls` is off, its
+        params are kept, redacted, for a repair (pipeline/failed_calls.py)."""
         return self.call_served(name, params, timeout=timeout, tools=tools, chain=chain,
                                 read_only=read_only).result
 
@@ -53,7 +63,10 @@ class Calling(PipelineCore):
         and its file read and hash-checked once (by the registry's open rule, on a cold
         call): the runtime is handed both."""
         started = time.perf_counter()
+        call_id = os.urandom(8).hex()
+        name = self.registry.alias_of(name) or name
         version: int | None = None
+        hosts: list[HostCalls] = []
         try:
             try:
                 record = self.registry.served(name)
@@ -65,13 +78,12 @@ class Calling(PipelineCore):
                 raise PendingApproval(
                     f"tool {name!r} v{waiting.version} is pending approval and is not "
                     f"served until a reviewer approves it: "
-                    f"{approve_command(name, waiting.version)}",
+                    f"{approve_command_for(waiting)}",
                     tool=name, version=waiting.version,
-                    approve_command=approve_command(name, waiting.version)) from None
+                    approve_command=approve_command_for(waiting)) from None
             version = record.version
             source = self.registry.verified_source(name, record.version)
             self._params_check(record, source)(params)
-            hosts: list[HostCalls] = []
             served = [record]
 
             def prepare(used: VersionRecord) -> HostCalls | None:
@@ -101,15 +113,53 @@ class Calling(PipelineCore):
             for host in hosts:
                 result = host.redact(result)
         except DyntoolsError as exc:
-            log_execute(name, version, started, FAILED, exc.reason, exc.message)
+            kept = self._keep_failed(call_id, name, version, params, exc, hosts, read_only)
+            exc.details["call_id"] = call_id
+            if kept:
+                exc.details["params_kept"] = True
+            exc.details.setdefault("tool", name)
+            log_execute(name, version, started, FAILED, exc.reason, exc.message, call_id, kept)
             raise
-        log_execute(name, version, started, OK, None, None)
+        log_execute(name, version, started, OK, None, None, call_id)
         return ServedCall(served[0].version, result)
 
+    def _keep_failed(self, call_id: str, name: str, version: int | None, params: Any,
+                     error: DyntoolsError, hosts: list[HostCalls],
+                     read_only: bool) -> bool | None:
+        """Keep a failed call's params for a repair (None: not kept by choice, a call made
+        while a composing tool is verified, or one that never reached the tool: an unknown
+        tool, params its schema refuses, a pending version, a sandbox below its minimum)."""
+        if not self.keep_failed_calls or version is None or read_only or not isinstance(
+                error, ToolRuntimeError | BadResult | SandboxTimeout | SandboxMemoryLimit
+                | SandboxViolation | WorkerCrashed):
+            return None  # only a call that reached the tool and went wrong there
+        from dyntools.pipeline.failed_calls import FailedCalls
+
+        redactor = self.secrets_redactor()
+
+        def redact(value: Any) -> Any:
+            for host in hosts:
+                value = host.redact(value)
+            return redactor(value)
+
+        return FailedCalls(self.registry.root).keep(call_id, name, version, params,
+                                                    error.reason, error.message, redact)
+
     def tool(self, name: str) -> Tool | None:
-        """The current version of `name` as callers see it, or None."""
-        record = self.registry.current(name)
+        """The current version of `name` as callers see it (of the tool it serves, for an
+        alias), or None."""
+        record = self.registry.current(self.registry.alias_of(name) or name)
         return self._tool(record) if record is not None else None
+
+    def aliases(self) -> dict[str, Tool]:
+        """Each served alias and the tool it calls: names callers may use, never tools of
+        their own (`tools` does not list them)."""
+        served = {}
+        for name in self.registry.aliases():
+            tool = self.tool(name)
+            if tool is not None and self.registry.alias_of(name) is not None:
+                served[name] = tool
+        return served
 
     def tools(self) -> list[Tool]:
         """Every registry tool with a usable current version."""

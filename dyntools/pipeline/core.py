@@ -78,10 +78,18 @@ class PipelineCore(Closing):
         pool_size: int = 2,
         capabilities: CapabilityPolicy | str | os.PathLike[str] | None = None,
         allow_weaker_sandbox: bool | None = None,
+        allow_unreviewed_repairs: bool = False,
+        keep_failed_calls: bool = True,
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
         self._owns_executor = executor is None or isinstance(executor, str)
+        if self.executor.adopts_local_pools and runtime is None:
+            # Workers of this machine's pools are forked from a zygote: it starts now, while
+            # the registry opens and the first tool is checked (sandbox/zygote.py).
+            from dyntools.sandbox.pool import warm_up
+
+            warm_up()
         if isinstance(registry, Registry):
             if policy is not None and policy.digest != registry.policy.digest:
                 raise ValueError("policy differs from the registry's policy")
@@ -117,6 +125,11 @@ class PipelineCore(Closing):
         # The operator's capability policy: `capabilities`, else DYNTOOLS_CAPABILITIES, else
         # none (nothing granted). A version's CAPABILITIES are granted only within it.
         self.capabilities = CapabilityHost(resolve_capability_policy(capabilities))
+        # A repair asked for through this object (an agent's counterexample) waits for a
+        # reviewer unless the operator allows it to follow the approval policy (the CLI's
+        # own `repair` does): pipeline/repair.py.
+        self.allow_unreviewed_repairs = bool(allow_unreviewed_repairs)
+        self.keep_failed_calls = bool(keep_failed_calls)
         self._metadata: dict[tuple[str, int, str], ToolMetadata] = {}
         self._checks: dict[tuple[str, int, str], Callable[[Any], None]] = {}
         if watch and runtime is None:
@@ -164,15 +177,34 @@ class PipelineCore(Closing):
         from dyntools.pipeline.verify import CONTRACT, Example
 
         current = self.registry.current(name)
-        if current is None:
-            return ()
-        verification = current.provenance.get("verification")
-        values: Any = None
-        if isinstance(verification, Mapping):
-            values = verification.get("examples")
-        if not isinstance(values, list):
-            values = self._meta(current).examples
-        return tuple(Example.parse(v, CONTRACT) for v in values)
+        found: list[Example] = []
+        if current is not None:
+            verification = current.provenance.get("verification")
+            values: Any = None
+            if isinstance(verification, Mapping):
+                values = verification.get("examples")
+            if not isinstance(values, list):
+                values = self._meta(current).examples
+            found = [Example.parse(v, CONTRACT) for v in values]
+        if name in self.registry.names():
+            # Counterexamples a repair added stay in the contract whichever version is
+            # current (pipeline/contract.py); with trusted keys, the chain says which.
+            from dyntools.pipeline.contract import (
+                counterexamples,
+                gap_message,
+                signed_counterexamples,
+                signed_gap,
+            )
+
+            state = self.registry.tool(name)
+            missing = signed_gap(state)
+            if missing:
+                from dyntools.errors import ChainMismatch
+
+                raise ChainMismatch(gap_message(name, missing), tool=name,
+                                    missing=list(missing))
+            found += [*counterexamples(state), *signed_counterexamples(state)]
+        return tuple(found)
 
     def pending_version(self, name: str) -> VersionRecord | None:
         """The newest pending version of `name` newer than its current one, or None."""
@@ -254,6 +286,19 @@ class PipelineCore(Closing):
             return None
         return self.capabilities.replaying(tool=name, version=version, declared=declared,
                                            tools=self._composer(tools, read_only=True))
+
+    def secrets_redactor(self) -> Callable[[Any], Any]:
+        """`value` with every form of every secret the operator's policy holds (with a value
+        on this host) replaced by `[redacted:NAME]`, as the broker redacts: for what is kept
+        of a failed call (pipeline/failed_calls.py)."""
+        policy = self.capabilities.policy
+        if policy is None or not policy.secrets:
+            return lambda value: value
+        from dyntools.capabilities.hostcalls import redact_value
+        from dyntools.capabilities.redaction import Redactor, available_secrets
+
+        redactor = Redactor(available_secrets(policy.secrets, os.environ))
+        return lambda value: redact_value(value, redactor)
 
     @property
     def runtime(self) -> Runtime:

@@ -4,12 +4,26 @@ pipeline/core.py)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 from dyntools.pipeline.approval import Approving
 from dyntools.pipeline.calls import Calling
+from dyntools.pipeline.code import CodeRunning
 from dyntools.pipeline.ensure import Ensuring
+from dyntools.pipeline.record import Recording
+
+if TYPE_CHECKING:
+    from dyntools.generators.base import Generator
+    from dyntools.pipeline.core import ToolSource
+    from dyntools.pipeline.events import StationListener
+    from dyntools.pipeline.repair import RepairResult
+
+DAY_S = 86400.0
 
 
-class Dyntools(Ensuring, Approving, Calling):
+class Dyntools(Ensuring, Approving, Calling, CodeRunning, Recording):
     """Ensure and call generated tools over one registry. Thread-safe; close() when done.
 
     `generator` is the default source of new code (the offline templates unless given);
@@ -28,4 +42,40 @@ class Dyntools(Ensuring, Approving, Calling):
     below its default minimum (dyntools/sandbox/minimum.py), which is refused otherwise
     (`LayerUnavailable`); unset, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 decides. The opt-in goes to
     the audit log.
+    `allow_unreviewed_repairs`: a `repair` asked for through this object follows the
+    registry's approval policy; unset, every repair waits for a reviewer (a counterexample
+    may come from a prompt-injected agent and changes the tool for every user).
+    `keep_failed_calls`: a failed call keeps its params, redacted, for `repair(call=ID)`
+    (pipeline/failed_calls.py says what is kept and for how long).
+
+    Code mode (pipeline/code.py): `run_code` runs a gated script over the registry's tools,
+    `resume_run` continues one that waited for a decision, `promote` makes a tool of one.
     """
+
+    def repair(self, name: str, params: Mapping[str, Any] | None, expected: Mapping[str, Any],
+               *, reason: str | None = None, generator: Generator | None = None,
+               call: str | None = None, exchanges: Sequence[Mapping[str, Any]] | None = None,
+               require_approval: bool = False, requested_by: str = "library",
+               on_station: StationListener | None = None,
+               tools: ToolSource | None = None) -> RepairResult:
+        """Turn a failing call of `name` and the result it should have given into a verified
+        next version (pipeline/repair.py; docs/repair.md). It waits for a reviewer unless
+        this object was made with `allow_unreviewed_repairs=True`."""
+        from dyntools.pipeline.repair import Repairer
+
+        return Repairer(self).repair(
+            name, params, expected, reason=reason, generator=generator, call=call,
+            exchanges=exchanges, require_approval=require_approval,
+            requested_by=requested_by, on_station=on_station, tools=tools)
+
+    def health(self, *, since: float = 30 * DAY_S, stale_days: float = 14.0,
+               audit_log: str | os.PathLike[str] | None = None, jobs: int | None = None,
+               now: float | None = None,
+               on_version: Callable[[Any], None] | None = None) -> dict[str, Any]:
+        """The registry's health report, the dict `dyntools health --json` prints
+        (pipeline/health.py; docs/health.md). It changes nothing served."""
+        from dyntools.pipeline.health import HealthCheck
+
+        return HealthCheck(self).health(since=since, stale_days=stale_days,
+                                        audit_log=audit_log, jobs=jobs, now=now,
+                                        on_version=on_version)

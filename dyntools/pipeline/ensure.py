@@ -34,7 +34,7 @@ from dyntools.pipeline.events import (
     Recorder,
     StationEvent,
     StationListener,
-    approve_command,
+    approve_command_for,
     ms_since,
 )
 from dyntools.pipeline.toolmeta import (
@@ -80,7 +80,7 @@ class EnsureResult(NamedTuple):
 
     @property
     def approve_command(self) -> str:
-        return approve_command(self.record.name, self.record.version)
+        return approve_command_for(self.record)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +112,7 @@ class Ensuring(PipelineCore):
         on_station: StationListener | None = None,
         require_approval: bool = False,
         tools: ToolSource | None = None,
+        provenance: Mapping[str, Any] | None = None,
     ) -> EnsureResult:
         """Make sure `spec.name` has a current, verified version; generate one if not.
 
@@ -123,6 +124,8 @@ class Ensuring(PipelineCore):
         is pending (and none is current) is returned as such without generating again.
         `tools` is where a capability tool's `host.call_tool` finds the tools it composes
         during verification (the Catalog passes itself; default: this registry).
+        `provenance`: more fields for a generated version's record (`record` says where its
+        example came from).
         Raises a `DyntoolsError` leaf naming the station that failed.
         """
         from dyntools.generators.base import ToolSpec
@@ -143,9 +146,13 @@ class Ensuring(PipelineCore):
         recorder = Recorder(spec.name, on_station)
         approval = stricter(self.approval, "always" if require_approval else None)
         with self._name_lock(spec.name):
+            with contextlib.suppress(UnknownTool):
+                self.registry.refresh(spec.name)
+            target = self.registry.alias_of(spec.name)
+            if target is not None:
+                return self._aliased(spec, target, new_version, caller_examples, recorder,
+                                     tools)
             with recorder.station(LOOKUP) as found:
-                with contextlib.suppress(UnknownTool):
-                    self.registry.refresh(spec.name)
                 current = self.registry.current(spec.name)
                 refusal = self.registry.refusal(spec.name) if current is None else None
                 if refusal is not None:
@@ -158,7 +165,7 @@ class Ensuring(PipelineCore):
                     recorder.version = waiting.version
                     found.outcome = PENDING
                     found.detail = (f"v{waiting.version} is pending approval (nothing "
-                                    f"generated): {approve_command(spec.name, waiting.version)}")
+                                    f"generated): {approve_command_for(waiting)}")
                 elif current is None:
                     found.outcome = "miss"
                     found.detail = (
@@ -176,6 +183,8 @@ class Ensuring(PipelineCore):
                 return EnsureResult(self._tool(waiting), waiting, False, tuple(recorder.events))
             if current is not None and not new_version:
                 return self._existing(current, caller_examples, recorder, tools)
+            approval = self._contract_change_approval(spec.name, approval,
+                                                      contract_change and current is not None)
             problem = self.registry.writable_problem(spec.name)
             if problem is None and not needs_approval(approval):
                 # Activating it is a decision: with trusted keys, one of them signs it. Said
@@ -189,7 +198,44 @@ class Ensuring(PipelineCore):
                 # Before generating: a read-only registry must not cost a model call.
                 raise PersistError(f"cannot create {spec.name}: {problem}", tool=spec.name)
             return self._create(spec, caller_examples, generator or self.generator,
-                                contract_change, recorder, approval, tools)
+                                contract_change, recorder, approval, tools, provenance)
+
+    def _aliased(self, spec: ToolSpec, target: str, new_version: bool,
+                 caller_examples: tuple[Example, ...], recorder: Recorder,
+                 tools: ToolSource | None) -> EnsureResult:
+        """`spec.name` is an alias: the tool it serves, as it is (the alias has no versions of
+        its own to add to)."""
+        if new_version:
+            raise UsageError(f"{spec.name} is an alias of {target}: a new version goes to "
+                             f"{target} (dyntools ensure {target} --new-version), or remove "
+                             f"the alias first (dyntools unalias {spec.name})",
+                             tool=spec.name, alias_of=target)
+        with recorder.station(LOOKUP) as found:
+            current = self.registry.current(target)
+            if current is None:
+                raise self.registry.refusal(target) or UnknownTool(
+                    f"{spec.name} is an alias of {target}, which serves no version",
+                    tool=spec.name, alias_of=target)
+            recorder.version = current.version
+            found.outcome = "hit"
+            found.detail = (f"an alias of {target}: v{current.version} served (no "
+                            "generation)")
+        return self._existing(current, caller_examples, recorder, tools)
+
+    def _contract_change_approval(self, name: str, approval: str, changing: bool) -> str:
+        """The approval policy of a new version of `name` (`changing`: with a contract change
+        of a tool that has a current version). The counterexamples in force
+        came from repairs a reviewer approved (or the operator allowed): a contract change
+        that drops them waits for a reviewer in turn, unless this object allows unreviewed
+        repairs, or an agent could undo a reviewed repair on its own."""
+        from dyntools.pipeline.contract import counterexamples, signed_digests
+
+        if not changing or self.allow_unreviewed_repairs:
+            return approval
+        state = self.registry.tool(name)
+        if counterexamples(state) or signed_digests(state):
+            return stricter(approval, "always")
+        return approval
 
     def _existing(self, record: VersionRecord, caller_examples: tuple[Example, ...],
                   recorder: Recorder, tools: ToolSource | None = None) -> EnsureResult:
@@ -229,6 +275,7 @@ class Ensuring(PipelineCore):
         recorder: Recorder,
         approval: str = "never",
         tools: ToolSource | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> EnsureResult:
         from dyntools.pipeline.verify import collect_examples, run_examples
 
@@ -241,11 +288,7 @@ class Ensuring(PipelineCore):
         candidate = max((r.version for r in self.registry.versions(spec.name)), default=0) + 1
         contract = () if contract_change else self._contract_examples(spec.name)
         examples = collect_examples(meta.examples, caller_examples, contract)
-        provenance: dict[str, Any] = gated.generated.as_provenance()
-        if spec.description:
-            provenance["description_requested"] = spec.description
-        if contract_change:
-            provenance["contract_change"] = True
+        provenance = {**_provenance(spec, gated, contract_change), **(extra or {})}
         try:
             with recorder.station("load") as loaded:
                 pool = self._open_pool(spec.name, candidate, source)
@@ -288,10 +331,11 @@ class Ensuring(PipelineCore):
                                        pending=f"awaiting approval (policy: {approval})")
                 recorder.done("activate", PENDING, 0.0,
                               detail=f"not served until a reviewer approves it: "
-                                     f"{approve_command(spec.name, record.version)}")
+                                     f"{approve_command_for(record)}")
                 return EnsureResult(self._tool(record), record, True, tuple(recorder.events),
                                     report)
-            record = self._persist(spec.name, source, gated.report, provenance, recorder)
+            record = self._persist(spec.name, source, gated.report, provenance, recorder,
+                                   contract_change=contract_change)
             with recorder.station("activate") as activated:
                 record, adopted = self._activate(record, pool if record.version == candidate
                                                  else None)
@@ -377,12 +421,18 @@ class Ensuring(PipelineCore):
         *,
         rejected: str | None = None,
         pending: str | None = None,
+        contract_change: bool = False,
     ) -> VersionRecord:
         """Write the version with its verdict: approved, rejected or pending with a reason."""
         status = REJECTED if rejected else PENDING if pending else APPROVED
         signer = self.signer if status == APPROVED else None
         decision = ({"action": "ensure", "by": self.approver or approver_name(),
                      "reason": "verified by ensure"} if signer is not None else None)
+        if decision is not None and contract_change and name in self.registry.names():
+            # A contract change drops the counterexamples the chain signed: said in the chain.
+            from dyntools.pipeline.contract import contract_decision
+
+            decision = contract_decision(decision, self.registry.tool(name), (), True)
         with recorder.station("persist") as persisted:
             # An approved version moves the pointer in the same durable commit that records
             # it: verification is already behind it, so there is nothing left to wait for.
@@ -397,7 +447,33 @@ class Ensuring(PipelineCore):
             if metadata is not None:
                 self._remember_meta(record, metadata)
             persisted.detail = f"{record.path.name} sha256 {record.sha256[:12]}"
+            same = identical_versions(self.registry.versions(name), record)
+            if same:
+                persisted.detail += (f" (byte-identical to "
+                                     f"{', '.join(f'v{v}' for v in same)})")
         return record
+
+
+def _provenance(spec: ToolSpec, gated: GatedSource, contract_change: bool) -> dict[str, Any]:
+    """Where a generated version came from, as its record keeps it."""
+    provenance: dict[str, Any] = gated.generated.as_provenance()
+    if gated.rejected:
+        # What the model got wrong on the way, and what the gate said: for the reviewer (show,
+        # the page, ensure's output), not only the audit log.
+        from dyntools.generators.loop import earlier_attempts
+
+        provenance["earlier_attempts"] = earlier_attempts(gated.rejected)
+    if spec.description:
+        provenance["description_requested"] = spec.description
+    if contract_change:
+        provenance["contract_change"] = True
+    return provenance
+
+
+def identical_versions(records: Sequence[VersionRecord], record: VersionRecord) -> list[int]:
+    """The other versions holding exactly `record`'s bytes (a new version of the same code is
+    kept, as every decision is, and said to be the same)."""
+    return [r.version for r in records if r.sha256 == record.sha256 and r.version != record.version]
 
 
 def metadata_of(report: GateReport) -> ToolMetadata:

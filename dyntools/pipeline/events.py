@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from dyntools.base.log import get_logger
@@ -109,14 +109,32 @@ def ms_since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def approve_command(name: str, version: int) -> str:
-    """The command a reviewer runs to approve a pending version."""
-    return f"dyntools approve {name} {version}"
+def approve_command(name: str, version: int, *, contract_change: bool = False) -> str:
+    """The command a reviewer runs to approve a pending version: with `--contract-change`
+    when the version was made with it (approving it without is refused)."""
+    return f"dyntools approve {name} {version}" + (" --contract-change" if contract_change
+                                                    else "")
+
+
+def approve_command_for(record: Any) -> str:
+    """`approve_command` for a recorded version (a VersionRecord), as its provenance asks."""
+    return approve_command(record.name, record.version,
+                           contract_change=recorded_contract_change(record.provenance))
+
+
+def recorded_contract_change(provenance: Any) -> bool:
+    """True when a version's provenance says it was made with `--contract-change`."""
+    return isinstance(provenance, Mapping) and provenance.get("contract_change") is True
 
 
 def log_execute(name: str, version: int | None, started: float, outcome: str,
-                 reason: str | None, detail: str | None) -> None:
+                 reason: str | None, detail: str | None, call_id: str | None = None,
+                 params_kept: bool | None = None) -> None:
+    """One call's audit event; `id` names it (`dyntools repair NAME --call ID` for a failed
+    one whose params were kept: `params_kept`)."""
+    extra: dict[str, Any] = {} if params_kept is None else {"params_kept": params_kept}
     get_logger("pipeline").info(
         AUDIT_EVENT, tool=name, version=version, station=EXECUTE,
         duration_ms=round(ms_since(started), 3), outcome=outcome, reason=reason, detail=detail,
+        id=call_id, **extra,
     )

@@ -293,5 +293,5 @@ def _start_quietly(pool: Pool) -> None:
         return
     try:
         start()
-    except Exception as exc:  # a failed warm-up surfaces on the first call instead
-        get_logger("runtime").warning("runtime.prewarm_failed", error=repr(exc))
+    except Exception as exc:  # a failed warm-up surfaces on the first call instead: said
+        get_logger("runtime").info("runtime.prewarm_failed", error=repr(exc))  # once, there

@@ -169,6 +169,7 @@ def _check(validator: Any, budget_units: int, params: Any, tool: str | None) -> 
 
 
 CATALOG, REGISTRY = "catalog", "registry"
+ALIAS = "alias"  # a search hit for a name that serves another tool (Registry.alias_of)
 
 
 class Tool(NamedTuple):

@@ -4,11 +4,13 @@
     report = run_examples(pool.call, examples, tool="slugify_text")
     report.passed, report.failures, report.summary()
 
-Three sources of examples, kept apart in the report so a reader sees which promise broke:
-`tool` (the file's own EXAMPLES), `caller` (what the caller of `ensure` supplied) and `contract`
-(the examples the current version passed: a new version keeps the contract the tool already
-made). Identical examples are run once. Results are compared as canonical JSON, so `1` and
-`1.0`, or `true` and `1`, differ just as they do for a client parsing the answer.
+Four sources of examples, kept apart in the report so a reader sees which promise broke:
+`tool` (the file's own EXAMPLES), `counterexample` (a failing call a repair turned into an
+example: pipeline/repair.py), `caller` (what the caller of `ensure` supplied) and `contract`
+(the examples the current version passed, and the tool's counterexamples: a new version
+keeps the contract the tool already made). Identical examples are run once. Results are
+compared as canonical JSON, so `1` and `1.0`, or `true` and `1`, differ just as they do for a
+client parsing the answer.
 
 A failing call (the tool raised, or returned something that is not a JSON object) is a failed
 example with the error recorded. Errors that cost a worker (timeout, memory limit, crash, a
@@ -28,6 +30,7 @@ from dyntools.errors import BadResult, InvalidParams, SandboxError, ToolRuntimeE
 from dyntools.gate.capabilities import DeclarationError, Exchange, parse_exchanges
 
 TOOL, CALLER, CONTRACT = "tool", "caller", "contract"
+COUNTEREXAMPLE = "counterexample"
 PASSED, FAILED, ERROR, NOT_RUN = "passed", "failed", "error", "not_run"
 SHOWN_CHARS = 300
 
@@ -145,6 +148,16 @@ class VerificationReport:
         return tuple(o for o in self.outcomes if o.status in (FAILED, ERROR))
 
     @property
+    def failed_origins(self) -> frozenset[str]:
+        """Where the failing examples came from (TOOL, CALLER, CONTRACT): whose promise broke."""
+        return frozenset(o.example.origin for o in self.failures)
+
+    @property
+    def failed_own_examples(self) -> bool:
+        """True when the version broke its own EXAMPLES (not only what a caller added)."""
+        return TOOL in self.failed_origins
+
+    @property
     def passed_examples(self) -> list[dict[str, Any]]:
         """What this version has now promised: the examples it reproduced."""
         return [o.example.as_dict() for o in self.outcomes if o.passed]
@@ -193,14 +206,16 @@ def collect_examples(
     own: Iterable[Any] = (),
     caller: Iterable[Any] = (),
     contract: Iterable[Any] = (),
+    counterexamples: Iterable[Any] = (),
 ) -> tuple[Example, ...]:
-    """Own EXAMPLES, then the caller's, then the contract's; duplicates run once.
-    Raises UsageError when the caller's examples exceed MAX_CALLER_EXAMPLES or, together,
-    MAX_CALLER_EXAMPLE_BYTES of JSON."""
+    """Own EXAMPLES, then the counterexamples, the caller's, then the contract's;
+    duplicates run once. Raises UsageError when the caller's examples exceed
+    MAX_CALLER_EXAMPLES or, together, MAX_CALLER_EXAMPLE_BYTES of JSON."""
     seen: set[str] = set()
     examples: list[Example] = []
     caller_count = caller_bytes = 0
-    for origin, values in ((TOOL, own), (CALLER, caller), (CONTRACT, contract)):
+    for origin, values in ((TOOL, own), (COUNTEREXAMPLE, counterexamples), (CALLER, caller),
+                           (CONTRACT, contract)):
         for value in values:
             example = value if isinstance(value, Example) else Example.parse(value, origin)
             key = canonical(example.as_dict())
@@ -300,7 +315,14 @@ def _same(actual: Any, expected: Mapping[str, Any]) -> bool:
 
 
 def _error_of(exc: SandboxError | InvalidParams) -> dict[str, Any]:
-    return {"station": exc.station, "reason": exc.reason, "message": exc.message}
+    error: dict[str, Any] = {"station": exc.station, "reason": exc.reason,
+                             "message": exc.message}
+    # Where in the tool file it raised, and which capability was refused: what a repair
+    # tells the generator (pipeline/failures.py).
+    for key in ("trace", "capability"):
+        if exc.details.get(key) is not None:
+            error[key] = exc.details[key]
+    return error
 
 
 def _shown(value: Any) -> str:

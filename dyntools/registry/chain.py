@@ -6,7 +6,8 @@ nothing about which version is served now, nor about a retirement. Someone who c
 manifest but holds no trusted key could move `current` back to a superseded signed version, or
 restore a retired version's signed entry from an older copy of the manifest. So every decision
 that changes what is served (approve, activate, rollback, retire, reject, ensure when it
-activates, sign-state) appends a record to the tool's chain, kept in its manifest:
+activates, sign-state, and alias for a name that serves another tool) appends a record to
+the tool's chain, kept in its manifest:
 
     {"tool": "slugify_text", "seq": 2, "prev": "<sha256 of record 1>", "action": "activate",
      "versions": [1], "current": 1, "statuses": {"1": "approved", "2": "approved"},
@@ -46,6 +47,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from dyntools.base.toolname import tool_name_problem
 from dyntools.gate.findings import sha256_hex
 from dyntools.registry.manifest import APPROVED, STATUSES, version_in_range
 
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
 
 DOMAIN = b"dyntools-decision-v1\n"
 SIGN_STATE = "sign-state"
+CONTRACT = "contract"
+ALIAS = "alias"
 
 # action -> what its record means. Every record states the resulting pointer and statuses
 # whole, so the table says what a reader must understand to trust a record of that name.
@@ -66,9 +70,18 @@ ACTIONS: Mapping[str, str] = MappingProxyType({
     "rollback": "the pointer moved back to an earlier approved version",
     "retire": "a version is never served again (the pointer moves below it if it was current)",
     "ensure": "a generated version passed gate and verification and became current",
+    CONTRACT: "a version was approved (and made current, unless told not to) under the "
+              "counterexamples `contract` names, whole: a repair added one, or a contract "
+              "change dropped them; every later version must pass them",
+    ALIAS: "the name serves another tool's current version (`target`), or no longer does "
+           "(`target` null); the name has no versions of its own",
 })
-# action -> the fields of its own its records carry (signed with the rest); none yet.
-EXTRA_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType({})
+# action -> the fields of its own its records carry (signed with the rest).
+EXTRA_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType({
+    CONTRACT: frozenset({"contract"}),
+    ALIAS: frozenset({"target"}),
+})
+MAX_CONTRACT = 4096  # counterexamples a tool's signed contract may name
 
 FIELDS = frozenset({"tool", "seq", "prev", "action", "versions", "current", "statuses", "by",
                     "time", "reason", "key"})
@@ -102,18 +115,31 @@ class ChainRecord(NamedTuple):
     reason: str | None
     key: str
     digest: str  # SHA-256 of the signed bytes: what the next record's `prev` holds
+    # a `contract` record: the SHA-256 of each counterexample in the tool's contract, whole
+    contract: tuple[str, ...] | None = None
+    target: str | None = None  # an alias record's: the tool the name serves (None: no longer)
+
+    @property
+    def alias(self) -> str | None:
+        """The tool this record makes the name serve (an alias record's target), else None:
+        a later record of any other action leaves the name no alias."""
+        return self.target if self.action == ALIAS else None
 
     def summary(self) -> str:
         """`#2 activate v1 by alice at <time>`, for messages."""
         moved = " ".join(f"v{v}" for v in self.versions)
         what = f"{self.action} {moved}" if moved else self.action
+        if self.action == ALIAS:
+            what = f"alias of {self.target}" if self.target else "alias removed"
         return f"#{self.seq} {what} by {self.by} at {self.time}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "digest": self.digest, "action": self.action,
                 "versions": list(self.versions), "current": self.current,
                 "statuses": {str(v): s for v, s in sorted(self.statuses.items())},
-                "by": self.by, "time": self.time, "reason": self.reason, "key": self.key}
+                "by": self.by, "time": self.time, "reason": self.reason, "key": self.key,
+                **({"contract": list(self.contract)} if self.contract is not None else {}),
+                **({"target": self.target} if self.action == ALIAS else {})}
 
 
 def payload(fields: Mapping[str, Any]) -> bytes:
@@ -136,7 +162,8 @@ def new_record(signer: Signer, *, tool: str, seq: int, prev: str | None, action:
                by: str, time: str, reason: str | None,
                extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A signed record, in the form the manifest stores. The caller links it (`seq`, `prev`)
-    under the registry's writer lock."""
+    under the registry's writer lock. `extra`: the fields of its own the action carries
+    (EXTRA_FIELDS), exactly those."""
     if action not in ACTIONS:
         raise ValueError(f"unknown decision {action!r}")
     if set(extra or {}) != EXTRA_FIELDS.get(action, frozenset()):
@@ -216,12 +243,43 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
         states[int(key)] = status
     for key in ("key", STORED_ONLY):
         _text(raw, key)
+    contract = _digests(raw.get("contract")) if action == CONTRACT else None
+    target = None
+    if action == ALIAS:
+        target = raw["target"]
+        if target is not None and (not isinstance(target, str) or target == tool
+                                   or tool_name_problem(target) is not None):
+            raise ChainError("an alias record's target must be another tool's name, or null")
+        if moved or pointer is not None or states:
+            raise ChainError("an alias record moves no version: a name that is an alias has "
+                             "none")
     return ChainRecord(
         tool=tool, seq=seq, prev=prev, action=action, versions=moved, current=pointer,
         statuses=MappingProxyType(states), by=str(_text(raw, "by")),
         time=str(_text(raw, "time")), reason=_text(raw, "reason", optional=True),
-        key=str(raw["key"]), digest=digest_of(raw),
+        key=str(raw["key"]), digest=digest_of(raw), contract=contract, target=target,
     )
+
+
+def _digests(value: Any) -> tuple[str, ...]:
+    """A `contract` field: distinct SHA-256 hex digests, sorted, at most MAX_CONTRACT."""
+    if not isinstance(value, list) or len(value) > MAX_CONTRACT:
+        raise ChainError(f"contract must be a list of at most {MAX_CONTRACT} digests")
+    for item in value:
+        if not isinstance(item, str) or not _SHA256.fullmatch(item):
+            raise ChainError("contract holds something that is not a SHA-256 digest")
+    if value != sorted(set(value)):
+        raise ChainError("contract must list distinct digests in order")
+    return tuple(value)
+
+
+def signed_contract(records: Sequence[ChainRecord]) -> tuple[ChainRecord | None, frozenset[str]]:
+    """The latest `contract` record among verified `records` and the counterexamples it
+    signs (none before the first)."""
+    for record in reversed(records):
+        if record.action == CONTRACT and record.contract is not None:
+            return record, frozenset(record.contract)
+    return None, frozenset()
 
 
 def signature_problem(raw: Mapping[str, Any]) -> str | None:
@@ -369,12 +427,18 @@ def sign_state_hint(tool: str) -> str:
 
 def judge(tool: str, raw_chain: Sequence[Any], current: int | None,
           statuses: Mapping[int, str], trusted: frozenset[str],
-          accepted: tuple[int, str] | None = None) -> ChainVerdict:
-    """The verdict on a tool whose manifest has this chain, pointer and statuses (freshness is
-    freshness.py's, applied after; `accepted` only spares re-verifying what it covers)."""
+          accepted: tuple[int, str] | None = None, *, alias: str | None = None) -> ChainVerdict:
+    """The verdict on a tool whose manifest has this chain, pointer and statuses (and, for a
+    name that is an alias, `alias`: the tool it serves). Freshness is freshness.py's, applied
+    after; `accepted` only spares re-verifying what it covers."""
     if not raw_chain:
-        if current is None:
+        if current is None and alias is None:
             return ChainVerdict(None)  # nothing is served: nothing needs vouching for
+        if alias is not None:
+            return ChainVerdict(
+                NO_CHAIN, f"{tool} is recorded as an alias of {alias}, and no signed decision "
+                          "made it one (trusted keys are configured)",
+                hint=f"dyntools alias {tool} {alias} --sign-key FILE")
         return ChainVerdict(
             NO_CHAIN, f"{tool} has no decision chain, and trusted keys are configured: no "
                       f"signed decision says v{current} is current", hint=sign_state_hint(tool))
@@ -386,6 +450,14 @@ def judge(tool: str, raw_chain: Sequence[Any], current: int | None,
             records=check.records, length=check.length,
             hint=f"restore the manifest from a good copy, or sign today's state over it: "
                  f"dyntools sign-state {tool} --accept-manifest --sign-key FILE")
+    if alias is not None and head.alias != alias:
+        said = f"of {head.alias}" if head.alias else "none"
+        return ChainVerdict(
+            CHAIN_MISMATCH, f"the manifest makes {tool} an alias of {alias}, but the chain's "
+                            f"head ({head.summary()}) says alias {said}",
+            records=check.records, length=check.length,
+            hint=f"dyntools unalias {tool} --sign-key FILE, or dyntools alias {tool} "
+                 f"{head.alias or alias} --sign-key FILE")
     looser = looser_statuses(head, statuses)
     pointer = pointer_disagreement(head, current)
     disagreements = tuple(([pointer] if pointer else []) + looser)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # actions whose version must be one the chain approves / has not decided on yet
 _NEEDS_APPROVED = frozenset({"activate", "rollback"})
-_NEEDS_UNDECIDED = frozenset({"approve", "reject", "ensure"})
+_NEEDS_UNDECIDED = frozenset({"approve", "reject", "ensure", chain.CONTRACT})
 
 
 def require_key(trusted: frozenset[str] | None, signer: Signer | None, what: str, name: str,
@@ -105,9 +105,11 @@ def chain_pointer(name: str, manifest: Manifest, head: ChainRecord | None) -> Ma
 
 def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int],
              signer: Signer | None, head: ChainRecord | None, *,
-             stamp: Mapping[str, Any]) -> Manifest:
+             stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Manifest:
     """`manifest` (as the decision leaves it) with the decision's signed record appended, when
-    there is a signer. `stamp` is the decision as recorded on the version: by, time, reason."""
+    there is a signer. `stamp` is the decision as recorded on the version: by, time, reason;
+    `extra` the action's own fields (chain.EXTRA_FIELDS: an alias's target; a contract
+    record's set is computed here, from the chain and the stamp's `contract_added`)."""
     if signer is None:
         return manifest
     now = chain.manifest_statuses(manifest.versions)
@@ -119,9 +121,25 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
     else:
         statuses = now
         seq, prev = _link(name, manifest.chain)
+    if action == chain.CONTRACT:
+        extra = {"contract": contract_set(name, manifest, stamp)}
     record = _signed(signer, name, seq, prev, action, versions, manifest.current, statuses,
-                     stamp)
+                     stamp, extra)
     return manifest.with_chain((*manifest.chain, record))
+
+
+def contract_set(name: str, manifest: Manifest, stamp: Mapping[str, Any]) -> list[str]:
+    """What a `contract` record states: the counterexamples the chain signed so far (none
+    after a contract change, `contract_change` in the decision) and the ones the decision
+    adds (`contract_added`, digests), whole and sorted."""
+    added = stamp.get("contract_added")
+    if not isinstance(added, list) or not all(isinstance(d, str) for d in added):
+        raise UsageError(f"a contract decision on {name} names the counterexamples it adds",
+                         tool=name)
+    before: frozenset[str] = frozenset()
+    if stamp.get("contract_change") is not True and manifest.chain:
+        before = chain.signed_contract(chain.verify_chain(manifest.chain, name, None).records)[1]
+    return sorted(before | set(added))
 
 
 def _link(name: str, records: Sequence[Mapping[str, Any]]) -> tuple[int, str | None]:
@@ -140,14 +158,15 @@ def _link(name: str, records: Sequence[Mapping[str, Any]]) -> tuple[int, str | N
 
 def _signed(signer: Signer, name: str, seq: int, prev: str | None, action: str,
             versions: Sequence[int], current: int | None, statuses: Mapping[int, str],
-            stamp: Mapping[str, Any]) -> dict[str, Any]:
+            stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A new record, read back as a reader will read it: never write one it would refuse."""
     reason = stamp.get("reason")
     try:
         record = chain.new_record(
             signer, tool=name, seq=seq, prev=prev, action=action, versions=versions,
             current=current, statuses=statuses, by=str(stamp.get("by")),
-            time=str(stamp.get("time")), reason=str(reason) if reason is not None else None)
+            time=str(stamp.get("time")), reason=str(reason) if reason is not None else None,
+            extra=extra)
         chain.parse_record(record, name, seq, prev)
     except (ValueError, chain.ChainError) as exc:
         raise UsageError(f"cannot sign this decision on {name}: {exc}", tool=name) from None

@@ -110,6 +110,10 @@ class SignedState(NamedTuple):
     appended: bool  # False: the chain's head already says what the manifest says
     head: ChainRecord | None  # the chain's head now
     overridden: tuple[str, ...] = ()  # what the manifest said against the chain, now signed
+    # Approved versions whose own record carries no signature: the chain now vouches for
+    # the pointer, not for their content; with trusted keys they stay quarantined until a
+    # signed decision on each (activate) says it read them.
+    unsigned: tuple[int, ...] = ()
 
 
 class Registry:
@@ -460,9 +464,11 @@ class Registry:
     # ------------------------------------------------------------------------------ writing
 
     @contextlib.contextmanager
-    def _writing(self, name: str) -> Iterator[tuple[Path, Manifest, bool]]:
+    def _writing(self, name: str, *,
+                 alias_ok: bool = False) -> Iterator[tuple[Path, Manifest, bool]]:
         """Hold the writer lock; yield the tool folder, its manifest as on disk now, and
-        whether the in-memory state was built from exactly that manifest."""
+        whether the in-memory state was built from exactly that manifest. A name that is an
+        alias takes no writer but the alias's own (`alias_ok`): it has no versions."""
         folder = self.root / name
         try:
             with self._lock.held():
@@ -476,6 +482,11 @@ class Registry:
                         f"the manifest of {name!r} is invalid ({exc}); refusing to write over "
                         "it. Inspect it with `dyntools review`.", tool=name,
                     ) from exc
+                if manifest is not None and manifest.alias is not None and not alias_ok:
+                    raise UsageError(
+                        f"{name} is an alias of {manifest.alias}, with no versions of its "
+                        f"own: dyntools unalias {name} first (or work on {manifest.alias})",
+                        tool=name, alias_of=manifest.alias)
                 remove_stale_temps(folder)
                 fresh = (
                     data is not None
@@ -853,6 +864,7 @@ class Registry:
         by: str | None = None,
         activate: bool = True,
         signer: signing.Signer | None = None,
+        contract: Mapping[str, Any] | None = None,
     ) -> VersionRecord:
         """A reviewer's decision on a recorded version, with who, when and why:
 
@@ -863,7 +875,9 @@ class Registry:
                   no manifest records is recorded as retired. The pointer, if on it, moves to
                   the newest usable version below it (or none).
 
-        Verification is the caller's job (the pipeline's `approve` runs it first)."""
+        Verification is the caller's job (the pipeline's `approve` runs it first).
+        `contract` ({"contract_added": [digests], "contract_change": bool}) makes an approval
+        that changes the tool's counterexamples a `contract` decision (chain.py)."""
         require_valid_name(name)
         from dyntools.registry import chainwrite  # a writer's: a call never loads it
 
@@ -876,6 +890,10 @@ class Registry:
             raise UsageError(f"a version number is 1..{MAX_VERSION}, got {version!r}",
                              tool=name, version=version)
         decision = {"action": action, "by": by or default_approver(), "reason": reason}
+        if contract is not None and action == "approve":
+            from dyntools.registry.chain import CONTRACT
+
+            decision.update(contract, action=CONTRACT)
         chainwrite.require_key(self.trusted_keys, signer, f"the {action} of {name} v{version}",
                                name, version)
         with self._writing(name) as (folder, on_disk_manifest, _):
@@ -916,7 +934,8 @@ class Registry:
             elif action == "retire" and manifest.current == version:
                 below = self._newest_usable_below(name, manifest, version, head)
                 manifest = manifest.with_pointer(below, "retire", **_who(entry, decision))
-            manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
+            manifest = chainwrite.appended(name, manifest, str(decision["action"]),
+                                           (version,), signer, head,
                                            stamp=entry.decisions[-1])
             with interrupts.critical():
                 self._commit(folder, manifest)
@@ -945,8 +964,10 @@ class Registry:
         """Sign the tool's pointer and statuses as they are: the first record of its decision
         chain (a registry made before chains, or decisions made without a key). On a chain
         that already says the same, nothing is written; on one that disagrees or does not
-        verify, only with `accept_manifest` (chainwrite.sign_state). Always needs a key
-        (SigningKeyRequired), and with trusted keys one of them."""
+        verify, only with `accept_manifest` (chainwrite.sign_state). It never signs a
+        version's own record: that says its content was read, one decision per version
+        (`unsigned` lists those still without one). Always needs a key (SigningKeyRequired),
+        and with trusted keys one of them."""
         require_valid_name(name)
         from dyntools.registry import chainwrite  # a writer's: a call never loads it
 
@@ -965,6 +986,8 @@ class Registry:
                 with interrupts.critical():
                     self._commit(folder, signed)
             state = self._build(name, use_cache=True, manifest=signed or manifest)
+            unsigned = tuple(v for v, entry in sorted(manifest.versions.items())
+                             if entry.status == APPROVED and entry.signature is None)
         from dyntools.registry.chain import verify_chain
 
         head = verify_chain((signed or manifest).chain, name, None).head
@@ -973,7 +996,116 @@ class Registry:
                                         seq=head.seq if head else None,
                                         current=signed.current, overridden=list(overridden))
         self._install(state)
-        return SignedState(name, signed is not None, head, overridden)
+        return SignedState(name, signed is not None, head, overridden, unsigned)
+
+    # ---------------------------------------------------------------------------- aliases
+
+    def alias_of(self, name: str) -> str | None:
+        """The tool `name` serves when it is an alias, else None; with trusted keys only an
+        alias its decision chain vouches for (a refused one serves nothing: `refusal`)."""
+        require_valid_name(name)
+        state = self._state(name)
+        if state is None or state.alias is None:
+            return None
+        if state.chain is not None and state.chain.code is not None:
+            return None
+        return state.alias
+
+    def aliases(self) -> dict[str, str]:
+        """Every name recorded as an alias, and the tool it names (served or not: see
+        `alias_of`). An alias has no versions of its own: it is never a tool of its own, in
+        a listing, a search's duplicates or a health report."""
+        return {state.name: state.alias for state in self.tools() if state.alias is not None}
+
+    def set_alias(self, name: str, target: str, *, by: str | None = None,
+                  reason: str | None = None, signer: signing.Signer | None = None) -> ToolState:
+        """Make `name` serve `target`'s current version (`ensure --reuse-similar`, `dyntools
+        alias`). `name` must have no versions of its own; `target` must be served now (an
+        alias of an alias names the last one). With `signer` (with trusted keys: one of
+        them, else SigningKeyRequired) it is a signed `alias` record of `name`'s chain."""
+        require_valid_name(name)
+        require_valid_name(target)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
+        target = self.alias_of(target) or target
+        if target == name:
+            raise UsageError(f"{name} cannot be an alias of itself", tool=name)
+        if self.current(target) is None:
+            raise UsageError(f"{target} serves no version, so {name} cannot be an alias of it",
+                             tool=name, target=target)
+        chainwrite.require_key(self.trusted_keys, signer,
+                               f"making {name} an alias of {target}", name)
+        stamp = {"by": by or default_approver(), "reason": reason, "time": utc_now()}
+        with self._writing(name, alias_ok=True) as (folder, on_disk, _):
+            if on_disk.versions or self._builder.max_version_on_disk(name):
+                raise UsageError(f"{name} has versions of its own: an alias only names a tool "
+                                 "that has none", tool=name, target=target)
+            if on_disk.alias == target and (signer is None or _chain_says_alias(on_disk, target)):
+                return self._build(name, use_cache=True, manifest=on_disk)  # nothing to add
+            manifest = self._aliased(name, on_disk, target, signer, stamp)
+            with interrupts.critical():
+                if not folder.exists():
+                    folder.mkdir()
+                    fsync_dir(self.root)
+                self._commit(folder, manifest)
+            state = self._build(name, use_cache=True, manifest=manifest)
+        get_logger("registry").info("registry.alias", tool=name, target=target, by=stamp["by"],
+                                    reason=reason, signed=signer is not None)
+        self._install(state)
+        return state
+
+    def remove_alias(self, name: str, *, by: str | None = None, reason: str | None = None,
+                     signer: signing.Signer | None = None) -> str:
+        """`name` no longer serves another tool (`dyntools unalias`); returns the tool it
+        served. Signed like `set_alias` (a record with no target); a name with no chain is
+        removed from the registry, one with a chain keeps its manifest for that history."""
+        require_valid_name(name)
+        from dyntools.registry import chainwrite  # a writer's: a call never loads it
+
+        chainwrite.require_key(self.trusted_keys, signer, f"removing the alias {name}", name)
+        stamp = {"by": by or default_approver(), "reason": reason, "time": utc_now()}
+        with self._writing(name, alias_ok=True) as (folder, on_disk, _):
+            target = on_disk.alias
+            if target is None:
+                raise UsageError(f"{name} is not an alias", tool=name)
+            manifest = self._aliased(name, on_disk, None, signer, stamp)
+            with interrupts.critical():
+                if manifest.chain:
+                    self._commit(folder, manifest)
+                    state: ToolState | None = self._build(name, use_cache=True,
+                                                          manifest=manifest)
+                else:
+                    (folder / MANIFEST_NAME).unlink()
+                    with contextlib.suppress(OSError):  # anything else left there stays
+                        folder.rmdir()
+                    fsync_dir(self.root)
+                    state = None
+        get_logger("registry").info("registry.unalias", tool=name, target=target,
+                                    by=stamp["by"], reason=reason, signed=signer is not None)
+        if state is not None:
+            self._install(state)
+        else:
+            with self._state_lock:  # gone on purpose: not the deletion refresh() reports
+                self._names.discard(name)
+                self._tools.pop(name, None)
+            for listener in list(self._listeners):
+                listener(name)
+        return target
+
+    def _aliased(self, name: str, manifest: Manifest, target: str | None,
+                 signer: signing.Signer | None, stamp: Mapping[str, Any]) -> Manifest:
+        """`manifest` with `target` as its alias (None: none), in its history and, with a
+        signer, as a signed `alias` record built on the chain (under the writer lock)."""
+        from dyntools.registry import chainwrite
+        from dyntools.registry.chain import ALIAS
+
+        head = chainwrite.decision_base(name, manifest, ALIAS, None, self.trusted_keys,
+                                        self._trust)
+        event = {"time": stamp["time"], "action": ALIAS, "from": manifest.alias, "to": target,
+                 "by": stamp["by"], "reason": stamp.get("reason")}
+        changed = manifest._replace(alias=target, history=(*manifest.history, event))
+        return chainwrite.appended(name, changed, ALIAS, (), signer, head, stamp=stamp,
+                                   extra={"target": target})
 
     def _unrecorded_entry(self, name: str, folder: Path, version: int,
                           action: str) -> VersionEntry:
@@ -1027,6 +1159,15 @@ class Registry:
         watcher = RegistryWatcher(self)
         watcher.start()
         return watcher
+
+
+def _chain_says_alias(manifest: Manifest, target: str) -> bool:
+    """Does the head of `manifest`'s chain (linked and signed, by whatever key) already make
+    the name an alias of `target`?"""
+    from dyntools.registry.chain import verify_chain
+
+    head = verify_chain(manifest.chain, manifest.name, None).head
+    return head is not None and head.alias == target
 
 
 def default_approver() -> str:

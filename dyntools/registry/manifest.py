@@ -19,6 +19,11 @@
 `chain` (written only when a decision was signed) is the tool's decision chain: signed records,
 each holding the hash of the one before (chain.py checks them; this module only keeps them).
 
+`alias` (written only when set) makes the name another tool's: `{"name": "count_words",
+"alias": "word_count", "current": null, "versions": [], ...}` serves word_count's current
+version under count_words (`ensure --reuse-similar`, `dyntools alias`). A name that is an
+alias has no versions of its own.
+
 A version's file is always `v<version>.py` next to the manifest: the path is derived from the
 number, never read from the manifest, so an edited manifest cannot point outside the folder.
 Parsing validates every field and raises `ManifestError` quoting what is wrong; the registry
@@ -33,6 +38,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, NamedTuple
+
+from dyntools.base.toolname import tool_name_problem
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -124,6 +131,8 @@ class Manifest(NamedTuple):
     history: tuple[Mapping[str, Any], ...] = ()
     # The signed decision records as stored, oldest first (chain.py); append-only.
     chain: tuple[Mapping[str, Any], ...] = ()
+    # The tool this name serves, when the name is an alias (it then has no versions).
+    alias: str | None = None
 
     @property
     def next_version(self) -> int:
@@ -151,6 +160,8 @@ class Manifest(NamedTuple):
         }
         if self.chain:  # written only when present: a manifest without one reads as before
             raw["chain"] = [_plain(record) for record in self.chain]
+        if self.alias is not None:
+            raw["alias"] = self.alias
         return raw
 
 
@@ -172,7 +183,8 @@ def dump_manifest(manifest: Manifest) -> bytes:
         return "[\n    " + ",\n    ".join(lines) + "\n  ]" if lines else "[]"
 
     head = ",\n".join(
-        f"  {_encode(key)}: {_encode(raw[key])}" for key in ("format", "name", "current")
+        f"  {_encode(key)}: {_encode(raw[key])}"
+        for key in ("format", "name", "current", "alias") if key in raw
     )
     versions = [_encode_entry(manifest.versions[v]) for v in sorted(manifest.versions)]
     history = [_encode(event) for event in raw["history"]]
@@ -288,10 +300,16 @@ def parse_manifest(data: bytes, expected_name: str) -> Manifest:
         isinstance(chain, list) and all(isinstance(r, dict) for r in chain),
         "chain must be a list of objects",
     )
+    alias = raw.get("alias")
+    if alias is not None:
+        _require(isinstance(alias, str) and tool_name_problem(alias) is None
+                 and alias != expected_name, "alias must name another tool")
+        _require(not versions and current is None, "an alias has no versions of its own")
     return Manifest(
         name=expected_name,
         current=current,
         versions=MappingProxyType(versions),
         history=tuple(MappingProxyType(e) for e in history),
         chain=tuple(MappingProxyType(r) for r in chain),
+        alias=alias,
     )

@@ -131,6 +131,9 @@ class ToolState(NamedTuple):
     history: tuple[Mapping[str, Any], ...] = ()
     # With trusted keys: what the tool's decision chain says (chain.py); None without them.
     chain: ChainVerdict | None = None
+    # The tool this name serves as recorded (an alias has no versions of its own); whether
+    # it is served is `Registry.alias_of`'s (with trusted keys, the chain must vouch for it).
+    alias: str | None = None
 
     @property
     def current_record(self) -> VersionRecord | None:
@@ -146,6 +149,7 @@ class ToolState(NamedTuple):
             "unrecorded": [u.as_dict() for u in self.unrecorded],
             "history": [dict(e) for e in self.history],
             "chain": self.chain.as_dict() if self.chain is not None else None,
+            "alias": self.alias,
         }
 
 

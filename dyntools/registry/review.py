@@ -115,11 +115,13 @@ def build_review(registry: Registry) -> dict[str, Any]:
     broken = [state.name for state in registry.broken_tools()]
     chains = [state.name for state in registry.tools()
               if state.chain is not None and state.chain.needs_attention]
+    aliases = sum(1 for tool in tools if tool["alias"] is not None)
     return {
         "registry": str(registry.root),
         "policy": {"path": registry.policy.path, "digest": registry.policy.digest},
         "summary": {
-            "tools": len(tools),
+            "tools": len(tools) - aliases,
+            "aliases": aliases,
             "versions": sum(counts.values()),
             **counts,
             "unrecorded": len(unrecorded),
@@ -147,7 +149,9 @@ def render_review_text(review: dict[str, Any]) -> str:
     out = [
         f"dyntools registry review: {review['registry']}",
         f"allow-list: {policy['path']} (sha256 {_short(policy['digest'])})",
-        f"{s['tools']} tool(s), {s['versions']} version(s): {s[APPROVED]} approved, "
+        f"{s['tools']} tool(s)"
+        + (f" and {s['aliases']} alias(es)" if s.get("aliases") else "")
+        + f", {s['versions']} version(s): {s[APPROVED]} approved, "
         f"{s[QUARANTINED]} quarantined, {s[REJECTED]} rejected, {s[PENDING]} pending, "
         f"{s[RETIRED]} retired; {s['unrecorded']} unrecorded "
         f"file(s); {s['invalid_manifests']} invalid manifest(s)"
@@ -158,6 +162,8 @@ def render_review_text(review: dict[str, Any]) -> str:
         current = f"v{tool['current']}" if tool["current"] is not None else "none"
         out.append("")
         header = f"{tool['name']}  (current {current}"
+        if tool["alias"] is not None:
+            header = f"{tool['name']}  (an alias of {tool['alias']}: no versions of its own"
         if tool["recorded_current"] != tool["current"]:
             header += f"; the manifest says v{tool['recorded_current']}"
         out.append(header + ")")
@@ -172,6 +178,9 @@ def render_review_text(review: dict[str, Any]) -> str:
                 f"  UNRECORDED {terminal_safe(item['path'])}: {terminal_safe(item['reason'])}"
             )
         moves = [
+            f"alias {terminal_safe(e.get('from') or 'none')} -> "
+            f"{terminal_safe(e.get('to') or 'none')} ({e.get('time')})"
+            if e.get("action") == "alias" else
             f"{e.get('action')} {_v(e.get('from'))} -> {_v(e.get('to'))} ({e.get('time')})"
             for e in tool["history"]
         ]

@@ -183,7 +183,8 @@ def check_signature(name: str, version: int, sha256: str, verdict: str, policy_d
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     if signature is None:
-        return UNSIGNED, f"v{version} has no signature and trusted keys are configured"
+        return UNSIGNED, (f"no trusted signature: v{version} carries no signature, and trusted "
+                          "keys are configured")
     key = signature.get("key")
     approver, time, value = (signature.get("approver"), signature.get("time"),
                              signature.get("value"))
@@ -191,7 +192,8 @@ def check_signature(name: str, version: int, sha256: str, verdict: str, policy_d
         return BAD_SIGNATURE, f"v{version}: the signature record is malformed"
     assert isinstance(key, str) and isinstance(value, str)
     if key not in trusted:
-        return BAD_SIGNATURE, f"v{version} is signed by a key that is not trusted ({key[:12]}...)"
+        return BAD_SIGNATURE, (f"no trusted signature: v{version} is signed by a key that is not "
+                               f"trusted ({key[:12]}...)")
     try:
         public = Ed25519PublicKey.from_public_bytes(base64.b64decode(key, validate=True))
         public.verify(base64.b64decode(value, validate=True),

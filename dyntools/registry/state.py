@@ -356,6 +356,7 @@ class StateBuilder:
             unrecorded=tuple(unrecorded),
             history=manifest.history,
             chain=verdict,
+            alias=manifest.alias,
         )
 
     def chain_verdict(self, manifest: Manifest) -> ChainVerdict | None:
@@ -368,7 +369,8 @@ class StateBuilder:
         try:
             accepted = self.trust.accepted(manifest.name) if self.trust is not None else None
             verdict = judge(manifest.name, manifest.chain, manifest.current,
-                            manifest_statuses(manifest.versions), self.trusted_keys, accepted)
+                            manifest_statuses(manifest.versions), self.trusted_keys, accepted,
+                            alias=manifest.alias)
         except Exception as exc:  # a check that breaks refuses: fail closed
             return ChainVerdict(CHAIN_MISMATCH, f"the decision chain of {manifest.name} "
                                 f"cannot be checked ({type(exc).__name__})")
@@ -473,12 +475,15 @@ def open_problems(states: Mapping[str, ToolState], stray: tuple[Unrecorded, ...]
     problems: list[str] = []
     for state in states.values():
         if state.error:
-            problems.append(f"{state.name}: manifest invalid")
-        if state.chain is not None and state.chain.needs_attention:
-            problems.append(f"{state.name}: {state.chain.code or 'chain disagrees'}")
+            problems.append(f"{state.name}: manifest invalid: {state.error}")
+        chain = state.chain
+        if chain is not None and chain.needs_attention:
+            said = chain.problem or "; ".join(chain.disagreements)
+            problems.append(f"{state.name}: {chain.code or 'chain disagrees'}: {said}")
         for version, record in sorted(state.records.items()):
             if record.status == QUARANTINED:
-                problems.append(f"{state.name} v{version}: {record.reason_code}")
+                problems.append(f"{state.name} v{version}: {record.reason_code}: "
+                                f"{record.reason}")
         problems += [f"{state.name}: unrecorded {u.path.name}" for u in state.unrecorded]
     problems += [f"unrecorded {u.path.name}" for u in stray]
     return problems

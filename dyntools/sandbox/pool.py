@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from dyntools.base.closing import Closing
 from dyntools.errors import SandboxError, SandboxTimeout, UsageError
+from dyntools.sandbox import zygote
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import (
     CallOutcome,
@@ -70,7 +71,7 @@ class WorkerPool(Closing):
             interpreter, self._cwd = spare
         else:
             self._cwd = EmptyDirectory()
-            interpreter = Interpreter(self._cwd.path, stderr=stderr)
+            interpreter = Interpreter(self._cwd.path, stderr=stderr, zygote=zygote.shared())
         self._early: list[Interpreter] = [interpreter]
         try:
             self.spec = build_spec(
@@ -90,6 +91,9 @@ class WorkerPool(Closing):
         self._idle: list[WorkerProcess] = []
         self._busy = 0
         self._live = 0  # workers running or starting, counted against `size`
+        # Workers starting in the background (a warm-up, a replacement): close() ends them
+        # rather than wait up to the start-up limit for a worker no call is waiting for.
+        self._starting: set[WorkerProcess] = set()
         self._waiting = 0  # threads inside self._cond.wait(): a release wakes them
         self._closed = False
         self._warm = False
@@ -126,7 +130,7 @@ class WorkerPool(Closing):
             thread.start()
         for thread in threads:
             thread.join()
-        if errors:
+        if errors and not self._closed:  # after close(), a start it ended is no error
             raise errors[0]
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
@@ -165,8 +169,11 @@ class WorkerPool(Closing):
             self._live -= len(idle)
             self._counts["retired"] += len(idle)
             self._cond.notify_all()
+            starting = list(self._starting)
         for interpreter in early:
             interpreter.kill()
+        for worker in starting:
+            worker.abort_start()
         for worker in idle:
             worker.stop()
         if wait:
@@ -198,24 +205,37 @@ class WorkerPool(Closing):
         finally:
             self._waiting -= 1
 
-    def _new_worker(self) -> WorkerProcess:
+    def _new_worker(self, *, background: bool = False) -> WorkerProcess:
+        """Start one worker. A `background` one (no call waits for it) is ended by close()
+        while it starts; a call's own cold start is not: that call is not finished."""
         with self._lock:
             early = self._early.pop() if self._early else None
         if early is not None and not early.alive():
             early.kill()
             early = None
+        if early is None:  # forked from this process's zygote where it can be
+            early = Interpreter(self._cwd.path, stderr=self._stderr, zygote=zygote.shared())
         worker = WorkerProcess(self.spec, self._cwd.path, stderr=self._stderr,
                                interpreter=early)
         with self._lock:
             self._counts["started"] += 1
-        self.layers = worker.start()
+            if background:
+                if self._closed:
+                    worker.abort_start()
+                self._starting.add(worker)
+        try:
+            self.layers = worker.start()
+        finally:
+            if background:
+                with self._lock:
+                    self._starting.discard(worker)
         return worker
 
     def _spawn_idle(self, succeeds: WorkerProcess | None = None) -> None:
         """Start one worker for a slot already counted in `_live` and park it idle. With
         `succeeds` (a worker past its call limit), that worker ends once this one is idle."""
         try:
-            worker = self._new_worker()
+            worker = self._new_worker(background=True)
         except BaseException:
             with self._lock:
                 self._live -= 1
@@ -401,6 +421,18 @@ def _take_spare() -> tuple[Interpreter, EmptyDirectory] | None:
         spare[1].remove()
         return None
     return spare
+
+
+def warm_up() -> None:
+    """Start this process's zygote now (sandbox/zygote.py), for the pools it will create:
+    `Dyntools(...)` calls it, so that the zygote's interpreter starts while the registry
+    opens and the first tool is checked. Nothing when a prestarted interpreter waits for a
+    pool (`prestart`: a one-shot `dyntools call` needs no zygote) or no zygote can be
+    used here."""
+    with _spare_lock:
+        if _spare:
+            return
+    zygote.shared()
 
 
 def _end_spare() -> None:

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,14 +33,16 @@ from dyntools.errors import (
     SandboxMemoryLimit,
     SandboxTimeout,
     SandboxViolation,
+    ToolHttpError,
     ToolRuntimeError,
     UsageError,
     WorkerCrashed,
 )
 from dyntools.sandbox.minimum import MINIMUM_TEXT, below_minimum_message, missing_for_minimum
-from dyntools.sandbox.placement import Placement
+from dyntools.sandbox.placement import Placement, gil_watch, others_cpu
 from dyntools.sandbox.spec import WorkerSpec
 from dyntools.sandbox.worker import protocol
+from dyntools.sandbox.zygote import ForkedProcess, Zygote, ZygoteError
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 BOOTSTRAP = (
@@ -59,6 +62,7 @@ _ERRORS: dict[str, type[SandboxError]] = {
     "timeout": SandboxTimeout,
     "memory_limit": SandboxMemoryLimit,
     "runtime_error": ToolRuntimeError,
+    "http_error": ToolHttpError,
     "bad_result": BadResult,
     "sandbox_violation": SandboxViolation,
 }
@@ -71,10 +75,15 @@ _SIGNALS: dict[int, tuple[type[SandboxError], str]] = {
 }
 
 
+# A worker's process: started as an interpreter of its own, or forked by the zygote.
+ChildProcess = subprocess.Popen[bytes] | ForkedProcess
+
 # Answers one capability request frame of a running call: (request, call deadline) -> the
 # answer to send back (see dyntools/capabilities/hostcalls.py). Raising ends the call (the
 # worker dies).
 HostHandler = Callable[[Any, float], dict[str, Any]]
+# Told what the tool printed before each of its requests, in order, as the frames arrive.
+OutputListener = Callable[[str], None]
 
 
 class CallOutcome(NamedTuple):
@@ -95,13 +104,16 @@ class EmptyDirectory:
             os.rmdir(self.path)
 
 
-def wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> int:
+def wait_for_exit(process: ChildProcess, timeout: float) -> int:
     """`process.wait(timeout)` (its exit status, or TimeoutExpired), woken by the kernel the
     moment the process exits: a pidfd becomes readable then, where Popen.wait with a timeout
     sleeps in doubling steps and oversleeps the exit by up to as long again (a cold
-    `dyntools call` ends its worker ~1 ms sooner). Without pidfds, Popen.wait itself."""
+    `dyntools call` ends its worker ~1 ms sooner). Without pidfds, Popen.wait itself. A
+    worker forked by the zygote is waited for through its own pidfd."""
     if process.returncode is not None:
         return process.returncode
+    if isinstance(process, ForkedProcess):
+        return process.wait(timeout)
     try:
         # The child is not reaped yet (returncode is None), so its pid is still its own.
         fd = os.pidfd_open(process.pid)
@@ -117,26 +129,88 @@ def wait_for_exit(process: subprocess.Popen[bytes], timeout: float) -> int:
     return process.wait(timeout=timeout)  # it has exited: reaped at once
 
 
+def kill_group(process: ChildProcess) -> None:
+    """SIGKILL to the process group of a worker that has not been reaped (its own session:
+    the worker and anything it started), then wait for it to exit and reap it."""
+    if process.returncode is None:
+        if isinstance(process, ForkedProcess):
+            process.send_kill()
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            wait_for_exit(process, 5.0)
+
+
 class Interpreter:
     """A worker interpreter that has been started but not yet given a tool: started before
     the host parses and transforms the tool (`spec.build_spec`), its start-up (~7 ms) and its
     own imports run while the host works. It receives nothing until `WorkerProcess.start`
-    sends the init message."""
+    sends the init message.
 
-    def __init__(self, cwd: str, *, stderr: int | None = None) -> None:
+    With a `zygote` (sandbox/zygote.py) the interpreter is a child forked from it, which has
+    the worker's own modules loaded already; where the zygote cannot fork one, it is started
+    as its own interpreter."""
+
+    def __init__(self, cwd: str, *, stderr: int | None = None,
+                 zygote: Zygote | None = None) -> None:
+        self.cwd = cwd
+        self.stderr = stderr
         started = time.monotonic()
-        self.process = subprocess.Popen(
+        self.process: ChildProcess = (self._fork(zygote) if zygote is not None else None) or (
+            self._start())
+        self._started = started
+        self._spawned = time.monotonic()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", BOOTSTRAP],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL if stderr is None else stderr,
-            cwd=cwd,
+            stderr=subprocess.DEVNULL if self.stderr is None else self.stderr,
+            cwd=self.cwd,
             env={},
             start_new_session=True,
             close_fds=True,
         )
-        self.stderr = stderr
-        self.spawned = (started, time.monotonic())
+
+    def _fork(self, zygote: Zygote) -> ForkedProcess | None:
+        try:
+            return zygote.fork(self.cwd, stderr=self.stderr)
+        except ZygoteError:
+            return None
+
+    @property
+    def forked(self) -> bool:
+        return isinstance(self.process, ForkedProcess)
+
+    @property
+    def spawned(self) -> tuple[float, float]:
+        """When the start was asked for, and when the process existed."""
+        process = self.process
+        if isinstance(process, ForkedProcess) and process.forked is not None:
+            return self._started, process.forked
+        return self._started, self._spawned
+
+    def settle(self, timeout: float) -> None:
+        """Make sure the process exists: a fork the zygote has not answered within `timeout`,
+        or refused, is replaced by an interpreter of its own (what was written to the
+        fork's pipe meanwhile, a preimport, is lost: the init message repeats it)."""
+        process = self.process
+        if not isinstance(process, ForkedProcess):
+            return
+        try:
+            if process.resolve(timeout):
+                # The CPUs a child of this thread would have had (the zygote's are those
+                # of the moment it started).
+                with contextlib.suppress(OSError, AttributeError):
+                    os.sched_setaffinity(process.pid, os.sched_getaffinity(0))
+                return
+        except ZygoteError:
+            pass
+        process.abandon()
+        self.process = self._start()
+        self._started = self._spawned = time.monotonic()
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -159,11 +233,10 @@ class Interpreter:
     def kill(self) -> None:
         """Kill its whole process group, reap it and close its pipes."""
         process = self.process
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                wait_for_exit(process, 5.0)
+        if isinstance(process, ForkedProcess) and not process.resolve(0.0):
+            process.abandon()  # not forked yet: it finds its pipes closed and exits
+            return
+        kill_group(process)
         for stream in (process.stdin, process.stdout):
             with contextlib.suppress(OSError):
                 if stream is not None:
@@ -188,11 +261,12 @@ class WorkerProcess:
         self.startup: dict[str, float] = {}
         if interpreter is None:
             interpreter = Interpreter(cwd, stderr=stderr)
+        interpreter.settle(spec.limits.startup_timeout_s)
+        self.interpreter = interpreter
         self.process = interpreter.process
         assert self.process.stdin is not None and self.process.stdout is not None
         self._write_fd = self.process.stdin.fileno()
         self._read_fd = self.process.stdout.fileno()
-        self._spawned = interpreter.spawned
         self._poll = select.poll()
         self._poll.register(self._read_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         # Writes never block: a worker that stops reading (a compromised one, or one whose
@@ -210,10 +284,21 @@ class WorkerProcess:
         self._ids = b""
         self._ids_at = 0
         self._placement: Placement | None = None  # made at the second call (placement.py)
+        # The time limit the running exchange is held to, named when it is exceeded.
+        self._limit_s = limits.startup_timeout_s
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def abort_start(self) -> None:
+        """End a worker another thread is starting (its pool closes): SIGKILL to its process
+        group, nothing more. The starting thread sees the pipe close, fails its `start`, and
+        reaps and closes the worker itself (closing its pipes from here could hand their
+        file descriptors to another open while that thread still polls them)."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
 
     def start(self) -> dict[str, dict[str, Any]]:
         """Send the init message, wait for `hello` (the layer report, written after lockdown
@@ -222,7 +307,8 @@ class WorkerProcess:
         layers; a required layer that is not active in that view, or a view below the default
         minimum without the spec's opt-in, is a `LayerUnavailable` before any tool code has
         run."""
-        deadline = time.monotonic() + self.spec.limits.startup_timeout_s
+        self._limit_s = self.spec.limits.startup_timeout_s
+        deadline = time.monotonic() + self._limit_s
         try:
             self._send(self.spec.init_message, deadline, starting=True)
             reply = self._receive(deadline, starting=True)
@@ -287,8 +373,9 @@ class WorkerProcess:
 
     def _record_startup(self, marks: dict[str, Any]) -> None:
         """Milliseconds per start-up phase (the worker's clock is the host's monotonic)."""
-        previous = self._spawned[0]
-        phases = {"spawn": self._spawned[1], "interpreter": marks.get("worker_main")}
+        spawned = self.interpreter.spawned
+        previous = spawned[0]
+        phases = {"spawn": spawned[1], "interpreter": marks.get("worker_main")}
         phases.update({k: v for k, v in marks.items() if k != "worker_main"})
         phases["hello_received"] = time.monotonic()
         for name, stamp in phases.items():
@@ -297,34 +384,53 @@ class WorkerProcess:
                 previous = stamp
 
     def call(self, params: dict[str, Any], timeout: float | None = None, *,
-             host: HostHandler | None = None) -> CallOutcome:
+             host: HostHandler | None = None,
+             on_output: OutputListener | None = None) -> CallOutcome:
         """One call. While it runs, the tool may send request frames (sandbox/worker/hostapi.py):
         each is handed to `host` with the call's deadline and its answer sent back; without
         a `host`, or when `host` raises, the worker is killed (a CapabilityViolation from
-        `host` is the call's error)."""
-        result, output = self.call_result(params, timeout, host=host)
+        `host` is the call's error). `on_output` is told what the tool printed before each
+        request, before `host` sees it; the outcome's output (or the error's) holds all of
+        it either way."""
+        result, output = self.call_result(params, timeout, host=host, on_output=on_output)
         return CallOutcome(result, output)
 
     def call_result(self, params: dict[str, Any], timeout: float | None = None, *,
-                    host: HostHandler | None = None) -> tuple[dict[str, Any], str]:
+                    host: HostHandler | None = None,
+                    on_output: OutputListener | None = None) -> tuple[dict[str, Any], str]:
         """`call`, returning (result, captured output) without building a CallOutcome."""
         if self.broken:
             raise WorkerCrashed("this worker was discarded")
         if not isinstance(params, dict):
             raise UsageError(f"params must be a dict, got {type(params).__name__}")
         check_plain_data(params)
+        in_flight = gil_watch.enter()
+        try:
+            return self._exchange(params, timeout, host, in_flight, on_output)
+        finally:
+            gil_watch.leave()
+
+    def _exchange(self, params: dict[str, Any], timeout: float | None,
+                  host: HostHandler | None, in_flight: int,
+                  on_output: OutputListener | None) -> tuple[dict[str, Any], str]:
+        """Send one call and take its one reply (`call_result`; `in_flight`: calls of this
+        process waiting for a reply, this one included)."""
         call_id = self._call_id()
-        spin = self._spin_for_call()
+        spin = self._spin_for_call(in_flight)
+        # A spinning call beside other Python threads: what they computed meanwhile says
+        # whether the spin kept them from the GIL (placement.py).
+        watched = others_cpu() if spin and threading.active_count() > 1 else -1.0
+        began = _monotonic()
         try:
             payload = marshal.dumps((call_id, params, spin))
         except ValueError as exc:
             raise UsageError(f"params are not plain data: {exc}") from exc
-        limits = self._limits
-        if len(payload) > limits.max_params_bytes:
+        if len(payload) > self._limits.max_params_bytes:
             raise UsageError(f"params are {len(payload)} bytes, over the cap of "
-                             f"{limits.max_params_bytes}")
+                             f"{self._limits.max_params_bytes}")
         self.calls += 1
-        deadline = time.monotonic() + (timeout if timeout is not None else limits.timeout_s)
+        self._limit_s = timeout if timeout is not None else self._limits.timeout_s
+        deadline = time.monotonic() + self._limit_s
         # Until a whole reply is back, the worker is out of step with the protocol: anything
         # that interrupts this call (KeyboardInterrupt included) leaves it marked broken.
         self.broken = True
@@ -337,6 +443,7 @@ class WorkerProcess:
             raise self._died() from None
         if written < len(data):
             self._write_by(memoryview(data)[written:], deadline)
+        printed: list[str] = []  # what came with request frames (sandbox/worker/hostapi.py)
         while True:
             reply = self._receive(deadline, spin_s=spin)
             if reply.get("id") != call_id or self._buffer:
@@ -347,8 +454,12 @@ class WorkerProcess:
             request = reply.get("request", _MISSING)
             if request is _MISSING:
                 break
+            if "out" in reply:
+                self._printed(reply["out"], printed, on_output)
             self._answer(request, host, deadline)
         self.broken = False
+        if watched >= 0.0:
+            gil_watch.judge(others_cpu() - watched, _monotonic() - began)
         ok = reply.get("ok", _MISSING)
         if ok is not _MISSING:
             if not isinstance(ok, dict):
@@ -359,21 +470,50 @@ class WorkerProcess:
                 # reply and is never handed another call (see sandbox/worker/state.py).
                 self.spent = True
             out = reply.get("out", "")
-            return ok, out if type(out) is str else str(out)
+            return ok, (out if type(out) is str else str(out)) if not printed else \
+                "".join(printed) + str(out)
+        raise self._failed(reply, printed)
+
+    def _failed(self, reply: dict[str, Any], printed: list[str]) -> SandboxError:
+        """The error a call's error reply stands for (the worker killed unless the tool's
+        own failure left it usable); its output holds what came with requests too."""
         error = self._error_from(reply)
+        if printed:
+            error.details["output"] = "".join(printed) + str(error.details.get("output", ""))
         if reply.get("fatal") or not isinstance(error, ToolRuntimeError | BadResult):
             self.kill()
-        raise error
+        return error
 
-    def _spin_for_call(self) -> float:
-        """How long both sides may poll during this call (placement.py). A one-shot call
-        (the CLI's) never pays for placement: ctypes, sched_setaffinity."""
+    def _printed(self, out: Any, printed: list[str], on_output: OutputListener | None) -> None:
+        """What the tool printed before a request (sandbox/worker/hostapi.py), kept for the
+        call's output and told to `on_output`; a listener that fails ends the call. The
+        worker stops a tool that prints past its cap (in UTF-8 bytes, at least as many as
+        characters): more than that over the call is a worker that ignored its own cap."""
+        if not out:
+            return
+        text = out if type(out) is str else str(out)
+        if sum(map(len, printed)) + len(text) > self._limits.max_output_bytes:
+            self.kill()
+            raise BadResult(f"the worker sent more output than its cap of "
+                            f"{self._limits.max_output_bytes} bytes; it was killed")
+        printed.append(text)
+        if on_output is not None:
+            try:
+                on_output(text)
+            except BaseException:
+                self.kill()
+                raise
+
+    def _spin_for_call(self, in_flight: int) -> float:
+        """How long both sides may poll during this call (placement.py), with `in_flight`
+        calls of this process waiting for a reply. A one-shot call (the CLI's) never pays
+        for placement: ctypes, sched_setaffinity."""
         placement = self._placement
         if placement is None:
             if not self.calls:
                 return 0.0
             placement = self._placement = Placement(self.pid)
-        return placement.spin()
+        return placement.spin(in_flight)
 
     def _call_id(self) -> int:
         """An id the worker cannot predict: a frame sent ahead of time, or a second reply,
@@ -431,8 +571,8 @@ class WorkerProcess:
         if time.monotonic() < deadline:
             return False
         self.kill()
-        raise SandboxTimeout(f"the worker did not {what} within the time limit; it was killed",
-                             timeout_s=self.spec.limits.timeout_s)
+        raise SandboxTimeout(f"the worker did not {what} within the time limit "
+                             f"({self._limit_s:g} s); it was killed", timeout_s=self._limit_s)
 
     def _receive(self, deadline: float, *, starting: bool = False,
                  spin_s: float = 0.0) -> dict[str, Any]:
@@ -532,6 +672,7 @@ class WorkerProcess:
     def _died(self) -> SandboxError:
         """The worker closed its pipe: find out why from its exit status."""
         self.broken = True
+        code: int | None
         try:
             code = wait_for_exit(self.process, 2.0)
         except subprocess.TimeoutExpired:
@@ -549,11 +690,7 @@ class WorkerProcess:
     def kill(self) -> None:
         """Kill the worker's whole process group and reap it."""
         self.broken = True
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                wait_for_exit(self.process, 5.0)
+        kill_group(self.process)
         self._close_pipes()
 
     def stop(self) -> None:

@@ -16,6 +16,8 @@ from dyntools.sandbox.limits import LAYERS, SandboxLimits
 from dyntools.sandbox.tool_imports import imported_modules, parse_tool
 
 if TYPE_CHECKING:
+    import ast
+
     from dyntools.gate.policy import Policy
 
 # Escape routes published against peers (DESIGN.md §3): refused by the runtime guards whatever
@@ -176,6 +178,7 @@ def build_spec(
     source: str | None = None,
     on_imports: Callable[[list[str]], None] | None = None,
     allow_weaker_sandbox: bool = False,
+    tree: ast.Module | None = None,
 ) -> WorkerSpec:
     """Read, parse and transform the source (never compile it) and prepare the init message.
 
@@ -187,7 +190,11 @@ def build_spec(
 
     `on_imports` is told the allowed modules the tool imports as soon as they are known,
     before the transformation (a started interpreter imports them meanwhile: `Interpreter.
-    preimport`)."""
+    preimport`).
+
+    `tree`: the syntax tree to run instead of `source` parsed (a code-mode script, wrapped
+    host-side into `run(inputs)`: dyntools/codemode/wrap.py); `source` still gives the lines
+    a traceback quotes, which the tree's positions point into. It is transformed in place."""
     path = str(Path(source_path).resolve())
     if source is None:
         try:
@@ -197,7 +204,7 @@ def build_spec(
     unknown = set(skip_layers) - TESTABLE_SKIPS
     if unknown:
         raise ValueError(f"unknown layers to skip: {sorted(unknown)}")
-    parsed = parse_tool(source, path)
+    parsed = tree if tree is not None else parse_tool(source, path)
     # Only what the tool imports, and only if allowed: every module costs start-up time.
     # A dyntools-provided module (`host`) is never imported by name in the worker (a `host`
     # on its sys.path would be someone else's): the worker builds it (sandbox/worker/hostapi.py).
@@ -207,7 +214,7 @@ def build_spec(
                for name in sorted(imported_modules(parsed))
                if name in python or name in provided}
     if on_imports is not None:
-        on_imports([name for name in allowed if name in python])
+        on_imports(list(allowed))  # `host` too: the worker then loads its stubs' module
     from dyntools.sandbox.seccomp_filter import SeccompUnavailable, seccomp_program
 
     try:

@@ -20,7 +20,7 @@ STATIC = Path(__file__).parent / "static"
 
 
 def create_app(ui: UiState, *, hosts: frozenset[str] | None) -> Guard:
-    from dyntools.ui import routes
+    from dyntools.ui import health, routes
 
     app = Starlette(
         routes=[
@@ -32,8 +32,12 @@ def create_app(ui: UiState, *, hosts: frozenset[str] | None) -> Guard:
             Route("/tools/{name}/v/{version:int}", routes.version_page),
             Route("/tools/{name}/v/{version:int}/{action}", routes.decision, methods=["POST"]),
             Route("/tools/{name}/diff", routes.diff_page),
+            Route("/scripts", routes.scripts_page),
+            Route("/scripts/{run_id}", routes.script_page),
             Route("/runs", routes.runs_page),
             Route("/runs/stream", routes.runs_stream),
+            Route("/health", health.health_page, methods=["GET"]),
+            Route("/health", health.health_run, methods=["POST"]),
             Route("/bench", routes.bench_page),
             Route("/bench/check", routes.bench_check, methods=["POST"]),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),

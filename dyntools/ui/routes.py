@@ -8,6 +8,7 @@ a 400 page, a decision the registry refuses the same error the CLI prints, as a 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -34,8 +35,10 @@ from dyntools.errors import (
     NoChain,
     PendingApproval,
     PersistError,
+    RunTampered,
     SigningKeyRequired,
     TrustStateError,
+    UnknownRun,
     UnknownTool,
     UnknownVersion,
     UsageError,
@@ -55,6 +58,7 @@ POLL_SECONDS = 0.25
 KEEPALIVE_SECONDS = 15.0
 MAX_STREAMS = 16
 MAX_QUERY_CHARS = 500
+SCRIPT_PAGE = re.compile(r"/scripts/[0-9a-f]{16}")
 DONE = {"approve": "approved", "reject": "rejected", "activate": "activated",
         "rollback": "rolled back", "retire": "retired"}
 
@@ -90,12 +94,12 @@ def _weaker_sandbox(ui: Any) -> dict[str, Any]:
 
 
 def status_for(error: DyntoolsError) -> int:
-    if isinstance(error, UnknownTool | UnknownVersion):
+    if isinstance(error, UnknownTool | UnknownVersion | UnknownRun):
         return 404
     if isinstance(error, SigningKeyRequired):
         return 403  # this page may not decide: it has no trusted key
-    if isinstance(error, ChainMismatch | NoChain):
-        return 409
+    if isinstance(error, ChainMismatch | NoChain | RunTampered):
+        return 409  # what is kept disagrees with what vouches for it
     if isinstance(error, TrustStateError):
         return 503
     if isinstance(error, VerificationFailed | GateRejected):
@@ -247,8 +251,34 @@ async def decision(request: Request) -> Response:
                       if isinstance(exc.details.get("verification"), dict) else None,
                       findings=exc.details.get("findings")
                       if isinstance(exc, GateRejected) else None)
+    back = fields.get("return_to", "")
+    if SCRIPT_PAGE.fullmatch(back):  # a script run's page, nothing else (no open redirect)
+        return RedirectResponse(f"{back}?done={action}", status_code=303)
     return RedirectResponse(f"/tools/{name}/v/{outcome.record.version}?done={action}",
                             status_code=303)
+
+
+# ------------------------------------------------------------------------------ scripts
+
+
+def scripts_page(request: Request) -> HTMLResponse:
+    from dyntools.ui.scripts import script_rows
+
+    return render(request, "scripts.html", rows=script_rows(_ui(request)))
+
+
+def script_page(request: Request) -> HTMLResponse:
+    from dyntools.ui.scripts import script_view
+
+    ui = _ui(request)
+    try:
+        view = script_view(ui, request.path_params["run_id"])
+    except DyntoolsError as exc:
+        return _error_page(request, exc)
+    done = request.query_params.get("done", "")
+    return render(request, "script.html", view=view,
+                  lines=source_lines(view.record.source, view.findings),
+                  done=DONE.get(done), by_default=default_approver())
 
 
 # -------------------------------------------------------------------------------- runs

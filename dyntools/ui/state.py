@@ -32,6 +32,8 @@ class UiState:
     templates: Any = None
     streams: int = 0
     weaker_sandbox_flag: bool = False  # `--allow-weaker-sandbox` given (else the env's opt-in)
+    health: tuple[dict[str, Any], float] | None = None  # the last /health report, and when
+    health_error: str | None = None
 
     @classmethod
     def open(cls, registry: Registry, *, session: Session, audit_path: Path,

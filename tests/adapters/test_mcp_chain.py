@@ -4,6 +4,7 @@ a call to it is an error result with reason chain_mismatch (a real server over s
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -49,3 +50,31 @@ def test_serve_mcp_refuses_a_tool_whose_chain_does_not_vouch_for_it(tmp_path: Pa
     anyio.run(scenario)
     assert changes.faults == []
     assert list(op.state.glob("*.json"))  # the server recorded the head it accepted
+
+
+def test_serve_mcp_grows_a_tool_into_its_chain_only_with_a_signing_key(tmp_path: Path) -> None:
+    """ensure_tool's activation is a decision: with trusted keys and no key it is refused
+    (nothing written); with --sign-key it joins the chain, and a verifying consumer serves
+    the tool."""
+    op = Operator(tmp_path)
+    op.ok("init", str(op.reg))
+
+    def server(*extra: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "dyntools", "serve-mcp", "--registry", str(op.reg), "--trusted-keys",
+                  str(op.trusted), "--generators", "offline", *extra],
+            env=env_without_dyntools(DYNTOOLS_TRUST_STATE=str(op.state)))
+
+    async def grow(params: StdioServerParameters) -> object:
+        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+            return await client.call_tool("ensure_tool", {"name": "slugify_text"})
+
+    refused = error(anyio.run(grow, server()))
+    assert refused["reason"] == "signing_key_required", refused
+    assert not (op.reg / "slugify_text").exists(), list((op.reg / "slugify_text").iterdir())
+    made = ok(anyio.run(grow, server("--sign-key", str(op.key))))
+    assert made["version"] == 1, made
+    chain = json.loads((op.reg / "slugify_text" / "manifest.json").read_text())["chain"]
+    assert chain and chain[-1]["current"] == 1
+    assert json.loads(op.call().stdout)["result"] == {"slug": "a-b"}

@@ -29,7 +29,7 @@ from tests.support.environment import env_without_dyntools
 
 TOKEN = "test-token-0123456789-abcdef"
 WAIT = 20.0
-META = ["find_tools", "call_tool", "ensure_tool"]
+META = ["find_tools", "call_tool", "ensure_tool", "report_failure"]
 
 
 @contextmanager

@@ -64,3 +64,13 @@ def test_dispatch_raises_model_retry(catalog: Catalog) -> None:
 def test_the_offline_example_runs(tmp_path: Path, capsys: Any) -> None:
     assert EXAMPLE.main(["--offline", "--registry", str(tmp_path / "registry")]) == 0
     assert capsys.readouterr().out.strip() == "1994 is MCMXCIV, and 6 x 7 = 42."
+
+
+def test_the_offline_answer_is_read_from_the_tool_results(tmp_path: Path) -> None:
+    """A failed tool changes the scripted model's answer: it is written from the results."""
+    model = EXAMPLE.scripted_model(
+        [("roman_numeral", {"number": 1994}), ("multiply", {"a": "six", "b": 7})],
+        EXAMPLE.answer_from)
+    with EXAMPLE.build_catalog(str(tmp_path / "registry")) as catalog:
+        answer = EXAMPLE.run_agent(model, catalog, "go")
+    assert answer.startswith("1994 is MCMXCIV, and multiply failed (")

@@ -148,7 +148,9 @@ CALL_LINES: list[tuple[list[str], int, str | None, str]] = [
      "error: usage/usage_error: registry broken.toml is not a folder"),
     ([], 2, "", "Error: Missing argument 'NAME'."),
     (["--help"], 0, None, ""),
-    (["slugify_text"], 2, "", "Error: Missing option '--params'."),
+    # --params defaults to {}: a tool with required params says which one is missing
+    (TOOL, 2, "", "error: usage/invalid_params: params for slugify_text do not match its "
+     'schema at (root): "text" is a required property'),
     (["a", "b", "--params", "{}"], 2, "", "Error: Got unexpected extra argument (b)"),
     ([*TOOL, "--params", "{}", "--timeout", "soon"], 2, "",
      "Error: Invalid value for '--timeout': 'soon' is not a valid float."),

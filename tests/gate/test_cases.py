@@ -35,6 +35,8 @@ CASES = Path(__file__).parent / "cases"
 REJECT = sorted((CASES / "reject").glob("*.py"))
 ACCEPT = sorted((CASES / "accept").glob("*.py"))
 ACCEPT_HOST = sorted((CASES / "accept_host").glob("*.py"))
+# Code-mode scripts (annotated the same way; run by test_script_mode.py with check_script).
+SCRIPT_REJECT = sorted((CASES / "script_reject").glob("*.py"))
 # Attacks the gate accepts and the sandbox must contain (tests/sandbox/test_contained_corpus.py
 # runs them with their `# verdict:`).
 CONTAINED = sorted((CASES / "contained").glob("*.py"))
@@ -283,7 +285,7 @@ def test_corpora_are_big_enough() -> None:
 
 def test_every_rule_has_a_rejecting_case() -> None:
     covered: set[str] = set()
-    for path in REJECT:
+    for path in REJECT + SCRIPT_REJECT:
         covered.update(code for _, code in parse_expectations(path.read_bytes()).findings)
     for case in GENERATED_CASES:
         covered.update(code for _, code in case.expected)

@@ -183,11 +183,15 @@ def test_ensure_reports_and_reuses_a_similar_tool(tmp_path: Path) -> None:
                  cwd=tmp_path)
     assert reused.returncode == 0, reused.stderr
     assert reused.stdout.splitlines() == [
-        "count_words: served by word_count v1, which does the same job (nothing generated)",
+        "count_words: served by word_count v1, which does the same job (nothing generated); "
+        "count_words is now an alias of word_count (dyntools unalias count_words removes it)",
         '{"words": 3, "characters": 5, "lines": 1}']
-    assert not (tmp_path / "reg" / "count_words").exists()
+    # the name asked for is an alias now (tests/registry/test_aliases.py), with no versions
+    manifest = json.loads((tmp_path / "reg" / "count_words" / "manifest.json").read_text())
+    assert manifest["alias"] == "word_count" and manifest["versions"] == []
 
-    as_json = json.loads(cli("ensure", *described, "--reuse-similar", "--json",
-                             cwd=tmp_path).stdout)
-    assert as_json["reused"] == "word_count" and as_json["created"] is False
+    as_json = json.loads(cli("ensure", "count_the_words", *described[1:], "--reuse-similar",
+                             "--json", cwd=tmp_path).stdout)
+    assert as_json["reused"] == as_json["alias_of"] == "word_count"
+    assert as_json["created"] is False
     assert as_json["similar"][0]["name"] == "word_count"

@@ -124,7 +124,7 @@ def spliced(data: dict[str, Any], op: Operator) -> None:
 
 
 def unknown_action(data: dict[str, Any], op: Operator) -> None:
-    data["chain"].append(_next_record(data, op.key, action="alias"))  # a newer dyntools
+    data["chain"].append(_next_record(data, op.key, action="promote"))  # a newer dyntools
 
 
 def oversized_field(data: dict[str, Any], op: Operator) -> None:
@@ -145,7 +145,7 @@ ATTACKS: dict[str, tuple[Attack, str]] = {
     "replay a record of the same tool": (replayed_same_tool, "it says it is #2, but it is #5"),
     "replay another tool's record": (replayed_other_tool, "belongs to tool 'word_count'"),
     "splice a link": (spliced, "record #3 does not verify: its prev is not the hash"),
-    "an action this dyntools does not know": (unknown_action, "'alias' is not one this "
+    "an action this dyntools does not know": (unknown_action, "'promote' is not one this "
                                                               "dyntools knows"),
     "an oversized field": (oversized_field, "reason must be text of at most"),
 }

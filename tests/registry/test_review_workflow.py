@@ -71,17 +71,21 @@ def test_approve_file_runs_its_examples_and_records_a_failure_as_rejected(
     assert entry["current"] == 1
     assert entry["versions"][1]["status"] == "rejected"
     assert "verification_failed" in entry["versions"][1]["reason"]
-    # the caller's --example is run too
+    # the caller's --example is run too; its failure is the reviewer's, not the file's:
+    # nothing is recorded
     wrong = add_file(reg, tmp_path, adder(), "--example",
                      '{"params": {"a": 2, "b": 2}, "result": {"sum": 5}}')
     assert wrong.returncode == 12
+    assert "nothing was recorded" in wrong.stderr and "--example" in wrong.stderr
     # and the current version's contract: a version whose own EXAMPLES differ but which
-    # breaks what v1 promised fails, unless --contract-change
+    # breaks what v1 promised fails, unless --contract-change (which the error names)
     other = adder("a * b", '[{"params": {"a": 2, "b": 2}, "result": {"sum": 4}}]')
-    assert add_file(reg, tmp_path, other).returncode == 12
+    broke = add_file(reg, tmp_path, other)
+    assert broke.returncode == 12 and "--contract-change" in broke.stderr
+    assert len(manifest(reg, "add_numbers")["versions"]) == 2
     changed = add_file(reg, tmp_path, other, "--contract-change")
     assert changed.returncode == 0, changed.stderr
-    assert manifest(reg, "add_numbers")["current"] == 5
+    assert manifest(reg, "add_numbers")["current"] == 3
 
 
 def test_approve_a_dropped_in_file_runs_its_examples(reg: Path, tmp_path: Path) -> None:

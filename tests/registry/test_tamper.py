@@ -36,7 +36,9 @@ def test_edited_byte_is_quarantined_on_open_and_the_pointer_falls_back(
     # per-version events go to the audit trail at info.
     warnings = [e for e in logs if e["log_level"] == "warning"]
     assert [e["event"] for e in warnings] == ["registry.problems"]
-    assert warnings[0]["problems"] == ["echo_tool v3: hash_mismatch"]
+    assert [p.split(":")[:2] for p in warnings[0]["problems"]] == [["echo_tool v3",
+                                                                    " hash_mismatch"]]
+    assert "was changed on disk" in warnings[0]["problems"][0]
 
 
 def test_fallback_never_moves_the_pointer_forward(registry: Registry) -> None:

@@ -19,6 +19,17 @@ def test_exec_prints_the_result(tool):
     assert json.loads(proc.stdout) == {"slug": "hello-world"}
 
 
+def test_exec_without_params_runs_with_an_empty_object_as_call_does(tool):
+    path = tool('''
+        def run(params):
+            return {"given": sorted(params)}
+        ''')
+    proc = dyntools("exec", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {"given": []}
+    assert dyntools("exec", str(path), "--params", "[1]").returncode == 2  # still an object
+
+
 def test_exec_json_reports_output_and_layers(tool):
     path = tool('''
         def run(params):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -177,11 +179,11 @@ def test_a_failed_background_start_falls_back_to_a_call_start(tool, policy, limi
         real_new_worker = pool._new_worker
         failures = {"n": 0}
 
-        def failing() -> object:
+        def failing(*, background: bool = False) -> object:
             if failures["n"] == 0:
                 failures["n"] += 1
                 raise WorkerCrashed("no start this time")
-            return real_new_worker()
+            return real_new_worker(background=background)
 
         monkeypatch.setattr(pool, "_new_worker", failing)
         for n in range(8):
@@ -212,6 +214,55 @@ def test_close_lets_running_calls_finish(tool, policy, limits):
     assert outcome["result"]["total"] == sum(range(3_000_000))
     pool.close(wait=True)
     assert pool.stats["live"] == 0
+
+
+def test_close_ends_a_worker_still_starting_in_the_background(tool, policy):
+    """A warm-up no call waits for does not hold close() until the start-up limit (an
+    interrupted `dyntools ensure` waited so for a prewarm on a loaded machine)."""
+    path = tool(SQUARE)
+    limits = SandboxLimits(startup_timeout_s=300.0)
+    pool = WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1)
+    stalled = pool._early[0].process  # its interpreter, frozen before it can say hello
+    os.kill(stalled.pid, signal.SIGSTOP)
+    failed: list[BaseException] = []
+
+    def warm_up() -> None:
+        try:
+            pool.start()
+        except BaseException as exc:
+            failed.append(exc)
+
+    starter = threading.Thread(target=warm_up)
+    starter.start()
+    while pool.stats["started"] == 0:
+        time.sleep(0.005)
+    closer = threading.Thread(target=pool.close, kwargs={"wait": True})
+    closer.start()
+    closer.join(60)  # waiting for the start would take the 300 s start-up limit
+    assert not closer.is_alive()
+    starter.join(60)
+    assert not starter.is_alive() and failed == []
+    assert stalled.poll() is not None  # ended (and reaped) by the start that failed
+    assert pool.stats["live"] == 0 and pool.stats["idle"] == 0
+    with pytest.raises(UsageError):
+        pool.call({"n": 1})
+
+
+def test_a_call_that_starts_its_own_worker_is_not_cut_by_close(tool, policy, limits):
+    path = tool(SQUARE)
+    pool = WorkerPool(path, module_name="square_v1", policy=policy, limits=limits, size=1)
+    outcome: dict = {}
+
+    def cold_call() -> None:
+        outcome["result"] = pool.call({"n": 7})
+
+    caller = threading.Thread(target=cold_call)
+    caller.start()
+    while pool.stats["started"] == 0:
+        time.sleep(0.001)
+    pool.close(wait=True)
+    caller.join(60)
+    assert outcome["result"] == {"square": 49, "n": 7}
 
 
 def test_a_required_layer_that_is_off_is_an_error(tool, policy, limits):

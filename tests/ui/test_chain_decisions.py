@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import httpx
@@ -31,6 +32,21 @@ def _decide(server: UiServer, action: str, version: int, **fields: str) -> httpx
         return http.post(f"/tools/slugify_text/v/{version}/{action}",
                          data={"csrf": csrf, "by": "alice", **fields},
                          headers={"origin": server.url})
+    finally:
+        http.close()
+
+
+def _page_once_the_watcher_saw_it(server: UiServer, path: str, marker: str) -> str:
+    """The page re-reads a manifest edited behind its back when its watcher sees the change,
+    which is asynchronous: on a busy machine the first GET may come before it."""
+    http, _ = _session(server)
+    try:
+        deadline = time.monotonic() + 30
+        shown = http.get(path).text
+        while marker not in shown and time.monotonic() < deadline:
+            time.sleep(0.1)
+            shown = http.get(path).text
+        return shown
     finally:
         http.close()
 
@@ -62,11 +78,8 @@ def test_the_page_signs_its_decisions_into_the_chain(tmp_path: Path) -> None:
         edit_manifest(op.reg, "slugify_text",
                       lambda m: m["versions"][1].update(status="approved", reason=None))
         edit_manifest(op.reg, "slugify_text", lambda m: m.update(current=2))
-        http, _ = _session(server)
-        try:
-            shown = http.get("/tools/slugify_text/v/2").text
-        finally:
-            http.close()
+        shown = _page_once_the_watcher_saw_it(server, "/tools/slugify_text/v/2",
+                                              'id="chain-problem"')
         assert 'id="chain-problem"' in shown
         assert "pointer is v2" in shown and "the chain says retired" in shown
         assert "dyntools activate slugify_text 1 --sign-key FILE" in shown

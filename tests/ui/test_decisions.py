@@ -77,7 +77,9 @@ def test_an_approval_that_fails_verification_shows_the_failing_example(
         tab.page.click("#approve-form button[type=submit]")
         tab.page.wait_for_selector("table.verification tr.ex-failed")
         assert "caller" in tab.page.inner_text("table.verification tr.ex-failed")
-    assert _show(registry, "slugify_text", 1)["status"] == "rejected"
+        assert "stays pending" in tab.page.inner_text("#decision-message")
+    # the reviewer's example failed, not the version's own: nothing was decided
+    assert _show(registry, "slugify_text", 1)["status"] == "pending"
 
 
 def test_rollback_activate_and_retire_through_the_page(visit: Any, tmp_path: Path) -> None:

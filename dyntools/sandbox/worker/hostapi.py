@@ -14,6 +14,11 @@ allow it kills this worker, so a policy violation never returns here. An ordinar
 (a timeout, a DNS failure, a 4xx or 5xx answer, a composed tool that failed) comes back as
 `HttpError` or `ToolError`, which the tool may catch.
 
+A request frame also carries what the tool printed since the previous frame (`"out"`), so
+the host knows which output came before which request (a code-mode script that waits for a
+decision is replayed later, and the output of the replayed part is not shown twice). The
+whole call's output stays under one cap: taking it for a frame does not reset the count.
+
 Arguments are checked here, before anything is sent, so a tool's mistake is a TypeError at
 its own line; the host checks every frame again, since it trusts nothing a worker sends.
 """
@@ -55,8 +60,10 @@ class ToolError(Exception):
 MEMBERS = ("http_get", "http_post_json", "call_tool", "HttpError", "ToolError")
 
 
-def build(channel: Any, encode_json: Callable[[Any], str], max_answer_bytes: int) -> Any:
-    """The `host` module object for one worker, bound to its protocol channel."""
+def build(channel: Any, encode_json: Callable[[Any], str], max_answer_bytes: int,
+          take_output: Callable[[], str] | None = None) -> Any:
+    """The `host` module object for one worker, bound to its protocol channel.
+    `take_output`: what the tool printed since it was last taken (sent with each request)."""
     import sys
 
     module = type(sys)("host")
@@ -64,7 +71,9 @@ def build(channel: Any, encode_json: Callable[[Any], str], max_answer_bytes: int
     def ask(request: dict[str, Any]) -> dict[str, Any]:
         if channel.opening == "{":
             raise RuntimeError("host functions can be used only while run() handles a call")
-        channel.send_text(channel.opening + '"request":' + encode_json(request) + "}")
+        printed = take_output() if take_output is not None else ""
+        channel.send_text(channel.opening + '"request":' + encode_json(request)
+                          + (',"out":' + encode_json(printed) if printed else "") + "}")
         answer = channel.receive(max_answer_bytes)
         if type(answer) is not dict:
             raise RuntimeError("the host sent an answer the worker cannot read")

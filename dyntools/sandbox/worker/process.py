@@ -241,7 +241,17 @@ class Worker:
         from dyntools.sandbox.worker import hostapi
 
         return hostapi.build(self.channel, lambda value: "".join(_encode_json(value, 0)),
-                             init["max_host_answer_bytes"])
+                             init["max_host_answer_bytes"], take_output=self.printed_so_far)
+
+    def printed_so_far(self) -> str:
+        """What the tool printed since the last request frame, for the next one. The count
+        against the output cap is not reset: the cap holds for the whole call."""
+        output = self.guards.output
+        if not output:
+            return ""
+        text = "".join(output)
+        output.clear()
+        return text
 
     def _harden(self) -> dict[str, dict[str, Any]]:
         """Make the allowed modules safe before any view of them exists (see `hardening`);
@@ -304,7 +314,13 @@ class Worker:
                                     fatal=True, output=output)
             return True
         trace = _tool_trace(exc, self.filename, self.lines)
-        self.channel.send_error("runtime_error", _describe(exc), trace=trace, output=output,
+        # A host request that failed, left uncaught, is the call's failure: said as such
+        # (http_error), never confused with a bug in the tool. hostapi is loaded only for a
+        # tool that imports host.
+        hostapi = sys.modules.get("dyntools.sandbox.worker.hostapi")
+        reason = ("http_error" if hostapi is not None and isinstance(exc, hostapi.HttpError)
+                  else "runtime_error")
+        self.channel.send_error(reason, _describe(exc), trace=trace, output=output,
                                 fatal=fatal)
         return fatal
 
@@ -523,9 +539,13 @@ def _preload() -> None:
 def _preimport(modules: Any) -> None:
     """Import the allowed modules the host says the tool imports, before its init message
     arrives (`Interpreter.preimport`): `Worker` imports the same list again from the init
-    message, and finds them loaded."""
+    message, and finds them loaded. For `host`, the worker's own stubs module (made into
+    the tool's `host` by `Worker`, never a module of that name)."""
     for name in modules if type(modules) is list else ():
-        if type(name) is not str or name == HOST_MODULE:
+        if type(name) is not str:
+            continue
+        if name == HOST_MODULE:
+            from dyntools.sandbox.worker import hostapi  # noqa: F401
             continue
         try:  # noqa: SIM105 (contextlib costs the worker start-up time)
             __import__(name)
