@@ -185,7 +185,7 @@ def sleeper():  # a process whose affinity a Placement may change (never this on
 def test_a_pause_or_more_callers_than_cpu_pairs_block_and_free_the_worker(sleeper):
     placement = Placement(sleeper)
     if len(placement.allowed) < 2 or placement.cpu is None:
-        pytest.skip("needs two CPUs and sched_getcpu")
+        lacking("needs two CPUs and sched_getcpu")
     pairs = len(placement.allowed) // 2
     assert placement.spin(in_flight=pairs) == SPIN_S and placement.split
     assert placement.spin(in_flight=pairs + 1) == 0.0 and not placement.split
