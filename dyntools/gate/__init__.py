@@ -155,7 +155,8 @@ def _check(
         findings.extend(non_ascii_identifiers(text))
     # A file whose text never spells a provided module's name cannot import it.
     track_host = any(name in text for name in policy.provided_modules)
-    visitor = GateVisitor(policy, lines, ascii_only, track_host)
+    # Nor can one that never spells "global" hold a global statement.
+    visitor = GateVisitor(policy, lines, ascii_only, track_host, "global" in text)
     if mode == SCRIPT:
         _as_script(visitor)
     try:

@@ -15,6 +15,7 @@ only then are the constants walked one by one (the walks report where).
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -34,11 +35,11 @@ from dyntools.base.jsonschema_safe import (
     value_cost_ns,
 )
 from dyntools.base.paramsize import TooDeep, params_units
+from dyntools.base.reserved_names import underscore_problem
 from dyntools.base.toolname import tool_name_problem
 from dyntools.gate.capabilities import (
     Capabilities,
     DeclarationError,
-    is_upper_snake,
     parse_capabilities,
     parse_exchanges,
 )
@@ -203,8 +204,8 @@ def _constant(
     ):
         pairs = list(zip(targets[0].elts, stmt.value.elts, strict=True))  # `LOW, HIGH = 1, 9`
     else:
-        report(stmt, "DT106", "a top-level assignment must bind UPPERCASE names to literals, "
-               "one name per value")
+        report(stmt, "DT106", "a top-level assignment must bind names to literals, one name "
+               "per value")
         return
     for target, value in pairs:
         assert isinstance(target, ast.Name)
@@ -221,8 +222,11 @@ def _bind_constant(
     report: Report,
 ) -> None:
     name = target.id
-    if not is_upper_snake(name):
-        report(target, "DT106", f"top-level name {name!r} must be an UPPERCASE constant")
+    if underscore_problem(name) is not None:
+        return  # the visitor's DT301 says why
+    problem = constant_name_problem(name)
+    if problem is not None:
+        report(target, "DT106", f"top-level name {name!r} {problem}")
         return
     claim(name, target)
     if value is None:
@@ -244,6 +248,30 @@ def _bind_constant(
         else:
             why = f"{type(exc.node).__name__} is evaluated at import time"
         report(exc.node, "DT107", f"{name} must be a literal; {why}")
+
+
+# Names a top-level constant may not take, besides the builtins': the tool's entry point, the
+# module dyntools provides, the names a code-mode script is given and answers with.
+_TAKEN_NAMES = frozenset({"run", "host", "inputs", "tools", "result"})
+_METADATA_UPPER = frozenset({*METADATA_CONSTANTS, "CAPABILITIES"})
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def constant_name_problem(name: str) -> str | None:
+    """Why `name` may not name a top-level constant (None when it may). A lowercase constant
+    is held to the same rules as an UPPERCASE one (bound once, to a literal); it may not
+    take a builtin's name (every read of it would look like the builtin), a name the host or
+    a script gives meaning to, or a metadata name spelled in another case (`Name`, `params`:
+    a reader would take it for the metadata)."""
+    if name in _BUILTIN_NAMES:
+        return "is a builtin's name: every read of it would look like the builtin"
+    if name in _TAKEN_NAMES:
+        return f"is reserved: {name} means something to dyntools (run, host, inputs, tools, " \
+               "result)"
+    upper = name.upper()
+    if upper in _METADATA_UPPER and name != upper:
+        return f"reads as the metadata constant {upper}: spell it {upper}, or pick another name"
+    return None
 
 
 def _check_name(entry: tuple[ast.expr, Any] | None, expected: str | None, tree: ast.Module,

@@ -95,13 +95,20 @@ RULES: dict[str, Rule] = _rules(
      "terminal shows them differently, so a reviewer cannot know what they read."),
     # shape
     ("DT101", S, "top-level-statement",
-     "Only a docstring, imports, UPPERCASE constants and def statements may stand at the top "
-     "level."),
+     "Only a docstring, imports, constants bound to literals and def statements may stand at "
+     "the top level."),
     ("DT102", S, "class-definition", "Classes are not allowed in tool files."),
-    ("DT103", S, "decorator", "Decorators run code at definition time and are not allowed."),
+    ("DT103", S, "decorator",
+     "Decorators run code at definition time and are not allowed, but for functools.lru_cache "
+     "(bare, or with literal maxsize/typed) and functools.cache on a function other than run."),
     ("DT104", S, "async", "async functions, await, async for and async with are not allowed."),
-    ("DT105", S, "global-nonlocal", "global and nonlocal statements are not allowed."),
-    ("DT106", S, "constant-name", "Top-level assignments must bind one UPPERCASE name."),
+    ("DT105", S, "global-nonlocal",
+     "nonlocal is not allowed; global only in a function, of a constant the file assigns at "
+     "the top level (a call that rebinds it spends its worker)."),
+    ("DT106", S, "constant-name",
+     "Top-level assignments bind one name per value; the name may not be a builtin's, run, "
+     "host, inputs, tools, result, or a metadata name (NAME, DESCRIPTION, PARAMS, EXAMPLES, "
+     "CAPABILITIES) in another case."),
     ("DT107", S, "constant-value",
      "Top-level constants must be literals: str, int, float, bool, None, and lists, tuples, "
      "dicts and sets of literals."),
@@ -129,9 +136,15 @@ RULES: dict[str, Rule] = _rules(
     ("DT209", IM, "host-without-capabilities",
      "The host module (provided by dyntools) may only be imported by a tool that declares "
      "what it reaches in a CAPABILITIES constant."),
+    ("DT210", IM, "type-check-only-member",
+     "A collections.abc class may be used only as the second argument of isinstance or "
+     "issubclass and in annotations: as a value, its register() changes isinstance answers "
+     "for the whole worker."),
     # names and attributes
     ("DT301", N, "underscore-name",
-     "Names starting with an underscore are not allowed (a lone _ is)."),
+     "A name starting with an underscore must be one the file binds, spelled _ or _name "
+     "(not __name); names that start and end with one are reserved for the sandbox's guards "
+     "and Python's own; keyword arguments never start with one."),
     ("DT302", N, "underscore-attribute", "Attributes starting with an underscore are not allowed."),
     ("DT303", N, "denied-attribute",
      "Frame, code, traceback, generator and coroutine internals (and a few other escape "
@@ -139,7 +152,9 @@ RULES: dict[str, Rule] = _rules(
     ("DT304", N, "format-attribute",
      "str.format and format_map resolve attribute paths inside the format string; use "
      "f-strings or % formatting."),
-    ("DT305", N, "attribute-write", "Assigning or deleting attributes is not allowed."),
+    ("DT305", N, "attribute-write",
+     "Assigning or deleting attributes is not allowed: keep the value in a dict, or build a "
+     "new value."),
     ("DT306", N, "undefined-name", "The name is neither bound in the file nor an allowed builtin."),
     ("DT307", N, "builtin-shadowed",
      "A top-level def may not take the name of a builtin: every call of it would read as "
@@ -184,7 +199,8 @@ RULES: dict[str, Rule] = _rules(
      "characters, fillers, variation selectors), even written as an escape."),
     ("DT512", K, "metadata-control-character",
      "A string in NAME, DESCRIPTION, PARAMS or EXAMPLES holds a control character other "
-     "than tab and newline (C0, DEL, C1) or U+2028/U+2029, even written as an escape."),
+     "than tab and newline (and carriage return, in EXAMPLES) (C0, DEL, C1) or U+2028/U+2029, "
+     "even written as an escape."),
     ("DT514", K, "params-validation-cost",
      "Validating params against PARAMS could hold the host too long: multipleOf outside "
      "1e-9..2**53, more than 100 us per params value, or an example too large to validate "
@@ -205,7 +221,9 @@ RULES: dict[str, Rule] = _rules(
     ("DT601", F, "missing-run", "A tool file must define run(params)."),
     ("DT602", F, "run-signature", "run must take exactly one positional parameter, params."),
     ("DT603", F, "run-generator", "run must return a dict, so it may not be a generator."),
-    ("DT604", F, "function-name", "Function names must be public (no leading underscore)."),
+    ("DT604", F, "function-name",
+     "A function name is public, or one underscore and then a letter or digit (_helper): "
+     "never two underscores first."),
     # syntax
     ("DT701", X, "match-statement",
      "match is refused: class patterns read attributes named by __match_args__ at run time."),

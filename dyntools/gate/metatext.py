@@ -6,6 +6,11 @@ spell U+202E or a Unicode TAG character as an escape (`"\\u202e"`, `"\\U000e0041
 reviewer sees the escape, while MCP clients and models receive the character itself in
 `tools/list`. So every string of the metadata constants (dict keys included) is checked as
 evaluated, with the source's own classes, and refused at the literal that holds it.
+
+Tab, newline and, in EXAMPLES, carriage return are text: an example of a tool that
+normalises line endings holds `"a\\r\\nb"`. NAME, DESCRIPTION and PARAMS keep refusing a
+carriage return: they reach `tools/list` and terminals verbatim, where a lone one rewrites
+the line it ends. Every terminal print escapes it (`\\r`).
 """
 
 from __future__ import annotations
@@ -43,6 +48,10 @@ def has_hidden_text(json_text: str) -> bool:
                for ch in set(json_text) if not " " <= ch <= "~")
 
 
+# Characters each constant holds as text although their class is "control".
+_TEXT = {name: "\t\n\r" if name == "EXAMPLES" else "\t\n" for name in METADATA_CONSTANTS}
+
+
 def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:
     """Report every string (key or value) in the metadata constants' literals that holds a
     character of a hidden class; one finding per literal and class."""
@@ -50,30 +59,32 @@ def check_metadata_text(nodes: dict[str, ast.expr], report: Report) -> None:
         node = nodes.get(name)
         if node is None:
             continue
+        text = _TEXT[name]
         stack: list[tuple[ast.AST, str]] = [(node, name)]
         while stack:
             item, where = stack.pop()
             if isinstance(item, ast.Constant):
                 if isinstance(item.value, str):
-                    _check_string(item, item.value, where, report)
+                    _check_string(item, item.value, where, text, report)
             elif isinstance(item, ast.Dict):
                 for key, value in reversed(list(zip(item.keys, item.values, strict=True))):
                     label = where
                     if isinstance(key, ast.Constant) and isinstance(key.value, str):
                         label = f"{where}[{_short(key.value)}]"
-                        _check_string(key, key.value, f"a key in {where}", report)
+                        _check_string(key, key.value, f"a key in {where}", text, report)
                     stack.append((value, label))
             elif isinstance(item, ast.List | ast.Tuple | ast.Set):
                 stack.extend((element, f"{where}[{index}]")
                              for index, element in reversed(list(enumerate(item.elts))))
 
 
-def _check_string(node: ast.AST, text: str, where: str, report: Report) -> None:
+def _check_string(node: ast.AST, text: str, where: str, plain: str, report: Report) -> None:
+    """`plain`: the characters this constant holds as text (tab, newline; CR in EXAMPLES)."""
     seen: set[str] = set()
     for match in re.finditer(NOT_PLAIN, text):
         ch = match.group()
         kind = hidden_character_class(ch)
-        if kind is None or kind in seen:
+        if kind is None or kind in seen or ch in plain:
             continue
         seen.add(kind)
         import unicodedata  # only a finding names its character

@@ -50,6 +50,12 @@ class ModulePolicy(NamedTuple):
     provider: str = PYTHON
     # member -> the CAPABILITIES kind it needs declared (non-empty) to be used.
     requires: Mapping[str, str] = MappingProxyType({})  # immutable: one shared empty map
+    # Members usable only as isinstance/issubclass's second argument and in annotations
+    # (`collections.abc`: held as values, ABCs' register() changes isinstance answers).
+    type_checks_only: bool = False
+    # member (a class) -> the only attributes its instances expose to a tool (`queue.Queue`:
+    # not its locks and conditions); enforced by the worker's attribute guard.
+    instance_attributes: Mapping[str, frozenset[str]] = MappingProxyType({})
 
     def reason_excluded(self, member: str) -> str | None:
         return self.excluded.get(member)
@@ -82,6 +88,12 @@ class Policy(NamedTuple):
         outside the worker."""
         return MappingProxyType({name: module for name, module in self.modules.items()
                                  if module.provider == PYTHON})
+
+    @property
+    def type_check_modules(self) -> frozenset[str]:
+        """The allowed modules whose members are for type checks and annotations only."""
+        return frozenset(name for name, module in self.modules.items()
+                         if module.type_checks_only)
 
     @property
     def provided_modules(self) -> frozenset[str]:
@@ -238,7 +250,8 @@ def _write_parsed(digest: str, raw: dict[str, Any]) -> None:
             os.remove(temporary)
 
 
-_MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires"})
+_MODULE_KEYS = frozenset({"members", "excluded", "submodules", "provider", "requires",
+                          "type_checks_only", "instance_attributes"})
 
 
 def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> None:
@@ -259,6 +272,11 @@ def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> Non
         if requires and provider == PYTHON:
             raise PolicyError(f"modules.{name}.requires: only a module dyntools provides "
                               "(provider = \"dyntools\") has members that need capabilities")
+        type_checks_only = table.get("type_checks_only", False)
+        if not isinstance(type_checks_only, bool):
+            raise PolicyError(f"modules.{name}.type_checks_only must be true or false")
+        instance_attributes = _instance_attributes(
+            table.get("instance_attributes"), members, f"modules.{name}.instance_attributes")
         module = ModulePolicy(
             name=name,
             members=members,
@@ -266,6 +284,8 @@ def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> Non
             submodules=_str_set(table.get("submodules"), f"modules.{name}.submodules"),
             provider=provider,
             requires=requires,
+            type_checks_only=type_checks_only,
+            instance_attributes=instance_attributes,
         )
         overlap = (module.members & (set(module.excluded) | module.submodules)) | (
             set(module.excluded) & module.submodules
@@ -279,6 +299,25 @@ def _collect_modules(name: str, table: Any, out: dict[str, ModulePolicy]) -> Non
     for key, sub in table.items():
         if key not in _MODULE_KEYS:
             _collect_modules(f"{name}.{key}", sub, out)
+
+
+def _instance_attributes(value: Any, members: frozenset[str],
+                         where: str) -> Mapping[str, frozenset[str]]:
+    """`{Member = ["attribute", ...]}`: each key a member of the module, each attribute a
+    public name."""
+    if value is None:
+        return MappingProxyType({})
+    if not isinstance(value, dict):
+        raise PolicyError(f"{where} must be a table of member = [\"attribute\", ...]")
+    out: dict[str, frozenset[str]] = {}
+    for member, attributes in value.items():
+        names = _str_set(attributes, f"{where}.{member}")
+        if member not in members:
+            raise PolicyError(f"{where}.{member}: not a member of the module")
+        if any(not name or name.startswith("_") for name in names):
+            raise PolicyError(f"{where}.{member}: attributes are public names")
+        out[member] = names
+    return MappingProxyType(out)
 
 
 def default_allowlist_path() -> Path:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from dyntools.base.reserved_names import is_reserved, underscore_problem
+from dyntools.base.type_compare import builtin_type_names, type_comparison
 from dyntools.gate.findings import MAX_FINDINGS_PER_CODE, Finding
 from dyntools.gate.hostuse import HostUse
 from dyntools.gate.literals import NotLiteral, measured_literal
@@ -41,19 +43,32 @@ INERT_NODES: frozenset[type[ast.AST]] = frozenset(
 )
 
 
+# Where a name is read, when that decides what it may be (Load.role).
+PLAIN, ANNOTATION, TYPE_CHECK, DECORATOR, TYPE_OF, TYPE_NAME = 0, 1, 2, 3, 4, 5
+# `isinstance(x, T)` / `issubclass(C, T)`: T is in a type-check position.
+TYPE_CHECK_CALLS = frozenset({"isinstance", "issubclass"})
+# functools' memoisation decorators: the only decorators a tool may use (on a def other
+# than run), bare or called with literal arguments (`memo_arguments`).
+MEMO_DECORATORS = frozenset({"functools.lru_cache", "functools.cache"})
+MEMO_ATTRIBUTES = frozenset({"lru_cache", "cache"})
+# The metadata constants: never rebound through `global`.
+METADATA_NAMES = frozenset({"NAME", "DESCRIPTION", "PARAMS", "EXAMPLES", "CAPABILITIES"})
+
+
 class Load:
-    __slots__ = ("annotation", "chain", "name", "node")
+    __slots__ = ("chain", "name", "node", "role")
 
     def __init__(self, name: str, node: ast.Name, chain: list[ast.Attribute],
-                 annotation: bool) -> None:
+                 role: int) -> None:
         self.name = name
         self.node = node
         self.chain = chain
-        self.annotation = annotation
+        self.role = role  # PLAIN, ANNOTATION, TYPE_CHECK or DECORATOR
 
 
 class Scope:
-    __slots__ = ("bound", "has_yield", "imports", "kind", "loads", "parent")
+    __slots__ = ("bound", "globals", "has_yield", "imports", "kind", "loads", "parent",
+                 "rebound")
 
     def __init__(self, kind: str, parent: Scope | None) -> None:
         self.kind = kind  # "module", "function", "lambda", "comprehension", "class"
@@ -63,6 +78,11 @@ class Scope:
         self.has_yield = False
         # Names this scope binds by an import (the module scope's dict is GateVisitor.imports).
         self.imports: dict[str, ImportBinding] = {}
+        # Import names this scope also binds some other way (or imports twice): such a name
+        # is not known to be the imported member where it is read.
+        self.rebound: set[str] = set()
+        # Names a `global` statement of this (function) scope declares.
+        self.globals: set[str] = set()
 
 
 class ImportBinding(NamedTuple):
@@ -76,7 +96,7 @@ class ImportBinding(NamedTuple):
 
 _DISPLAYS = frozenset({ast.Dict, ast.List, ast.Tuple, ast.Set})
 _NO_CHAIN: list[ast.Attribute] = []  # shared, never mutated: most loads are bare names
-_Constant, _Name, _Load = ast.Constant, ast.Name, ast.Load
+_Constant, _Name, _Load, _Call = ast.Constant, ast.Name, ast.Load, ast.Call
 
 
 class _Abort(Exception):
@@ -85,7 +105,7 @@ class _Abort(Exception):
 
 class GateVisitor:
     def __init__(self, policy: Policy, lines: list[str], ascii_only: bool,
-                 track_host: bool = True) -> None:
+                 track_host: bool = True, scan_globals: bool = True) -> None:
         self.policy = policy
         self.lines = lines
         self.ascii_only = ascii_only
@@ -115,6 +135,18 @@ class GateVisitor:
         self.calls: dict[int, ast.Call] = {}
         # id(value node) -> value of the top-level literals already evaluated (visit_Assign).
         self.literals: dict[int, Any] = {}
+        # Members of modules used only in type checks (`collections.abc`): each use, and
+        # whether it ends its attribute chain; judged after the walk (`check_type_only`).
+        self.type_only_modules = _type_check_modules(policy)
+        self.type_only_uses: list[tuple[Load, bool]] = []
+        # A binding of `isinstance` or `issubclass` anywhere: then no call of that name is
+        # known to be the builtin, and no position is a type check.
+        self.type_check_shadowed = False
+        self.builtin_types = builtin_type_names(policy.builtins)
+        # `global` statements, judged against the top-level bindings after the walk; and
+        # whether the file can hold one at all (its text says "global").
+        self.global_statements: list[tuple[str, ast.Global]] = []
+        self.scan_globals = scan_globals
 
     # ----------------------------------------------------------------- reporting
     def char_col(self, lineno: int, byte_offset: int) -> int:
@@ -157,6 +189,10 @@ class GateVisitor:
         except _Abort:
             return
         self.resolve_module()
+        if self.type_only_uses:
+            self.check_type_only()
+        if self.global_statements:
+            self.check_globals(tree)
 
     def visit(self, node: ast.AST) -> None:
         self.nodes += 1
@@ -218,27 +254,44 @@ class GateVisitor:
         parent = scope.parent
         assert parent is not None
         imports = scope.imports
+        bound = scope.bound
         for load in scope.loads:
             if imports:
                 binding = imports.get(load.name)
                 if binding is not None:
                     # A function-level import: the same member rules as at the top level.
-                    if binding.kind != "member":
-                        self.check_module_chain(load, binding)
-                    elif self.track_host:
-                        self.note_member_use(load, binding)
+                    self.resolve_import(load, binding, scope)
                     continue
-            if load.name not in scope.bound:
+            if load.name not in bound:
                 parent.loads.append(load)
+            elif load.role:  # bound here: a decorator or a type name is then not the import
+                if load.role == DECORATOR:
+                    self.report_decorator(load.node)
+                elif load.role == TYPE_NAME:
+                    self.report_type_name(load)
         self.scope = parent
 
     def bind(self, name: str, node: ast.AST, scope: Scope | None = None) -> None:
         self.check_name(name, node)
-        (scope or self.scope).bound.add(name)
+        self.store(name, scope or self.scope)
+
+    def store(self, name: str, scope: Scope) -> None:
+        """`name` is bound in `scope` (in the module's, when a `global` statement says so)."""
+        if scope.globals and name in scope.globals:
+            scope = self.module_scope
+        elif scope.imports and name in scope.imports:
+            scope.rebound.add(name)
+        if name in TYPE_CHECK_CALLS:
+            self.type_check_shadowed = True
+        scope.bound.add(name)
 
     def check_name(self, name: str, node: ast.AST) -> None:
-        if name[:1] == "_" and name != "_":
-            self.report(node, "DT301", f"name {name!r} starts with an underscore")
+        """A name the file binds or reads: an underscore name only as the rule allows
+        (dyntools.base.reserved_names), never a reserved one (DT301)."""
+        if name[:1] == "_":
+            problem = underscore_problem(name)
+            if problem is not None:
+                self.report(node, "DT301", f"name {name!r} {problem}")
 
     # ----------------------------------------------------------------- module
     def visit_Module(self, node: ast.Module) -> None:
@@ -254,20 +307,27 @@ class GateVisitor:
         name = load.name
         binding = self.imports.get(name)
         if binding is not None:
-            if binding.kind in ("module", "package", "refused"):
-                self.check_module_chain(load, binding)
-            elif self.track_host:
-                self.note_member_use(load, binding)
+            self.resolve_import(load, binding, self.module_scope)
             return
+        role = load.role
+        if role == DECORATOR:
+            self.report_decorator(load.node)
         if name in module_bound:
+            if role == TYPE_NAME:
+                self.report_type_name(load)
             return
         policy = self.policy
         if name in policy.builtins:
             return
-        if load.annotation and name in policy.annotation_names:
+        if role == ANNOTATION and name in policy.annotation_names:
             return
-        if name.startswith("_") and name != "_":
-            return  # already reported as DT301 where it was written
+        if role == TYPE_OF:
+            return  # `type(x) == int` (visit_Compare): the builtin, in its one shape
+        if name[:1] == "_" and name != "_":
+            if underscore_problem(name) is None:  # else reported where it was written
+                self.report(load.node, "DT301", f"name {name!r} is not bound in this file: "
+                            "a name starting with an underscore must be the tool's own")
+            return
         reason = policy.denied_builtins.get(name)
         if reason is not None:
             self.report(load.node, "DT401", f"{name} is not allowed: {reason}")
@@ -277,6 +337,25 @@ class GateVisitor:
             self.report(
                 load.node, "DT306", f"name {name!r} is not defined and not an allowed builtin"
             )
+
+    def resolve_import(self, load: Load, binding: ImportBinding, scope: Scope) -> None:
+        """A name bound by an import in `scope`, read: the module and member rules."""
+        if binding.kind != "member":
+            self.check_module_chain(load, binding)
+        else:
+            if self.track_host:
+                self.note_member_use(load, binding)
+            if self.type_only_modules and \
+                    binding.dotted.rpartition(".")[0] in self.type_only_modules:
+                self.type_only_uses.append((load, not load.chain))
+        if load.role == DECORATOR and not self.memo_binding(load, binding, scope):
+            self.report_decorator(load.node)
+        elif load.role == TYPE_NAME:
+            self.report_type_name(load)
+
+    def report_type_name(self, load: Load) -> None:
+        self.report(load.node, "DT401", f"type(x) may be compared only with builtin types, and "
+                    f"{load.name} is bound in this file: use isinstance, or another name")
 
     def denied_call(self, dotted: str) -> str | None:
         if not dotted.startswith(self.denied_call_keys):
@@ -309,9 +388,12 @@ class GateVisitor:
                     continue
                 self.report_attribute(attr_node, "DT201", self.module_message(candidate))
                 return
-            if self.check_member(module.name, attr, attr_node) and module.name in self.provided:
-                self.host_uses.append(HostUse(module.name, attr, attr_node,
-                                              self.calls.get(id(attr_node))))
+            if self.check_member(module.name, attr, attr_node):
+                if module.name in self.provided:
+                    self.host_uses.append(HostUse(module.name, attr, attr_node,
+                                                  self.calls.get(id(attr_node))))
+                if module.name in self.type_only_modules:
+                    self.type_only_uses.append((load, attr_node is load.chain[-1]))
             return
         if binding.kind == "refused":
             message = f"{load.name} is bound by a refused import of {current} and may not be used"
@@ -373,9 +455,17 @@ class GateVisitor:
             self.report(
                 node, "DT208", f"import binds {name!r}, which shadows a builtin or contract name"
             )
+        scope = self.scope
+        if scope.globals and name in scope.globals:
+            # The module's constant would hold a module at run time, where every other
+            # function reads it as the constant the gate saw.
+            self.report(node, "DT105", f"import binds {name!r}, which a global statement made "
+                        "the module's: only an assignment may rebind a global")
+        if name in scope.bound:
+            scope.rebound.add(name)  # bound before, some other way (or imported twice)
         self.bind(name, node)
-        if self.scope.kind in ("module", "function"):
-            self.scope.imports[name] = binding
+        if scope.kind in ("module", "function"):
+            scope.imports[name] = binding
 
     def visit_Import(self, node: ast.Import) -> None:
         """Allow `import X` of allow-listed modules only (DT201), bound as a module."""
@@ -386,14 +476,17 @@ class GateVisitor:
         for alias in node.names:
             dotted = alias.name
             allowed = dotted in policy.modules
-            if not allowed:
+            # `import urllib`: a package whose allowed submodules (urllib.parse) are reached
+            # through it, as after `import urllib.parse` (the worker binds a view of them).
+            package = not allowed and policy.is_package_prefix(dotted)
+            if not allowed and not package:
                 self.report(alias, "DT201", self.module_message(dotted))
             if alias.asname is not None:
-                kind = "module" if allowed else "refused"
+                kind = "module" if allowed else "package" if package else "refused"
                 self.bind_import(alias.asname, ImportBinding(kind, dotted, node.lineno), alias)
                 continue
             head = dotted.split(".", 1)[0]
-            if not allowed:
+            if not allowed and not package:
                 kind = "refused"
             elif head in policy.modules:
                 kind = "module"
@@ -461,26 +554,39 @@ class GateVisitor:
                 self.bind(arg.arg, arg)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        """Allow `def` with a public name (DT604), no decorators (DT103), no builtin's name."""
-        if node.name.startswith("_"):
-            self.report(node, "DT604", f"function name {node.name!r} starts with an underscore")
+        """Allow `def` named as names may be (DT604, DT301), memoised at most (DT103)."""
+        # `_helper` yes, `__x` and `_x_` no, no builtin's name at the top level; no decorator
+        # but functools.lru_cache/cache (memo_decorator), and none on run.
+        name = node.name
+        if name[:1] == "_":
+            problem = underscore_problem(name)
+            if problem is not None:
+                code = "DT301" if is_reserved(name) else "DT604"
+                self.report(node, code, f"function name {name!r} {problem}")
         elif self.top_level() and (
-            node.name in self.policy.builtins or node.name in self.policy.denied_builtins
+            name in self.policy.builtins or name in self.policy.denied_builtins
         ):
             self.report(
                 node,
                 "DT307",
-                f"def {node.name} shadows the builtin of that name; a reader would take "
+                f"def {name} shadows the builtin of that name; a reader would take "
                 "every call of it for the builtin",
             )
-        self.scope.bound.add(node.name)
+        self.store(name, self.scope)
         for decorator in node.decorator_list:
-            self.report(decorator, "DT103", "decorators are not allowed")
-            self.visit(decorator)
+            if name == "run":
+                self.report(decorator, "DT103", "run may not be decorated: the host calls "
+                            "run(params) itself, once per call")
+                self.visit(decorator)
+            elif not self.memo_decorator(decorator):
+                self.report_decorator(decorator)
+                self.visit(decorator)
         self.visit_arguments(node.args)
         if node.returns is not None:
             self.annotation(node.returns)
         scope = self.push("function")
+        if self.scan_globals:
+            _declare_globals(node.body, scope)
         self.bind_arguments(node.args)
         self.visit_all(node.body)
         self.function_yields[node] = scope.has_yield
@@ -540,8 +646,44 @@ class GateVisitor:
         self.visit(node.value)
 
     def visit_Global(self, node: ast.Global) -> None:
-        """Deny `global` (DT105)."""
-        self.report(node, "DT105", "global statements are not allowed")
+        """Allow `global` of a top-level constant, in a function (DT105 otherwise)."""
+        # Checked after the walk (`check_globals`); a call that rebinds one spends its worker.
+        if self.scope.kind != "function":
+            self.report(node, "DT105", "global is only meaningful in a function body")
+            return
+        if not self.scan_globals:  # the pre-scan was told there is none: fail closed
+            self.report(node, "DT105", "global statement the gate did not expect here")
+            return
+        for name in node.names:
+            self.check_name(name, node)
+            self.scope.globals.add(name)
+            self.global_statements.append((name, node))
+
+    def check_globals(self, tree: ast.Module) -> None:
+        """Each `global` names a constant bound by a top-level assignment: not an import or
+        a def (the gate's rules for those hold where they are bound), nor metadata."""
+        constants: set[str] = set()
+        others = set(self.imports)
+        for stmt in tree.body:
+            if type(stmt) is ast.FunctionDef:
+                others.add(stmt.name)
+            targets = stmt.targets if type(stmt) is ast.Assign else (
+                [stmt.target] if type(stmt) is ast.AnnAssign else [])
+            for target in targets:
+                elements = target.elts if type(target) in (ast.Tuple, ast.List) else [target]  # type: ignore[attr-defined]
+                constants.update(e.id for e in elements if type(e) is ast.Name)
+        for name, node in self.global_statements:
+            if name in METADATA_NAMES:
+                why = "is tool metadata, read by the host from the file: it never changes"
+            elif name in others:
+                why = ("is bound by an import or a def at the top level; global may only "
+                       "name a constant the file assigns there")
+            elif name in constants:
+                continue
+            else:
+                why = ("is not bound at the top level: declare it there first "
+                       f"({name} = <a literal>)")
+            self.report(node, "DT105", f"global {name}: {name} {why}")
 
     def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
         """Deny `nonlocal` (DT105)."""
@@ -708,11 +850,14 @@ class GateVisitor:
         """Allow names; deny `_x` (DT301) and undefined or refused names (DT306, DT401)."""
         name = node.id
         if name[0] == "_" and name != "_":
-            self.report(node, "DT301", f"name {name!r} starts with an underscore")
+            self.check_name(name, node)
+        scope = self.scope
         if type(node.ctx) is ast.Load:
-            self.scope.loads.append(Load(name, node, _NO_CHAIN, False))
-        else:
-            self.scope.bound.add(name)
+            scope.loads.append(Load(name, node, _NO_CHAIN, PLAIN))
+        elif scope.globals or scope.imports or name in TYPE_CHECK_CALLS:
+            self.store(name, scope)
+        else:  # the usual store, as `store` would do it
+            scope.bound.add(name)
 
     def attribute_chain(self, node: ast.Attribute) -> tuple[list[ast.Attribute], ast.expr]:
         """`a.b.c` -> ([.b, .c], a), innermost first, each attribute checked by the rules."""
@@ -733,7 +878,7 @@ class GateVisitor:
         if type(current) is ast.Name and type(current.ctx) is ast.Load:
             self.nodes += 1
             self.check_name(current.id, current)
-            self.scope.loads.append(Load(current.id, current, chain, False))
+            self.scope.loads.append(Load(current.id, current, chain, PLAIN))
             if current.id in self.denied_call_heads:
                 # Whatever `os` is bound to here, `os.system(...)` deserves its own reason.
                 reason = self.denied_call(f"{current.id}.{chain[0].attr}")
@@ -745,7 +890,8 @@ class GateVisitor:
     def attribute_rules(self, node: ast.Attribute) -> None:
         attr = node.attr
         if attr.startswith("_"):
-            self.report_attribute(node, "DT302", f"attribute {attr!r} starts with an underscore")
+            self.report_attribute(node, "DT302", f"attribute {attr!r} starts with an underscore"
+                                  + _UNDERSCORE_ATTRIBUTE_HINTS.get(attr, ""))
         elif attr in self.denied_attributes or attr.startswith(self.denied_prefixes):
             reason = self.policy.attribute_denial(attr)
             if reason is not None:
@@ -753,23 +899,114 @@ class GateVisitor:
                 self.report_attribute(node, code, f"attribute {attr!r} is not allowed: {reason}")
         if type(node.ctx) is not ast.Load:
             verb = "deleting" if type(node.ctx) is ast.Del else "assigning"
-            self.report_attribute(node, "DT305", f"{verb} attribute {attr!r} is not allowed")
+            self.report_attribute(node, "DT305", f"{verb} attribute {attr!r} is not allowed: "
+                                  "keep the value in a dict (record[\"name\"] = value) or build "
+                                  "a new value with it")
 
     def visit_Call(self, node: ast.Call) -> None:
         """Allow calls, walking callee, arguments and keywords (the callee decides: DT401/DT402)."""
         if self.track_host:
             self.calls[id(node.func)] = node
-        self.visit(node.func)
-        self.visit_all(node.args)
+        func = node.func
+        self.visit(func)
+        args = node.args
+        if (type(func) is ast.Name and func.id in TYPE_CHECK_CALLS and len(args) == 2
+                and not node.keywords and type(args[0]) is not ast.Starred):
+            # `isinstance(x, T)`: T is in a type-check position (collections.abc's ABCs).
+            self.visit(args[0])
+            self.type_operand(args[1])
+            return
+        self.visit_all(args)
         for keyword in node.keywords:
             self.visit_keyword(keyword)
 
+    def type_operand(self, node: ast.expr) -> None:
+        """The second argument of isinstance/issubclass: names (and dotted names) there are
+        type-check reads; a tuple of them too; anything else is an ordinary expression."""
+        kind = type(node)
+        if kind is ast.Tuple:
+            self.nodes += 1
+            for element in node.elts:  # type: ignore[attr-defined]
+                self.type_operand(element)
+        elif kind is ast.Name and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+            self.nodes += 1
+            name = node.id  # type: ignore[attr-defined]
+            self.check_name(name, node)
+            self.scope.loads.append(Load(name, node, _NO_CHAIN, TYPE_CHECK))  # type: ignore[arg-type]
+        elif kind is ast.Attribute and type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+            chain, current = self.attribute_chain(node)  # type: ignore[arg-type]
+            if type(current) is ast.Name:
+                self.nodes += len(chain) + 1
+                self.check_name(current.id, current)
+                self.scope.loads.append(Load(current.id, current, chain, TYPE_CHECK))
+            else:
+                self.nodes += len(chain) - 1
+                self.visit(current)
+        else:
+            self.visit(node)
+
+    def check_type_only(self) -> None:
+        """Members of type-check modules (collections.abc's ABCs) appear only as the second
+        argument of isinstance/issubclass and in annotations (DT210): held as a value, an
+        ABC's register() changes isinstance answers for the whole worker."""
+        for load, whole in self.type_only_uses:
+            role = load.role
+            if whole and (role == ANNOTATION
+                          or (role == TYPE_CHECK and not self.type_check_shadowed)):
+                continue
+            where = load.chain[-1] if load.chain else load.node
+            dotted = ".".join([load.name, *(a.attr for a in load.chain)])
+            self.report(where, "DT210", f"{dotted} may be used only as the second argument of "
+                        "isinstance() or issubclass() and in annotations: as a value, its "
+                        "register() would change isinstance answers for the whole worker")
+
     def visit_keyword(self, node: ast.keyword) -> None:
-        """Allow keyword arguments; the name follows the name rules (`f(_x=1)` is DT301)."""
+        """Allow keyword arguments; `f(_x=1)` is DT301 (as `_apply_` refuses `**{"_x": 1}`)."""
         self.nodes += 1
-        if node.arg is not None:
-            self.check_name(node.arg, node)
+        if node.arg is not None and node.arg[:1] == "_":
+            self.report(node, "DT301", f"keyword argument {node.arg!r} starts with an "
+                        "underscore: keyword arguments never do (pass it by position)")
         self.visit(node.value)
+
+    # ----------------------------------------------------------------- decorators
+    def memo_decorator(self, decorator: ast.expr) -> bool:
+        """A decorator of the shape functools' memoisation takes: a name or `module.name`
+        (lru_cache, cache), bare or called with literal `maxsize`/`typed`. Its head is read
+        as a DECORATOR load: where it resolves decides whether it is functools' (a bound
+        name of any other kind is DT103)."""
+        target = decorator
+        if type(decorator) is ast.Call:
+            if not memo_arguments(decorator):
+                return False
+            target = decorator.func
+            self.nodes += 1 + len(decorator.args) + 2 * len(decorator.keywords)
+        if type(target) is ast.Name:
+            self.nodes += 1
+            self.check_name(target.id, target)
+            self.scope.loads.append(Load(target.id, target, _NO_CHAIN, DECORATOR))
+            return True
+        if (type(target) is ast.Attribute and type(target.value) is ast.Name
+                and target.attr in MEMO_ATTRIBUTES):
+            self.nodes += 2
+            head = target.value
+            self.check_name(head.id, head)
+            self.scope.loads.append(Load(head.id, head, [target], DECORATOR))
+            return True
+        return False
+
+    def memo_binding(self, load: Load, binding: ImportBinding, scope: Scope) -> bool:
+        """The decorator's head is functools' lru_cache or cache, imported once in `scope`."""
+        if load.name in scope.rebound:
+            return False
+        if binding.kind == "member":
+            return not load.chain and binding.dotted in MEMO_DECORATORS
+        return (binding.kind == "module" and binding.dotted == "functools"
+                and len(load.chain) == 1 and load.chain[0].attr in MEMO_ATTRIBUTES)
+
+    def report_decorator(self, node: ast.AST) -> None:
+        self.report(node, "DT103", "decorators are not allowed, but for functools.lru_cache "
+                    "(bare, or with literal maxsize/typed) and functools.cache on a function "
+                    "other than run: others run code at definition time")
 
     def visit_Constant(self, node: ast.Constant) -> None:
         """Allow constants (never reached: visit skips them without a dispatch)."""
@@ -789,7 +1026,23 @@ class GateVisitor:
         self.visit(node.operand)
 
     def visit_Compare(self, node: ast.Compare) -> None:
-        """Allow comparisons."""
+        """Allow comparisons; `type(x)` only as `type(x) == int` (elsewhere DT401)."""
+        # The shape: dyntools.base.type_compare, which the RestrictedPython policy shares.
+        if len(node.ops) == 1 and (type(node.left) is _Call
+                                   or type(node.comparators[0]) is _Call):
+            call = type_comparison(node, self.builtin_types)
+            if call is not None:
+                self.nodes += 2  # the call and its callee's name
+                func = call.func
+                self.scope.loads.append(Load("type", func, _NO_CHAIN, TYPE_OF))  # type: ignore[arg-type]
+                other = node.comparators[0] if call is node.left else node.left
+                self.visit(call.args[0])
+                names = other.elts if type(other) is ast.Tuple else [other]
+                self.nodes += len(names) + (type(other) is ast.Tuple)
+                for name in names:  # builtin type names (the shape says so)
+                    assert type(name) is ast.Name
+                    self.scope.loads.append(Load(name.id, name, _NO_CHAIN, TYPE_NAME))
+                return
         self.visit(node.left)
         self.visit_all(node.comparators)
 
@@ -896,7 +1149,7 @@ class GateVisitor:
     def _annotation(self, node: ast.expr, literal_ok: bool = False) -> None:
         if isinstance(node, ast.Name):
             self.check_name(node.id, node)
-            self.scope.loads.append(Load(node.id, node, [], True))
+            self.scope.loads.append(Load(node.id, node, [], ANNOTATION))
         elif isinstance(node, ast.Constant):
             value = node.value
             if value is None or value is Ellipsis:
@@ -913,7 +1166,7 @@ class GateVisitor:
             chain, current = self.attribute_chain(node)
             if isinstance(current, ast.Name):
                 self.check_name(current.id, current)
-                self.scope.loads.append(Load(current.id, current, chain, True))
+                self.scope.loads.append(Load(current.id, current, chain, ANNOTATION))
             else:
                 self.report(current, "DT702", "annotations may only use dotted names")
         elif isinstance(node, ast.Subscript):
@@ -952,6 +1205,64 @@ def _dispatch_table(
 ) -> dict[type[ast.AST], Callable[[GateVisitor, Any], None]]:
     """Node class -> unbound handler, built once (tests may swap HANDLED_NODES)."""
     return {cls: getattr(GateVisitor, f"visit_{cls.__name__}") for cls in handled}
+
+
+_TYPE_CHECK_MODULES: dict[str, frozenset[str]] = {}
+
+
+def _type_check_modules(policy: Policy) -> frozenset[str]:
+    """policy.type_check_modules, worked out once per policy (by its digest)."""
+    found = _TYPE_CHECK_MODULES.get(policy.digest)
+    if found is None:
+        found = _TYPE_CHECK_MODULES[policy.digest] = policy.type_check_modules
+    return found
+
+
+def memo_arguments(call: ast.Call) -> bool:
+    """lru_cache's own arguments, as literals: `maxsize` (an int or None) and `typed` (a
+    bool), by position or keyword, each at most once."""
+    if len(call.args) > 2 or any(type(a) is ast.Starred for a in call.args):
+        return False
+    given: list[tuple[str | None, ast.expr]] = list(
+        zip(("maxsize", "typed")[:len(call.args)], call.args, strict=True))
+    given += [(k.arg, k.value) for k in call.keywords]
+    if len({name for name, _ in given}) != len(given):
+        return False  # the same argument twice
+    for name, value in given:
+        if type(value) is not ast.Constant:
+            return False
+        literal = value.value
+        if name == "maxsize" and not (literal is None or type(literal) is int):
+            return False
+        if name == "typed" and type(literal) is not bool:
+            return False
+        if name not in ("maxsize", "typed"):
+            return False
+    return True
+
+
+def _declare_globals(body: list[ast.stmt], scope: Scope) -> None:
+    """The names a function body's `global` statements declare (nested functions, lambdas
+    and classes have their own), known before the body is walked: Python makes every use
+    in the body global, wherever the statement stands."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Global:
+            scope.globals.update(node.names)  # type: ignore[attr-defined]
+        elif kind not in _OWN_SCOPES:
+            stack.extend(ast.iter_child_nodes(node))
+
+
+_OWN_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef})
+# Said with DT302 where a model reaches for these (library namedtuples' methods).
+_UNDERSCORE_ATTRIBUTE_HINTS = {
+    "_replace": ": build a new tuple instead (P(x=1, y=p.y)), or keep the values in a dict",
+    "_asdict": ": read the fields by name, or keep the values in a dict",
+    "_make": ": call the class with the fields (P(x=1, y=2))",
+    "_fields": ": name the fields you need, or keep the values in a dict",
+}
 
 
 def _is_literal_form(node: ast.expr) -> bool:

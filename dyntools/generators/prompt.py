@@ -54,23 +54,31 @@ only, in this order:
   `MODULE.member` with an allowed member, never as a value) or `from MODULE import member`;
   never `import *`, never relative imports; the same imports may also stand inside a
   function body, with the same rules (never in a class body);
-- UPPERCASE constants whose values are literals (str, int, float, bool, None, and lists,
-  tuples and dicts of literals):
+- constants whose values are literals (str, int, float, bool, None, and lists, tuples, sets
+  and dicts of literals), each name bound once (lowercase is fine: `vowels = "aeiou"`; not a
+  builtin's name, run, host, inputs, tools, result, nor a metadata name in another case):
   NAME (required) = the tool name exactly,
   DESCRIPTION (required) = one sentence saying what the tool does,
   PARAMS (required) = a JSON Schema with "type": "object" describing the params dict,
   EXAMPLES (strongly recommended) = a list of {"params": {...}, "result": {...}} pairs that the
   tool must reproduce exactly; they are run before the tool is accepted, so make them correct;
-- `def` functions with public names; exactly one of them is `run(params)`, which takes the
-  params dict and returns a JSON-serialisable dict. Helper functions are fine.
+- `def` functions; exactly one of them is `run(params)`, which takes the params dict and
+  returns a JSON-serialisable dict. Helper functions are fine, private ones too (`_helper`).
+
+Also accepted: names the tool binds that start with one underscore (`_helper`, `_seen`, a lone
+`_`); `@functools.lru_cache` (bare, or with literal maxsize/typed) and `@functools.cache` on a
+helper (not on run); `global` of a constant the file assigns at the top level (a call that
+rebinds it costs a fresh sandbox worker); `collections.abc` classes as the second argument of
+isinstance/issubclass and in annotations; `type(x) == int`, `type(x) in (int, float)`.
 
 Refused (the file is rejected if it contains any of these):
-- classes, decorators, lambdas assigned at top level, `global`, `nonlocal`, `async`/`await`,
+- classes, other decorators, lambdas assigned at top level, `nonlocal`, `async`/`await`,
   `match` statements, `yield` in run;
-- any name or attribute starting with an underscore (a lone `_` as a throwaway name is fine),
-  including dunder names such as `__name__` or `__class__`;
-- assigning or deleting attributes (`x.attr = ...`), `str.format` and `format_map` (use
-  f-strings or % formatting instead);
+- names starting with two underscores or starting and ending with one (`__name__`,
+  `_getattr_`: reserved), keyword arguments starting with one, and any attribute starting
+  with one (`x._replace`: build a new value instead);
+- assigning or deleting attributes (`x.attr = ...`: keep the value in a dict), `str.format`
+  and `format_map` (use f-strings or % formatting instead);
 - any module, module member or builtin not listed below;
 - reading files, the network, the environment or the clock in ways not listed below. The tool
   gets its input only through `params` and returns its output only as the result dict."""
@@ -227,8 +235,14 @@ def modules_text(policy: Policy) -> str:
         return "(none: the tool may not import anything)"
     lines = []
     for name in names:
-        members = sorted(policy.modules[name].members)
-        lines.append(f"- {name}: {', '.join(members) if members else '(no members)'}")
+        module = policy.modules[name]
+        members = sorted(module.members)
+        line = f"- {name}: {', '.join(members) if members else '(no members)'}"
+        lines.append(line)
+        if module.type_checks_only:
+            lines.append("  only as isinstance/issubclass's second argument and in annotations")
+        for member, attributes in sorted(module.instance_attributes.items()):
+            lines.append(f"  {member} objects expose only .{', .'.join(sorted(attributes))}")
     return "\n".join(lines)
 
 

@@ -116,6 +116,12 @@ class Facts:
     def is_callback(self, node: ast.AST) -> bool:
         return id(node) in self._analysis.callbacks
 
+    def is_builtin(self, node: ast.AST) -> bool:
+        """`node` is a name the file never binds where it is read (a builtin's)."""
+        scope = self._analysis.scope_of_name.get(id(node))
+        return (isinstance(node, ast.Name) and scope is not None
+                and self._analysis.resolve(scope, node.id) is None)
+
 
 class Analysis:
     def __init__(self) -> None:

@@ -16,7 +16,14 @@ Differences from RestrictedPython's stock policy, each for a reason:
   (1.7-2.8x native on compute-bound loops, see bench/exec.py).
 - Functions the file hands to library code (key functions, callbacks) check their arguments
   on entry (`_args_`), and so does the body of a `with ... as` block for its targets.
-- Keyword arguments may not start with an underscore (`f(_root=1)`), as names may not.
+- Names follow the gate's rule (`dyntools.base.reserved_names`): a name the tool binds may
+  start with one underscore (`_helper`, `_seen`); the reserved ones (the guards `_getattr_`,
+  `_write_`, ..., RestrictedPython's `_print`, `_tmp0`, dunders) are refused wherever they
+  are bound or read, so no parameter, comprehension variable, `except ... as` target, import
+  alias or `global` can stand in for a guard. Keyword arguments may not start with an
+  underscore (`f(_root=1)`), nor may imported members (`from re import _compile`).
+- `type(x) == int` (dyntools.base.type_compare's one shape) compiles to `_type_(x) == int`:
+  the worker gives tools no `type` builtin, and `_type_` takes exactly one argument.
 - `print` is the worker's capped capture function (a builtin), not RestrictedPython's
   `_print_` collector.
 - Attribute writes and deletes compile to `_write_(obj).name`, and `_write_` always ends the
@@ -29,6 +36,8 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from dyntools.base.reserved_names import underscore_problem
+from dyntools.base.type_compare import builtin_type_names, type_comparison
 from dyntools.errors import LoadError
 from dyntools.sandbox import flow, rp_transformer
 from dyntools.sandbox.tool_imports import imported_modules, is_future_annotations, parse_tool
@@ -90,13 +99,57 @@ class ToolPolicy(RestrictingNodeTransformer):  # type: ignore[misc]
     """RestrictedPython's transformer with the differences listed in the module docstring."""
 
     def __init__(self, errors: list[str], warnings: list[str], used_names: dict[str, bool],
-                 facts: flow.Facts) -> None:
+                 facts: flow.Facts, builtin_types: frozenset[str] = frozenset()) -> None:
         super().__init__(errors, warnings, used_names)
         self.facts = facts
+        self.builtin_types = builtin_types  # the names `type(x) == NAME` may compare with
 
     def check_name(self, node: Any, name: str | None, allow_magic_methods: bool = False) -> None:
-        if name not in PLAIN_LOCAL_NAMES:
-            super().check_name(node, name, allow_magic_methods)
+        # Magic methods are never allowed (no classes): `allow_magic_methods` is ignored.
+        if name is None or name in PLAIN_LOCAL_NAMES:
+            return
+        if name[:1] == "_":
+            problem = underscore_problem(name)
+            if problem is not None:
+                self.error(node, f'"{name}" {problem}.')
+            return
+        super().check_name(node, name)
+
+    def check_import_names(self, node: ast.ImportFrom | ast.Import) -> Any:
+        # What is imported is a module's public member (the import guard's views hold no
+        # other); what it is bound to follows check_name.
+        for alias in node.names:
+            if any(part.startswith("_") for part in alias.name.split(".")):
+                self.error(node, f'"{alias.name}" is not a public module or member.')
+        return super().check_import_names(node)
+
+    def visit_Global(self, node: ast.Global) -> Any:
+        for name in node.names:
+            self.check_name(node, name)
+        return self.node_contents_visit(node)
+
+    def _builtin_names(self, node: ast.Compare, call: ast.Call) -> bool:
+        """`type` and the type names it is compared with are the builtins, not the file's."""
+        other = node.comparators[0] if node.left is call else node.left
+        names = other.elts if isinstance(other, ast.Tuple) else [other]
+        return all(self.facts.is_builtin(name) for name in [call.func, *names])
+
+    def visit_Compare(self, node: ast.Compare) -> Any:
+        call = type_comparison(node, self.builtin_types)
+        if call is None or not self._builtin_names(node, call):
+            return self.node_contents_visit(node)
+        # `type(x) == int`: the argument is visited as usual, the call becomes the worker's
+        # one-argument `_type_` (placed here, after the name checks, which refuse `_type_`).
+        argument = self.visit(call.args[0])
+        guarded = _located(ast.Call(func=ast.Name("_type_", ast.Load()), args=[argument],
+                                    keywords=[]), call)
+        if node.left is call:
+            node.left = guarded
+            node.comparators = [self.visit(node.comparators[0])]
+        else:
+            node.left = self.visit(node.left)
+            node.comparators = [guarded]
+        return node
 
     def visit_Name(self, node: ast.Name) -> Any:
         # No `_print_` collector: reading `print` gives the worker's capped print builtin
@@ -216,10 +269,12 @@ def restrict_source(
     *,
     constructors: Callable[[set[str]], frozenset[tuple[str, str]]] | None = None,
     tree: ast.Module | None = None,
+    builtins: frozenset[str] = frozenset(),
 ) -> tuple[Any, set[str]]:
     """Parse (unless `tree` is the source already parsed, which this transforms in place)
     and transform `source`; return the encoded tree for the worker and the names of the
-    modules it imports.
+    modules it imports. `builtins`: the policy's allowed builtins (the builtin types among
+    them are what `type(x) == NAME` may compare with).
 
     Raises `LoadError` (station "load", reason "compile_error") when the source does not
     parse or the policy refuses it.
@@ -232,7 +287,7 @@ def restrict_source(
     used_names: dict[str, bool] = {}
     try:
         facts = flow.analyse(tree, constructors(imports) if constructors else frozenset())
-        policy = ToolPolicy(errors, warnings, used_names, facts)
+        policy = ToolPolicy(errors, warnings, used_names, facts, builtin_type_names(builtins))
         tree = policy.visit(tree)
     except RecursionError as exc:
         raise LoadError(f"{filename}: nested too deeply to analyse", path=filename) from exc

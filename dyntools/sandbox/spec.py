@@ -141,6 +141,18 @@ def _plain_tree(tree: Any) -> tuple[Any, set[str]]:
     return astcodec.encode(tree), imported_modules(tree)
 
 
+def worker_modules(imported: Iterable[str], policy: Policy) -> set[str]:
+    """What the worker imports for a file that imports `imported`: each name, and for a
+    package that is not itself allowed (`import urllib`), its allowed submodules, of which
+    the worker's view of the package holds exactly those (urllib.parse, never request)."""
+    wanted = set(imported)
+    for name in imported:
+        if name not in policy.modules and policy.is_package_prefix(name):
+            wanted.update(module for module in policy.python_modules
+                          if module.startswith(name + "."))
+    return wanted
+
+
 def constructors(policy: Policy, modules: Iterable[str]) -> frozenset[tuple[str, str]]:
     """(module, member) for the allowed members of `modules` that are plain classes: calling
     one by its imported name makes an instance of it, so `flow` need not guard that call."""
@@ -211,7 +223,7 @@ def build_spec(
     python = policy.python_modules
     provided = policy.provided_modules & HOST_MODULES
     allowed = {name: sorted(policy.modules[name].members)
-               for name in sorted(imported_modules(parsed))
+               for name in sorted(worker_modules(imported_modules(parsed), policy))
                if name in python or name in provided}
     if on_imports is not None:
         on_imports(list(allowed))  # `host` too: the worker then loads its stubs' module
@@ -230,7 +242,8 @@ def build_spec(
         from dyntools.sandbox.restrict import restrict_source
 
         tree, _ = restrict_source(
-            source, path, constructors=lambda names: constructors(policy, names), tree=parsed)
+            source, path, constructors=lambda names: constructors(policy, names), tree=parsed,
+            builtins=policy.builtins)
     cpu = limits.cpu_seconds
     root = minimal_root(needed_paths(
         zoneinfo=any(name == "zoneinfo" or name.startswith("zoneinfo.") for name in allowed)))
@@ -240,6 +253,11 @@ def build_spec(
         "lines": source.splitlines(),
         "tree": tree,
         "modules": allowed,
+        # class -> the only attributes its instances expose (the worker's attribute guard).
+        "instance_attributes": {
+            name: {member: sorted(attributes) for member, attributes
+                   in policy.modules[name].instance_attributes.items()}
+            for name in allowed if policy.modules[name].instance_attributes},
         "builtins": sorted(policy.builtins),
         "denied_attributes": sorted(policy.denied_attributes),
         "denied_prefixes": sorted(policy.denied_attribute_prefixes),

@@ -16,7 +16,9 @@ def is_future_annotations(node: ast.ImportFrom) -> bool:
 
 
 def imported_modules(tree: ast.Module) -> set[str]:
-    """Dotted names of the modules the file imports (absolute imports only).
+    """Dotted names of the modules the file imports (absolute imports only), and of what a
+    `from` import may take as a module (`from urllib import parse`: urllib.parse; a member
+    of that spelling is no module, and callers keep only allowed modules).
 
     The whole tree is read: the gate accepts imports at the top level and in function bodies,
     and the worker imports (before lockdown) only what this returns; a module missing from
@@ -29,6 +31,8 @@ def imported_modules(tree: ast.Module) -> set[str]:
         elif (isinstance(node, ast.ImportFrom) and node.module and not node.level
               and not is_future_annotations(node)):
             names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names
+                         if alias.name != "*")
     return names
 
 

@@ -107,3 +107,38 @@ def test_terminal_safe_escapes_every_class(char: str) -> None:
 def test_terminal_safe_keeps_ordinary_text() -> None:
     text = "Crème brûlée\tà la carte\n日本語 😀 ∑"
     assert terminal_safe(text) == text
+
+
+NORMALISER = r'''"""Normalises line endings."""
+NAME = "line_endings"
+DESCRIPTION = "Turns CRLF and CR line endings into LF."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+EXAMPLES = [{"params": {"text": "a\r\nb\rc"}, "result": {"text": "a\nb\nc", "had": "\r"}}]
+
+
+def run(params):
+    text = params["text"]
+    return {"text": text.replace("\r\n", "\n").replace("\r", "\n"), "had": "\r"}
+'''
+
+
+def test_a_carriage_return_in_examples_is_accepted_and_printed_as_an_escape(
+        tmp_path: Path) -> None:
+    """Issue 27: CR is text in EXAMPLES; `check`, `show`, `review` and `call` print it as
+    `\\r`, never raw (a raw one would rewrite the line it ends)."""
+    path = tmp_path / "line_endings.py"
+    path.write_text(NORMALISER, encoding="ascii")
+    checked = dyntools("check", str(path), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    made = dyntools("ensure", "line_endings", "--generator", "file", "--from", str(path),
+                    "--registry", "reg", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    shown = dyntools("show", "line_endings", "--registry", "reg", cwd=tmp_path)
+    reviewed = dyntools("review", "--registry", "reg", cwd=tmp_path)
+    called = dyntools("call", "line_endings", "--registry", "reg", "--params",
+                      '{"text": "x\\r\\ny"}', cwd=tmp_path)
+    for done in (shown, reviewed, called):
+        assert done.returncode == 0, done.stderr
+        assert "\r" not in done.stdout + done.stderr
+    assert '"a\\r\\nb\\rc"' in shown.stdout
+    assert called.stdout == '{"text": "x\\ny", "had": "\\r"}\n'

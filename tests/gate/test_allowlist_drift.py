@@ -28,6 +28,7 @@ import ipaddress
 import json
 import os
 import pkgutil
+import queue
 import re
 import statistics
 import subprocess
@@ -53,7 +54,7 @@ DEFAULT_MODULES = frozenset(
         "decimal", "fractions", "statistics", "random", "itertools", "functools", "collections",
         "heapq", "bisect", "textwrap", "unicodedata", "difflib", "hashlib", "hmac", "base64",
         "binascii", "uuid", "urllib.parse", "html", "csv", "ipaddress", "copy", "pprint",
-        "typing", "zlib", "operator",
+        "typing", "zlib", "operator", "collections.abc", "queue",
     }
 )
 # fmt: on
@@ -395,6 +396,7 @@ def typical_values() -> dict[str, object]:
         "urllib.parse.urlparse(...)": urllib.parse.urlparse("http://u:p@h/p?q#f"),
         "collections.ChainMap()": collections.ChainMap(),
         "collections.UserDict()": collections.UserDict(),
+        "queue.Queue()": queue.Queue(),
     }
 
 
@@ -426,11 +428,11 @@ def test_public_attributes_never_lead_to_a_module_frame_or_refused_object(policy
 
     roots = dict(allowed_objects(policy))
     roots.update(typical_values())
-    queue = [(path, value, 4) for path, value in roots.items()]
+    pending = [(path, value, 4) for path, value in roots.items()]
     seen: dict[int, object] = {}  # holds each value so its id is not reused
     found: dict[str, str] = {}
-    while queue:
-        path, value, depth = queue.pop(0)
+    while pending:
+        path, value, depth = pending.pop(0)
         why = verdict(value)
         if why is not None:
             found[path] = why
@@ -445,7 +447,7 @@ def test_public_attributes_never_lead_to_a_module_frame_or_refused_object(policy
                 child = getattr(value, attr)
             except Exception:  # properties that raise are not a route
                 continue
-            queue.append((f"{path}.{attr}", child, depth - 1))
+            pending.append((f"{path}.{attr}", child, depth - 1))
     assert not found, f"reachable through public attributes: {found}"
 
 

@@ -51,6 +51,10 @@ CLASSES = [
 ]
 
 
+# Control characters EXAMPLES hold as text (issue 27: an example of a line-ending normaliser).
+EXAMPLES_TEXT = "\r"
+
+
 def source(**slots: str) -> str:
     text = TEMPLATE
     for slot, value in {**CLEAN, **slots}.items():
@@ -74,8 +78,14 @@ def test_escaped_hidden_character_is_refused_at_its_literal(
     assert bad.isascii()
     report = check_source(bad)
     hits = [f for f in report.findings if f.code == code]
+    lines = {LINES[slot]} | ({7} if slot in ("KEY", "ENUM") else set())
+    if char in EXAMPLES_TEXT:
+        lines.discard(7)  # EXAMPLES (line 7) hold a carriage return as text
+        if not lines:
+            assert report.accepted, report.findings
+            return
     assert hits, report.findings
-    assert {f.line for f in hits} == {LINES[slot]} | ({7} if slot in ("KEY", "ENUM") else set())
+    assert {f.line for f in hits} == lines
     line = bad.splitlines()[LINES[slot] - 1]
     assert any(line[f.col - 1] == '"' and escape in line[f.col - 1:] for f in hits)
     assert f"U+{ord(char):04X}" in hits[0].message

@@ -316,3 +316,32 @@ def test_a_second_start_does_not_import_tomllib(tmp_path: Path) -> None:
                            text=True, timeout=60, check=True).stdout.strip()
             for _ in range(2)]
     assert runs == ["True", "False"]
+
+
+def test_type_checks_only_and_instance_attributes_are_read() -> None:
+    text = MINIMAL.replace('members = ["sub", "compile"]\n', 'members = ["sub", "compile"]\n'
+                           'type_checks_only = true\n').replace(
+        'template = "deprecated"\n',
+        'template = "deprecated"\n[modules.re.instance_attributes]\ncompile = ["get", "put"]\n')
+    policy = parse_policy(text.encode(), "test.toml")
+    assert policy.type_check_modules == {"re"}
+    assert policy.modules["re"].instance_attributes == {"compile": {"get", "put"}}
+    plain = parse_policy(MINIMAL.encode(), "test.toml")
+    assert plain.type_check_modules == frozenset()
+    assert dict(plain.modules["re"].instance_attributes) == {}
+
+
+@pytest.mark.parametrize(("addition", "key"), [
+    ('type_checks_only = "yes"\n', "modules.re.type_checks_only"),
+    ('[modules.re.instance_attributes]\nnot_a_member = ["get"]\n',
+     "modules.re.instance_attributes.not_a_member"),
+    ('[modules.re.instance_attributes]\ncompile = ["_private"]\n',
+     "modules.re.instance_attributes.compile"),
+    ('[modules.re.instance_attributes]\ncompile = "get"\n',
+     "modules.re.instance_attributes.compile"),
+    ("instance_attributes = 1\n", "modules.re.instance_attributes"),
+])
+def test_a_malformed_narrowing_key_is_named(addition: str, key: str) -> None:
+    text = MINIMAL.replace('members = ["sub", "compile"]\n',
+                           'members = ["sub", "compile"]\n' + addition)
+    assert key in error_for(text)

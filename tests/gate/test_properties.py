@@ -252,7 +252,11 @@ SNIPPETS = (
     Snippet("del params.a", "DT305", "body"),
     Snippet("params.count += 1", "DT305", "body"),
     Snippet("hook = lambda: __import__('os')", "DT301", "any"),
-    Snippet("_private = 1", "DT301", "body"),
+    Snippet("_getattr_ = 1", "DT301", "body"),
+    Snippet("_print = 1", "DT301", "any"),
+    Snippet("items = [_getiter_ for _getiter_ in []]", "DT301", "body"),
+    Snippet("print(_unbound)", "DT301", "body"),
+    Snippet("print(dict(_x=1))", "DT301", "body"),
     Snippet("for __x in []:\n    pass", "DT301", "body"),
     Snippet("print(undefined_thing)", "DT306", "body"),
     # calls and builtins
@@ -288,7 +292,11 @@ SNIPPETS = (
     Snippet("async def helper():\n    return 1", "DT104", "any"),
     Snippet("global counter", "DT105", "body"),
     Snippet("print('side effect')", "DT101", "top"),
-    Snippet("lower = 1", "DT106", "top"),
+    Snippet("len = 1", "DT106", "top"),
+    Snippet("Params = 1", "DT106", "top"),
+    Snippet("@functools.wraps(len)\ndef helper():\n    return 1", "DT103", "any",
+            needs="import functools"),
+    Snippet("alias = Iterable", "DT210", "body", needs="from collections.abc import Iterable"),
     Snippet("LIMIT = len('abc')", "DT107", "top"),
     # syntax
     Snippet("match params:\n    case {'a': 1}:\n        pass", "DT701", "body"),
@@ -315,10 +323,14 @@ def insertion_slots(source: str) -> list[Slot]:
         text = lines[stmt.lineno - 1]
         return not text[: stmt.col_offset].strip() and not text.lstrip().startswith("elif")
 
+    def first_line(stmt: ast.stmt) -> int:
+        # A decorated def starts at its first decorator: nothing goes between them.
+        return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+
     def add_body(body: list[ast.stmt]) -> None:
         for stmt in body:
             if own_line(stmt):
-                slots.append(Slot(stmt.lineno, stmt.col_offset, "body"))
+                slots.append(Slot(first_line(stmt), stmt.col_offset, "body"))
             for field_name in ("body", "orelse", "finalbody"):
                 inner = getattr(stmt, field_name, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
@@ -332,7 +344,7 @@ def insertion_slots(source: str) -> list[Slot]:
     for index, stmt in enumerate(tree.body):
         is_docstring = index == 0 and isinstance(stmt, ast.Expr)
         if not is_docstring:
-            slots.append(Slot(stmt.lineno, 0, "top"))
+            slots.append(Slot(first_line(stmt), 0, "top"))
         if isinstance(stmt, ast.FunctionDef):
             add_body(stmt.body)
     slots.append(Slot(len(lines) + 1, 0, "top"))

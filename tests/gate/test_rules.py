@@ -54,11 +54,17 @@ CASES: list[tuple[str, str, str]] = [
     ("DT102", tool(top="class Helper:  #!\n    pass\n"), tool(top="def helper(x):\n    return x\n")),
     ("DT103", tool(top="@staticmethod  #!\ndef helper(x):\n    return x\n"),
      tool(top="def helper(x):\n    return x\n")),
+    ("DT103", tool(top="import functools\n@functools.lru_cache(maxsize=len('ab'))  #!\n"
+                       "def helper(x):\n    return x\n"),
+     tool(top="import functools\n@functools.lru_cache(maxsize=2)\ndef helper(x):\n    return x\n")),
     ("DT104", tool(top="async def helper(x):  #!\n    return x\n"),
      tool(top="def helper(x):\n    return x\n")),
-    ("DT105", tool("    global COUNTER  #!\n    return {}\n"), tool("    counter = 0\n    return {}\n")),
-    ("DT106", tool(top="counter = 0  #!\n"), tool(top="COUNTER = 0\n")),
-    ("DT106", tool(top="A, b = 1, 2  #!\n"), tool(top="A, B = 1, 2\n")),
+    ("DT105", tool("    global COUNTER  #!\n    return {}\n"),
+     tool("    global COUNTER\n    COUNTER = 1\n    return {}\n", top="COUNTER = 0\n")),
+    ("DT105", tool("    def inner():\n        nonlocal x  #!\n    x = 1\n    return {}\n"),
+     tool("    x = 1\n    return {}\n")),
+    ("DT106", tool(top="max = 0  #!\n"), tool(top="counter = 0\n")),
+    ("DT106", tool(top="A, Name = 1, 2  #!\n"), tool(top="A, b = 1, 2\n")),
     ("DT107", tool(top="LIMIT = len('abc')  #!\n"), tool(top="LIMIT = 3\n")),
     ("DT108", tool(top="LIMIT = 1\nLIMIT = 2  #!\n"), tool(top="LIMIT = 2\n")),
     # imports
@@ -96,8 +102,11 @@ CASES: list[tuple[str, str, str]] = [
     ("DT207", tool(top="from json import decoder  #!\n"), tool(top="from json import loads\n")),
     ("DT207", tool("    return {'x': json.decoder}  #!\n"), tool("    return {'x': json.dumps(1)}\n")),
     ("DT208", tool(top="from json import loads as print  #!\n"), tool(top="from json import loads as parse_json\n")),
+    ("DT210", tool("    return {'x': repr(Iterable)}  #!\n", top="from collections.abc import Iterable\n"),
+     tool("    return {'x': isinstance(params, Iterable)}\n", top="from collections.abc import Iterable\n")),
     # names and attributes
-    ("DT301", tool("    _secret = 1  #!\n    return {}\n"), tool("    _ = 1\n    return {}\n")),
+    ("DT301", tool("    _getattr_ = 1  #!\n    return {}\n"), tool("    _secret = 1\n    return {}\n")),
+    ("DT301", tool("    return {'x': _unbound}  #!\n"), tool("    _bound = 1\n    return {'x': _bound}\n")),
     ("DT301", tool("    return {'x': __builtins__}  #!\n"), tool("    return {'x': True}\n")),
     ("DT302", tool("    return {'x': params.__class__}  #!\n"), tool("    return {'x': params.get('text')}\n")),
     ("DT303", tool("    g = (i for i in [1])\n    frame = g.gi_frame  #!\n    return {}\n"),
@@ -218,7 +227,7 @@ CASES: list[tuple[str, str, str]] = [
     ("DT602", HEADER + "\ndef run(*args):  #!\n    return {}\n", tool()),
     ("DT603", HEADER + "\ndef run(params):  #!\n    yield {}\n",
      HEADER + "\ndef items(params):\n    yield 1\n\ndef run(params):\n    return {'n': sum(items(params))}\n"),
-    ("DT604", tool(top="def _helper(x):  #!\n    return x\n"), tool(top="def helper(x):\n    return x\n")),
+    ("DT604", tool(top="def __helper(x):  #!\n    return x\n"), tool(top="def _helper(x):\n    return x\n")),
     # syntax
     ("DT703", tool("    try:  #!\n        pass\n    except* ValueError:\n        pass\n    return {}\n"),
      tool("    try:\n        pass\n    except ValueError:\n        pass\n    return {}\n")),
@@ -452,7 +461,8 @@ def test_every_rule_is_documented_with_its_title() -> None:
 
 def test_tuple_of_constants_at_top_level() -> None:
     assert check_source(tool(top="LOW, HIGH = 1, 9\n")).accepted
-    mixed = tool(top="LOW, high = 1, 9  #!\n")
+    assert check_source(tool(top="LOW, high = 1, 9\n")).accepted
+    mixed = tool(top="LOW, input = 1, 9  #!\n")
     assert ("DT106", _marked_line(mixed)) in {(f.code, f.line) for f in check_source(mixed).findings}
     uneven = tool(top="LOW, HIGH = 1  #!\n")
     assert ("DT106", _marked_line(uneven)) in {(f.code, f.line) for f in check_source(uneven).findings}
@@ -488,6 +498,6 @@ def test_every_visitor_method_says_what_it_allows_or_denies() -> None:
     }
     assert not undocumented, f"handlers without a one-line Allow/Deny docstring: {undocumented}"
     denied = {name for name, handler in handlers.items() if handler.__doc__.startswith("Deny ")}
-    assert denied == {"visit_AsyncFunctionDef", "visit_Await", "visit_Global", "visit_Nonlocal",
+    assert denied == {"visit_AsyncFunctionDef", "visit_Await", "visit_Nonlocal",
                       "visit_AsyncFor", "visit_AsyncWith", "visit_TryStar", "visit_Match",
                       "visit_ClassDef"}

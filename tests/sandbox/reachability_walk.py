@@ -28,6 +28,7 @@ import contextlib
 import io
 import itertools
 import json
+import signal
 import sys
 from typing import Any
 
@@ -43,6 +44,10 @@ from dyntools.sandbox.worker.guards import (
 )
 
 MAX_VALUES = 80
+# A call that waits (a queue.Queue's get on an empty queue, time.sleep) is cut short: the walk
+# is about what a call returns or leaves behind, not about how long it takes (the worker's
+# timeout bounds that).
+CALL_BUDGET_SECONDS = 0.2
 # Iterators that never end: a C loop over one (dict.fromkeys) can be neither bounded nor
 # interrupted, so they are not handed to other callables.
 ENDLESS = (type(itertools.count()), type(itertools.cycle("a")), type(itertools.repeat(0)))
@@ -52,6 +57,20 @@ class Stopped(Exception):
     pass
 
 
+class CallTimeout(Exception):
+    pass
+
+
+# Whether a call is under way: an alarm that fires as it is being disarmed may be handled a
+# few bytecodes later, in the walk's own code, which must not see it.
+ARMED = [False]
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    if ARMED[0]:
+        raise CallTimeout
+
+
 def _stop(reason: str, message: str) -> Any:
     raise Stopped(message)
 
@@ -59,6 +78,7 @@ def _stop(reason: str, message: str) -> Any:
 class Walk:
     def __init__(self, budget: int, depth: int, trace: bool = False) -> None:
         self.trace = trace
+        signal.signal(signal.SIGALRM, _on_alarm)  # each call's budget (CALL_BUDGET_SECONDS)
         self.budget = budget
         self.depth = depth
         self.calls = 0
@@ -195,12 +215,18 @@ class Walk:
                           if type(a) in (list, dict, set)]
             self.watching = True
             try:
-                result = self.names["_call_"](func, *args, **kwargs)
+                try:
+                    ARMED[0] = True  # armed inside the try: the alarm may fire at once
+                    signal.setitimer(signal.ITIMER_REAL, CALL_BUDGET_SECONDS)
+                    result = self.names["_call_"](func, *args, **kwargs)
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    ARMED[0] = False
             except Stopped:
                 continue  # the call guard refused the result: guarded
             except RecursionError:
                 continue
-            except Exception:  # any refusal by the callee is fine
+            except Exception:  # any refusal by the callee is fine (a wait cut short too)
                 result = None
             finally:
                 self.watching = False

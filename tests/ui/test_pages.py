@@ -287,3 +287,31 @@ def test_the_runs_timeline_follows_an_ensure_live(visit: Any, tmp_path: Path) ->
         assert failed.query_selector(".run-state").inner_text() == "failed at generate"
         assert "FAIL" in failed.inner_text()
         assert tab.errors == []
+
+
+LINE_ENDINGS = r'''"""Normalises line endings."""
+NAME = "line_endings"
+DESCRIPTION = "Turns CRLF and CR line endings into LF."
+PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+EXAMPLES = [{"params": {"text": "a\r\nb\rc"}, "result": {"text": "a\nb\nc"}}]
+
+
+def run(params):
+    return {"text": params["text"].replace("\r\n", "\n").replace("\r", "\n")}
+'''
+
+
+def test_a_carriage_return_in_examples_is_shown_as_an_escape(visit: Any, tmp_path: Path) -> None:
+    """Issue 27: CR is text in EXAMPLES; the page shows it as `\\r`, never raw."""
+    registry = tmp_path / "registry"
+    source = tmp_path / "line_endings.py"
+    source.write_text(LINE_ENDINGS, encoding="ascii")
+    cli("ensure", "line_endings", "--generator", "file", "--from", str(source),
+        registry=registry)
+    with UiServer(registry) as server:
+        tab = visit(server)
+        tab.go("/tools/line_endings/v/1")
+        examples = tab.page.inner_text("#examples")
+        assert '{"text": "a\\r\\nb\\rc"}' in examples and "passed" in examples
+        assert "\r" not in tab.page.content()
+        assert tab.errors == []

@@ -18,7 +18,17 @@ Where values enter tool code, and what checks them:
   `**` mappings, a class as the callee, and the value returned;
 - items out of containers a library may have filled (`_getitem_`, `_getiter_`, unpacking)
   and arguments library code passes to the tool's callbacks (`_args_`);
-- writes and deletes of attributes always end the call (`_write_`).
+- writes and deletes of attributes always end the call (`_write_`);
+- `type(x) == int` is compiled to `_type_(x) == int` (`_type_`): the class of a value, when
+  it is one a tool may hold (a builtin type, an allowed member), else `ForeignType`, which no
+  builtin type equals; tools have no `type` builtin.
+
+Beyond the policy's names, `_getattr_` refuses two things by the object: `register` on an
+ABC (any `ABCMeta` instance, and anything whose `register` is an ABC's, such as a `typing`
+alias), which would change isinstance answers for the whole worker whatever a custom
+allow-list denies; and, for the classes the allow-list limits (`instance_attributes`: a
+`queue.Queue`), every attribute of their instances but the listed ones (not its lock and
+condition variables).
 `restrict` and `flow` decide where these calls are compiled in.
 
 `check_value` refuses every value a tool must never hold: modules, code, frames, tracebacks,
@@ -107,6 +117,23 @@ class ModuleView:
 MethodType = type(ModuleView().__repr__)  # a method bound to an instance of a Python class
 
 
+class ForeignType:
+    """What `_type_` answers for a value whose class a tool may not hold: equal to no builtin
+    type, so `type(x) == int` is as false as it is for the real class. Never instantiated."""
+
+
+def _abc_meta() -> type | None:
+    """`abc.ABCMeta` (the interpreter imports `abc` at start-up: no import cost here)."""
+    meta = getattr(sys.modules.get("abc"), "ABCMeta", None)
+    return meta if isinstance(meta, type) else None
+
+
+ABCMeta = _abc_meta()
+# Attributes refused on some objects whatever the policy says (`Guards.object_attribute`):
+# never cached as checked names, so each read is judged with its object.
+BY_OBJECT = frozenset({"register"})
+
+
 def _identity_kind(kind: type) -> bool:
     return kind in IDENTITY_HASHED or issubclass(kind, type)
 CHECKED_PLAIN = PLAIN_TYPES | {ModuleView}
@@ -163,6 +190,8 @@ class Guards:
         # An exception escaped a check during this call (the operation was refused): the
         # worker ends after the call (see the module docstring).
         self.failed = False
+        # class -> the only attributes a tool may read on its instances (`limit_instances`).
+        self.instance_attributes: dict[type, frozenset[str]] = {}
 
     # -- what a tool may hold ---------------------------------------------------------------
 
@@ -181,6 +210,11 @@ class Guards:
                     if type(const) is CodeType and id(const) not in self.allowed_code_ids:
                         self.allowed_code_ids[id(const)] = const
                         stack.append(const)
+
+    def limit_instances(self, kind: type, attributes: Iterable[str]) -> None:
+        """Instances of exactly `kind` expose only `attributes` to a tool (the allow-list's
+        `instance_attributes`: a `queue.Queue`'s put and get, not its locks)."""
+        self.instance_attributes[kind] = frozenset(attributes)
 
     def forbid_type(self, kind: type) -> None:
         """Instances of `kind` (the worker's own objects, ForwardRef, ...) are never handed
@@ -259,12 +293,16 @@ class Guards:
         bound_method = MethodType
         escapes = self.escape_by_identity
         bound_ok = MethodType not in self.escape_id_types
+        limited = self.instance_attributes  # filled as modules are added: read at each call
+        object_attribute = self.object_attribute
 
         def _getattr_(obj: Any, name: str) -> Any:
             # RestrictedPython emits `_getattr_(obj, "name")` for every `obj.name` load.
             if name not in checked:
                 try:
                     check_name(name)
+                    if name in BY_OBJECT:
+                        object_attribute(obj, name)
                 except BaseException:
                     self.failed = True
                     raise
@@ -274,6 +312,11 @@ class Guards:
                 self.failed = True
                 self.stop("sandbox_violation", f"attribute {name!r} of a module object: tools "
                           "get modules only through import, as views of their allowed members")
+            if limited and type(obj) in limited and name not in limited[type(obj)]:
+                self.failed = True
+                self.stop("sandbox_violation", f"attribute {name!r} of a "
+                          f"{type(obj).__name__} is not for tools (only "
+                          f"{', '.join(sorted(limited[type(obj)]))})")
             value = getattr(obj, name)
             kind = type(value)
             if kind in safe:
@@ -299,7 +342,19 @@ class Guards:
             self.stop("sandbox_violation", f"attribute {name!r} starts with an underscore")
         if name in self.denied_attributes or name.startswith(self.denied_prefixes):
             self.stop("sandbox_violation", f"attribute {name!r} is denied by the policy")
-        self.checked_names.add(name)
+        if name not in BY_OBJECT:
+            self.checked_names.add(name)
+
+    def object_attribute(self, obj: Any, name: str) -> None:
+        """`register` on an ABC, by any route: the ABC itself (`Iterable.register`, an alias
+        of it, one taken out of a container) or something whose `register` is an ABC's (a
+        `typing` alias forwards it). Refused whatever the policy denies."""
+        if ABCMeta is None:  # no ABCs to protect without `abc`: refuse the name instead
+            self.stop("sandbox_violation", f"attribute {name!r} is not for tools")
+        if isinstance(obj, ABCMeta) or isinstance(
+                getattr(getattr(obj, name, None), "__self__", None), ABCMeta):
+            self.stop("sandbox_violation", f"{name!r} on an ABC changes isinstance answers "
+                      "for the whole worker and is not for tools")
 
     def call_guard(self) -> Callable[..., Any]:
         check_value = self.check_value
@@ -422,6 +477,21 @@ class Guards:
 
         return _write_
 
+    def type_guard(self) -> Callable[[Any], type]:
+        """`_type_(x)`: what `type(x) == int` compares (`dyntools.base.type_compare`)."""
+        allowed = self.allowed
+        plain = PLAIN_TYPES
+
+        def _type_(value: Any, /) -> type:
+            try:
+                kind = type(value)
+                return kind if kind in plain or kind in allowed else ForeignType
+            except BaseException:
+                self.failed = True
+                raise
+
+        return _type_
+
     def guard_names(self) -> dict[str, Any]:
         """Every name RestrictedPython-compiled tool code refers to, for its globals."""
         return {
@@ -433,6 +503,7 @@ class Guards:
             "_getiter_": self.getiter_guard(),
             "_args_": self.args_guard(),
             "_slice_": slice,
+            "_type_": self.type_guard(),
         }
 
     # -- imports ---------------------------------------------------------------------------
@@ -494,13 +565,18 @@ class Guards:
                         self.stop("sandbox_violation", f"import of {name!r} is not allowed")
                     view = None
                 else:
+                    # A package that is not itself allowed (`import urllib`) has a view
+                    # holding only its allowed submodules: no members of its own.
                     allowed = members.get(name)
-                    if allowed is None:
+                    if allowed is None and (type(name) is not str or name not in views):
                         self.failed = True
                         self.stop("sandbox_violation", f"import of {name!r} is not allowed")
                     if fromlist:
                         for member in fromlist:
-                            if type(member) is not str or member not in allowed:
+                            # A member, or an allowed submodule (`from urllib import parse`).
+                            if type(member) is not str or not (
+                                    (allowed is not None and member in allowed)
+                                    or f"{name}.{member}" in views):
                                 self.failed = True
                                 self.stop("sandbox_violation",
                                           f"import of {name}.{member} is not allowed")
@@ -605,5 +681,5 @@ def permissive_guard_names() -> dict[str, Any]:
     return {
         "_getattr_": getattr, "_write_": lambda obj: obj, "_call_": call, "_apply_": call,
         "_getitem_": lambda obj, key: obj[key], "_getiter_": getiter, "_args_": args,
-        "_slice_": slice,
+        "_slice_": slice, "_type_": type,
     }

@@ -216,6 +216,10 @@ class Worker:
                 self.guards.add_module(name, module, members, replacements.get(name))
                 if name == HOST_MODULE:
                     own_objects += vars(module).values()
+                for member, attributes in init["instance_attributes"].get(name, {}).items():
+                    kind = getattr(module, member, None)
+                    if isinstance(kind, type):
+                        self.guards.limit_instances(kind, attributes)
         self.builtins = safe_builtins(init["builtins"], self.guards)
         own_objects += self.builtins.values()
         self.module_view_type = ModuleView
@@ -232,7 +236,7 @@ class Worker:
             lambda namespace: ModuleState(
                 namespace, own=self.own_names, own_objects=own_objects,
                 members=[v for view in self.guards.views.values() for v in vars(view).values()],
-                module_view_type=ModuleView))
+                module_view_type=ModuleView, clear_tool_caches=True))
         for kind in self._worker_types():
             self.guards.forbid_type(kind)
 

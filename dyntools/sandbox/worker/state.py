@@ -140,7 +140,8 @@ class ModuleState:
     the allowed members of the modules the tool imports (walked for process-wide state).
     `module_view_type`: the import guard's views (their members are in `members`).
     `clear_tool_caches`: empty the `lru_cache`s the tool made (their wrapped function is
-    its own) after each call, and understand them (left off until the gate accepts them)."""
+    its own) after each call, and understand them (the worker turns it on: the gate accepts
+    functools.lru_cache and functools.cache on a tool's helpers)."""
 
     def __init__(self, namespace: dict[str, Any], *, own: Mapping[str, Any] | None = None,
                  own_objects: Iterable[Any] = (), members: Iterable[Any] = (),

@@ -1,6 +1,6 @@
 # technique: an lru_cache kept as a default argument remembers every argument: cache_info() tells a later caller whether an earlier one asked the same question
-# source: our own attack on the issue 26 state check (a cache the worker does not empty)
-# verdict: spent
+# source: our own attack on the issue 26 state check (a cache the worker does not empty); since issue 27 the worker empties every cache the tool made after each call
+# verdict: cleared
 """Squares numbers, with a cache."""
 import functools
 

@@ -1,8 +1,8 @@
-# technique: import alias with an underscore name
-# source: dyntools DESIGN.md section 1/3 (the tool-file contract)
+# technique: a runtime guard (_getattr_) shadowed by an import alias
+# source: dyntools issue 27 (underscore names are names; the sandbox's guards stay reserved)
 # family: names
-"""Attack case: private import alias."""
-import json as _json  # expect: DT301
+"""Attack case: a guard rebound by an import alias."""
+import json as _getattr_  # expect: DT301
 
 NAME = "underscore_alias"
 DESCRIPTION = "Looks like an ordinary helper tool."
@@ -10,4 +10,4 @@ PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 
 def run(params):
-    return {"text": _json.dumps(params)}  # expect: DT301
+    return {"text": _getattr_.dumps(params)}  # expect: DT301

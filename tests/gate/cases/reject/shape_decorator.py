@@ -1,4 +1,4 @@
-# technique: decorator runs code at definition time
+# technique: a decorator other than functools' memoisation ones (functools.wraps copies attributes by name)
 # source: dyntools DESIGN.md section 1/3 (the tool-file contract)
 # family: shape
 """Attack case: a decorator."""
@@ -9,7 +9,11 @@ DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 
-@functools.lru_cache  # expect: DT103
+def inner(value):
+    return value
+
+
+@functools.wraps(inner)  # expect: DT103 DT202
 def helper(value):
     return value
 

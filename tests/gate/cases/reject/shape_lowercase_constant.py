@@ -1,12 +1,15 @@
-# technique: lowercase top-level assignment
+# technique: a lowercase top-level name that takes a builtin's name
 # source: dyntools DESIGN.md section 1/3 (the tool-file contract)
 # family: shape
-"""Attack case: a lowercase module global."""
+"""Attack case: a module global named like a builtin."""
+
 NAME = "lowercase_constant"
 DESCRIPTION = "Looks like an ordinary helper tool."
 PARAMS = {"type": "object", "properties": {"text": {"type": "string"}}}
-state = 3  # expect: DT106
+
+
+max = 3  # expect: DT106
 
 
 def run(params):
-    return {"state": state}
+    return {"state": max}
