@@ -53,6 +53,8 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, Any
 
+from dyntools.base.regular_files import open_append_regular
+
 LOG_FORMAT_ENV = "DYNTOOLS_LOG_FORMAT"
 LOG_FORMATS = ("text", "json")
 LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
@@ -71,9 +73,9 @@ class _AuditWriter:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._file: IO[str] | None = open(  # noqa: SIM115 - closed by close()
-            path, "a", encoding="utf-8", buffering=1 << 16
-        )
+        # Never through a symlink, never waiting on a FIFO: see open_append_regular.
+        fd = open_append_regular(path)
+        self._file: IO[str] | None = os.fdopen(fd, "a", encoding="utf-8", buffering=1 << 16)
         # Items are rendered lines (str) or (event_dict, unix time) still to render.
         self._queue: deque[Any] = deque()
         self._lock = threading.RLock()  # RLock: the SIGTERM handler may run inside flush()

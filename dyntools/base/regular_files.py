@@ -60,6 +60,40 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
+def open_append_regular(path: str | os.PathLike[str]) -> int:
+    """A descriptor open for appending to the regular file at `path` (created with mode 0o600
+    when missing); the caller owns it. Not for a path someone else may have planted.
+
+    Threat: an append-only log (the registry's `audit.log`) sits in a folder a registry writer
+    controls. Replaced by a symlink to the operator's shell start-up file, a plain
+    `open(path, "a")` appended attacker-chosen text there (code execution as the operator);
+    replaced by a FIFO, the open waited for a reader for ever. So the last component is never
+    followed (O_NOFOLLOW: ELOOP, reported as "is a symlink"), the open never waits
+    (O_NONBLOCK), and the descriptor opened is checked with `fstat`: anything but a regular
+    file is NotRegularFile. O_NONBLOCK is cleared before returning, so writes behave as usual.
+    """
+    shown = os.fspath(path)
+    flags = (os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+             | os.O_CLOEXEC)
+    try:
+        fd = os.open(shown, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise NotRegularFile(os.fsdecode(shown), "symlink") from None
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader, opened for writing
+            raise NotRegularFile(os.fsdecode(shown), "FIFO") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(os.fsdecode(shown), _kind(mode))
+        os.set_blocking(fd, True)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_regular(path: str | os.PathLike[str], limit: int) -> bytes:
     """At most `limit` bytes of the regular file at `path` (a caller that reads one byte more
     than it allows knows the file is too large); errors as `open_regular`."""

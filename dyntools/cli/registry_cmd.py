@@ -54,10 +54,16 @@ from dyntools.errors import (
     VerificationFailed,
 )
 from dyntools.registry.core import Registry
+from dyntools.registry.decision_marks import decision_mark
 from dyntools.registry.manifest import APPROVED
 from dyntools.registry.policyload import load_allowlist
 from dyntools.registry.records import VersionRecord, require_valid_name
-from dyntools.registry.review import build_review, render_review_text, to_review_sarif
+from dyntools.registry.review import (
+    MAX_REVIEW_READ,
+    build_review,
+    render_review_text,
+    to_review_sarif,
+)
 from dyntools.registry.store import read_regular
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
@@ -252,14 +258,14 @@ def _pick(registry: Registry, name: str, version: int | None) -> VersionRecord:
 
 def _read_bytes(record: VersionRecord) -> bytes | None:
     try:
-        return read_regular(record.path, limit=record.size)
+        return read_regular(record.path, limit=min(record.size, MAX_REVIEW_READ))
     except OSError:
         return None
 
 
 def _source_text(record: VersionRecord) -> str | None:
     try:
-        return read_regular(record.path).decode("utf-8", "replace")
+        return read_regular(record.path, limit=MAX_REVIEW_READ).decode("utf-8", "replace")
     except OSError:
         return None
 
@@ -296,7 +302,11 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool,
     granted = capability_policy_option(capabilities)
     grants = granted.grants(declared) if granted.configured and declared else None
     if as_json:
-        _echo_json({**record.as_dict(), "source": source, "alias": alias,
+        shown = record.as_dict()
+        for decision in shown["decisions"]:
+            decision["signature"] = decision_mark(decision, record.version, state.chain,
+                                                  registry.trusted_keys).code
+        _echo_json({**shown, "source": source, "alias": alias,
                     "capabilities": declared.as_dict() if declared is not None else {},
                     "widens_current": widens,
                     **({"grants": grants.as_dict()} if grants is not None else {})})
@@ -321,12 +331,15 @@ def show(registry: Registry, name: str, version: int | None, as_json: bool,
     click.echo(f"# provenance: {terminal_safe(prov)}")
     for decision in record.decisions:
         why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
-        signed = " (signed)" if decision.get("signed_by_key") else ""
+        signed = decision_mark(decision, record.version, state.chain,
+                               registry.trusted_keys).text
         click.echo(f"# {terminal_safe(decision.get('action'))} by "
                    f"{terminal_safe(decision.get('by'))} at {decision.get('time')}{signed}{why}")
     if record.signature is not None:
-        click.echo(f"# signature: ed25519 key {str(record.signature.get('key'))[:16]}... by "
-                   f"{terminal_safe(record.signature.get('approver'))}")
+        checked = "" if registry.trusted_keys is not None else " (not checked: no trusted keys)"
+        key = terminal_safe(str(record.signature.get("key"))[:16])
+        click.echo(f"# signature: ed25519 key {key}... by "
+                   f"{terminal_safe(record.signature.get('approver'))}{checked}")
     verdict = "accepted" if record.gate.get("accepted") else "rejected"
     today = " (today's)" if record.policy_digest == registry.policy.digest else ""
     click.echo(f"# gate: {verdict} under allow-list {record.policy_digest[:12]}{today}")

@@ -113,6 +113,7 @@ def init(path: str | None, registry_path: str | None, approval: str | None) -> N
     import os
 
     from dyntools.cli.options import registry_root
+    from dyntools.registry.identity import IdentityError, ensure_identity
     from dyntools.registry.store import fsync_dir
 
     if path is not None and registry_path is not None and path != registry_path:
@@ -129,6 +130,9 @@ def init(path: str | None, registry_path: str | None, approval: str | None) -> N
             if not os.access(root, os.W_OK):
                 raise UsageError(f"registry {root} is read-only")
             written = write_config(root, config)
+            ensure_identity(root)  # what every signed decision here binds (identity.py)
+        except IdentityError as exc:
+            raise UsageError(f"cannot initialise registry {root}: {exc}") from None
         except OSError as exc:
             raise UsageError(f"cannot initialise registry {root}: {exc.strerror or exc}") \
                 from None

@@ -21,7 +21,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from dyntools.base.jsonschema_safe import SafeSchema, SchemaError, host_validator, validation_error
-from dyntools.base.paramsize import MAX_PARAMS_DEPTH, TooDeep, params_units
+from dyntools.base.paramsize import (
+    MAX_PARAMS_DEPTH,
+    TooDeep,
+    json_value_problem,
+    params_units,
+)
 from dyntools.errors import InvalidParams, UsageError
 from dyntools.gate.capabilities import NONE, DeclarationError, parse_capabilities
 from dyntools.gate.literals import NotLiteral, literal_value
@@ -84,17 +89,25 @@ def nesting_depth_exceeds(value: Any, limit: int = MAX_PARAMS_DEPTH) -> bool:
     return False
 
 
+def _not_json_constant(name: str) -> Any:
+    """json.loads accepts NaN, Infinity and -Infinity, which JSON does not have."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def parse_json_text(text: str | bytes, what: str) -> Any:
     """JSON text from a caller (a CLI option, a file) as data, or UsageError naming `what`:
     invalid JSON, or nesting deeper than MAX_PARAMS_DEPTH, never a RecursionError."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_not_json_constant)
     except RecursionError:
         raise UsageError(f"{what} nests deeper than {MAX_PARAMS_DEPTH} levels") from None
     except ValueError as exc:
         raise UsageError(f"{what} is not valid JSON: {exc}") from None
     if nesting_depth_exceeds(value):
         raise UsageError(f"{what} nests deeper than {MAX_PARAMS_DEPTH} levels")
+    not_json = json_value_problem(value)  # 1e999: a float out of range, read as infinity
+    if not_json is not None:
+        raise UsageError(f"{what} is not JSON data: {not_json}")
     return value
 
 
@@ -155,6 +168,10 @@ def _check(validator: Any, budget_units: int, params: Any, tool: str | None) -> 
             "for this schema; send smaller params",
             tool=tool,
         )
+    # The units bound the walk; the tool sees JSON data only, as a JSON caller sends it.
+    not_json = json_value_problem(params)
+    if not_json is not None:
+        raise InvalidParams(f"params for {tool or 'the tool'}: {not_json}", tool=tool)
     problem = validation_error(validator, params)
     if problem is None:
         return

@@ -9,16 +9,21 @@ that changes what is served (approve, activate, rollback, retire, reject, ensure
 activates, sign-state, and alias for a name that serves another tool) appends a record to
 the tool's chain, kept in its manifest:
 
-    {"tool": "slugify_text", "seq": 2, "prev": "<sha256 of record 1>", "action": "activate",
+    {"tool": "slugify_text", "registry": "<the registry's identity>", "seq": 2,
+     "prev": "<sha256 of record 1>", "action": "activate",
      "versions": [1], "current": 1, "statuses": {"1": "approved", "2": "approved"},
+     "sha256": {"1": "<sha256 of v1.py>", "2": "<sha256 of v2.py>"},
      "by": "alice", "time": "...", "reason": "v2 slow", "key": "<base64 Ed25519 key>",
      "signature": "<base64>"}
 
 The signature covers every field but `signature`, as canonical JSON behind the domain prefix
-`dyntools-decision-v1`; a record's hash is the SHA-256 of exactly those bytes, and the next
+`dyntools-decision-v2`; a record's hash is the SHA-256 of exactly those bytes, and the next
 record's `prev` holds it. `current` and `statuses` are the state that results from the
 decision, whole (every version the chain knows), so the head alone says what may be served.
-`versions` names what the action moved or changed.
+`versions` names what the action moved or changed. `sha256` holds the content hash of every
+version the record approves (so a record vouches for bytes, not for a number), and
+`registry` the identity of the registry it was made in (identity.py), so neither a version
+file nor a whole tool folder copied from another registry signed by the same key is served.
 
 What an attacker who can write the registry, but holds no trusted key, can try, and why each
 fails (tests/registry/test_decision_chain.py has one test each):
@@ -28,6 +33,9 @@ fails (tests/registry/test_decision_chain.py has one test each):
 - reorder records, insert one, or replay one of the same tool elsewhere: `seq` and `prev`
   no longer link;
 - replay another tool's record: `tool` is signed;
+- copy a version file and its manifest entry (or the whole tool folder, chain included) from
+  another registry whose decisions the same key signs: the head's `sha256` no longer matches
+  the file, or its `registry` is not this one;
 - drop the tail, or restore a whole older manifest: the chain is still valid, and only a
   consumer that remembers the head it accepted can tell (freshness.py). A consumer with no
   such state cannot tell a consistent older snapshot from today's (docs/registry.md).
@@ -54,7 +62,7 @@ from dyntools.registry.manifest import APPROVED, STATUSES, version_in_range
 if TYPE_CHECKING:
     from dyntools.registry.signing import Signer
 
-DOMAIN = b"dyntools-decision-v1\n"
+DOMAIN = b"dyntools-decision-v2\n"
 SIGN_STATE = "sign-state"
 CONTRACT = "contract"
 ALIAS = "alias"
@@ -83,13 +91,14 @@ EXTRA_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType({
 })
 MAX_CONTRACT = 4096  # counterexamples a tool's signed contract may name
 
-FIELDS = frozenset({"tool", "seq", "prev", "action", "versions", "current", "statuses", "by",
-                    "time", "reason", "key"})
+FIELDS = frozenset({"tool", "registry", "seq", "prev", "action", "versions", "current",
+                    "statuses", "sha256", "by", "time", "reason", "key"})
 STORED_ONLY = "signature"
 MAX_TEXT = 4096  # by, time, reason: a person's words, not a payload
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _VERSION_KEY = re.compile(r"[1-9][0-9]{0,8}")
+_IDENTITY = re.compile(r"[0-9a-f]{32}")
 
 CHAIN_MISMATCH = "chain_mismatch"
 NO_CHAIN = "no_chain"
@@ -104,12 +113,14 @@ class ChainRecord(NamedTuple):
     """One verified record of a tool's chain."""
 
     tool: str
+    registry: str  # the identity of the registry the record was made in
     seq: int
     prev: str | None
     action: str
     versions: tuple[int, ...]
     current: int | None
     statuses: Mapping[int, str]
+    digests: Mapping[int, str]  # version -> sha256 of its file, for each version it approves
     by: str
     time: str
     reason: str | None
@@ -137,7 +148,9 @@ class ChainRecord(NamedTuple):
         return {"seq": self.seq, "digest": self.digest, "action": self.action,
                 "versions": list(self.versions), "current": self.current,
                 "statuses": {str(v): s for v, s in sorted(self.statuses.items())},
-                "by": self.by, "time": self.time, "reason": self.reason, "key": self.key,
+                "sha256": {str(v): d for v, d in sorted(self.digests.items())},
+                "registry": self.registry, "by": self.by, "time": self.time,
+                "reason": self.reason, "key": self.key,
                 **({"contract": list(self.contract)} if self.contract is not None else {}),
                 **({"target": self.target} if self.action == ALIAS else {})}
 
@@ -157,8 +170,14 @@ def status_map(statuses: Mapping[int, str]) -> dict[str, str]:
     return {str(v): s for v, s in sorted(statuses.items())}
 
 
-def new_record(signer: Signer, *, tool: str, seq: int, prev: str | None, action: str,
-               versions: Sequence[int], current: int | None, statuses: Mapping[int, str],
+def approved_digests(statuses: Mapping[int, str], known: Mapping[int, str]) -> dict[int, str]:
+    """`known`'s hash of each version `statuses` approves (a KeyError names one it lacks)."""
+    return {v: known[v] for v, s in sorted(statuses.items()) if s == APPROVED}
+
+
+def new_record(signer: Signer, *, tool: str, registry: str, seq: int, prev: str | None,
+               action: str, versions: Sequence[int], current: int | None,
+               statuses: Mapping[int, str], digests: Mapping[int, str],
                by: str, time: str, reason: str | None,
                extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A signed record, in the form the manifest stores. The caller links it (`seq`, `prev`)
@@ -174,9 +193,11 @@ def new_record(signer: Signer, *, tool: str, seq: int, prev: str | None, action:
             # A record a reader would refuse must never be written: the tool would stop.
             raise ValueError(f"{what} is longer than {MAX_TEXT} characters")
     fields: dict[str, Any] = {
-        "tool": tool, "seq": seq, "prev": prev, "action": action,
+        "tool": tool, "registry": registry, "seq": seq, "prev": prev, "action": action,
         "versions": sorted(set(versions)), "current": current,
-        "statuses": status_map(statuses), "by": by, "time": time, "reason": reason,
+        "statuses": status_map(statuses),
+        "sha256": {str(v): d for v, d in sorted(approved_digests(statuses, digests).items())},
+        "by": by, "time": time, "reason": reason,
         "key": signer.public_key, **(extra or {}),
     }
     import base64
@@ -241,6 +262,10 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
         if not isinstance(status, str) or status not in STATUSES:
             raise ChainError(f"status {str(status)[:20]!r} of v{key} is not a status")
         states[int(key)] = status
+    registry = raw["registry"]
+    if not isinstance(registry, str) or not _IDENTITY.fullmatch(registry):
+        raise ChainError("registry must be a registry identity (32 hex digits)")
+    digests = _version_digests(raw["sha256"], states)
     for key in ("key", STORED_ONLY):
         _text(raw, key)
     contract = _digests(raw.get("contract")) if action == CONTRACT else None
@@ -254,11 +279,29 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
             raise ChainError("an alias record moves no version: a name that is an alias has "
                              "none")
     return ChainRecord(
-        tool=tool, seq=seq, prev=prev, action=action, versions=moved, current=pointer,
-        statuses=MappingProxyType(states), by=str(_text(raw, "by")),
+        tool=tool, registry=registry, seq=seq, prev=prev, action=action, versions=moved,
+        current=pointer, statuses=MappingProxyType(states),
+        digests=MappingProxyType(digests), by=str(_text(raw, "by")),
         time=str(_text(raw, "time")), reason=_text(raw, "reason", optional=True),
         key=str(raw["key"]), digest=digest_of(raw), contract=contract, target=target,
     )
+
+
+def _version_digests(raw: Any, states: Mapping[int, str]) -> dict[int, str]:
+    """The record's `sha256`: exactly one file hash for each version it approves."""
+    if not isinstance(raw, Mapping):
+        raise ChainError("sha256 must be an object")
+    digests: dict[int, str] = {}
+    for key, digest in raw.items():
+        if not isinstance(key, str) or not _VERSION_KEY.fullmatch(key):
+            raise ChainError(f"sha256 key {str(key)[:20]!r} is not a version number")
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            raise ChainError(f"sha256 of v{key} is not a SHA-256")
+        digests[int(key)] = digest
+    approved = {v for v, s in states.items() if s == APPROVED}
+    if set(digests) != approved:
+        raise ChainError("sha256 must name exactly the versions the record approves")
+    return digests
 
 
 def _digests(value: Any) -> tuple[str, ...]:
@@ -365,6 +408,11 @@ def manifest_statuses(versions: Mapping[int, Any]) -> dict[int, str]:
     return {v: entry.status for v, entry in versions.items()}
 
 
+def manifest_digests(versions: Mapping[int, Any]) -> dict[int, str]:
+    """Each recorded version's file hash as the manifest records it (VersionEntry.sha256)."""
+    return {v: entry.sha256 for v, entry in versions.items()}
+
+
 def looser_statuses(head: ChainRecord, statuses: Mapping[int, str]) -> list[str]:
     """Each version the manifest records as approved that the head does not approve (a
     status may be stricter than the chain, e.g. quarantined, never looser)."""
@@ -375,6 +423,27 @@ def looser_statuses(head: ChainRecord, statuses: Mapping[int, str]) -> list[str]
             found.append(f"v{version} is approved in the manifest, but the chain "
                          + (f"says {said}" if said else "never approved it"))
     return found
+
+
+def content_disagreements(head: ChainRecord, digests: Mapping[int, str]) -> list[str]:
+    """Each version whose file hash in the manifest is not the one the head approved."""
+    return [f"v{version}'s content (sha256 {digests[version][:12]}...) is not what the "
+            f"chain approved (sha256 {said[:12]}...): the file and its manifest entry were "
+            "replaced"
+            for version, said in sorted(head.digests.items())
+            if version in digests and digests[version] != said]
+
+
+def registry_problem(tool: str, head: ChainRecord, registry: str | None) -> str | None:
+    """Why the head does not belong to the registry being read (None: it does)."""
+    if registry is None:
+        return (f"the decision chain of {tool} names registry {head.registry[:12]}..., and "
+                "this registry has no identity file: a chain copied from elsewhere?")
+    if head.registry != registry:
+        return (f"the decision chain of {tool} was signed in another registry "
+                f"({head.registry[:12]}...), not this one ({registry[:12]}...): the tool "
+                "folder was copied from there")
+    return None
 
 
 def pointer_disagreement(head: ChainRecord, current: int | None) -> str | None:
@@ -427,10 +496,12 @@ def sign_state_hint(tool: str) -> str:
 
 def judge(tool: str, raw_chain: Sequence[Any], current: int | None,
           statuses: Mapping[int, str], trusted: frozenset[str],
-          accepted: tuple[int, str] | None = None, *, alias: str | None = None) -> ChainVerdict:
-    """The verdict on a tool whose manifest has this chain, pointer and statuses (and, for a
-    name that is an alias, `alias`: the tool it serves). Freshness is freshness.py's, applied
-    after; `accepted` only spares re-verifying what it covers."""
+          accepted: tuple[int, str] | None = None, *, alias: str | None = None,
+          registry: str | None, digests: Mapping[int, str]) -> ChainVerdict:
+    """The verdict on a tool whose manifest has this chain, pointer, statuses and file hashes
+    (`digests`), in the registry whose identity is `registry` (and, for a name that is an
+    alias, `alias`: the tool it serves). Freshness is freshness.py's, applied after;
+    `accepted` only spares re-verifying what it covers."""
     if not raw_chain:
         if current is None and alias is None:
             return ChainVerdict(None)  # nothing is served: nothing needs vouching for
@@ -450,6 +521,12 @@ def judge(tool: str, raw_chain: Sequence[Any], current: int | None,
             records=check.records, length=check.length,
             hint=f"restore the manifest from a good copy, or sign today's state over it: "
                  f"dyntools sign-state {tool} --accept-manifest --sign-key FILE")
+    elsewhere = registry_problem(tool, head, registry)
+    if elsewhere is not None:
+        return ChainVerdict(
+            CHAIN_MISMATCH, elsewhere, records=check.records, length=check.length,
+            hint="restore this registry's own copy of the tool (a chain cannot move between "
+                 "registries)")
     if alias is not None and head.alias != alias:
         said = f"of {head.alias}" if head.alias else "none"
         return ChainVerdict(
@@ -459,8 +536,18 @@ def judge(tool: str, raw_chain: Sequence[Any], current: int | None,
             hint=f"dyntools unalias {tool} --sign-key FILE, or dyntools alias {tool} "
                  f"{head.alias or alias} --sign-key FILE")
     looser = looser_statuses(head, statuses)
+    replaced = content_disagreements(head, digests)
     pointer = pointer_disagreement(head, current)
-    disagreements = tuple(([pointer] if pointer else []) + looser)
+    disagreements = tuple(([pointer] if pointer else []) + looser + replaced)
+    if pointer is None and current is not None and current in head.digests and (
+            current in digests) and (
+            digests[current] != head.digests[current]):
+        # The served version's bytes are not the ones the chain approved: nothing is served.
+        return ChainVerdict(
+            CHAIN_MISMATCH, content_disagreements(head, {current: digests[current]})[0],
+            head=head, records=check.records,
+            disagreements=disagreements, length=check.length,
+            hint="restore the version file and manifest from a good copy of this registry")
     if pointer is not None:
         return ChainVerdict(
             CHAIN_MISMATCH, pointer, head=head, records=check.records,

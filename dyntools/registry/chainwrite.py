@@ -20,6 +20,7 @@ decision leaves it, linked to the chain's head (whose links must still hold).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dyntools.errors import ChainMismatch, SigningKeyRequired, TrustStateError, UsageError
@@ -56,7 +57,7 @@ def require_key(trusted: frozenset[str] | None, signer: Signer | None, what: str
 
 def decision_base(name: str, manifest: Manifest, action: str, version: int | None,
                   trusted: frozenset[str] | None,
-                  trust: TrustState | None) -> ChainRecord | None:
+                  trust: TrustState | None, *, root: Path) -> ChainRecord | None:
     """The head a decision builds on, with trusted keys (None: none configured, or the tool
     has no chain and this decision starts one). Raises ChainMismatch when the chain does not
     verify, does not extend what this consumer accepted, or says `action` cannot be taken on
@@ -65,7 +66,9 @@ def decision_base(name: str, manifest: Manifest, action: str, version: int | Non
         return None
     verdict = chain.judge(name, manifest.chain, manifest.current,
                           chain.manifest_statuses(manifest.versions), trusted,
-                          trust.accepted(name) if trust is not None else None)
+                          trust.accepted(name) if trust is not None else None,
+                          registry=_identity(root, name, make=False),
+                          digests=chain.manifest_digests(manifest.versions))
     if trust is not None:
         verdict = trust.admit(name, verdict)
     if verdict.code == chain.TRUST_STATE:
@@ -105,7 +108,8 @@ def chain_pointer(name: str, manifest: Manifest, head: ChainRecord | None) -> Ma
 
 def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int],
              signer: Signer | None, head: ChainRecord | None, *,
-             stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Manifest:
+             stamp: Mapping[str, Any], root: Path,
+             extra: Mapping[str, Any] | None = None) -> Manifest:
     """`manifest` (as the decision leaves it) with the decision's signed record appended, when
     there is a signer. `stamp` is the decision as recorded on the version: by, time, reason;
     `extra` the action's own fields (chain.EXTRA_FIELDS: an alias's target; a contract
@@ -113,10 +117,15 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
     if signer is None:
         return manifest
     now = chain.manifest_statuses(manifest.versions)
+    hashes = chain.manifest_digests(manifest.versions)
     prev: str | None
     if head is not None:
         statuses = dict(head.statuses)
         statuses.update({v: now[v] for v in versions if v in now})
+        # What the chain approved keeps the hash it approved (a file and manifest entry
+        # replaced since are not vouched for by the next decision); only the versions this
+        # decision decides on take the manifest's.
+        hashes = {**hashes, **head.digests, **{v: hashes[v] for v in versions if v in hashes}}
         seq, prev = head.seq + 1, head.digest
     else:
         statuses = now
@@ -124,7 +133,7 @@ def appended(name: str, manifest: Manifest, action: str, versions: Sequence[int]
     if action == chain.CONTRACT:
         extra = {"contract": contract_set(name, manifest, stamp)}
     record = _signed(signer, name, seq, prev, action, versions, manifest.current, statuses,
-                     stamp, extra)
+                     stamp, extra, registry=_identity(root, name, make=True), digests=hashes)
     return manifest.with_chain((*manifest.chain, record))
 
 
@@ -156,18 +165,35 @@ def _link(name: str, records: Sequence[Mapping[str, Any]]) -> tuple[int, str | N
     return len(records), check.records[-1].digest
 
 
+def _identity(root: Path, name: str, *, make: bool) -> str | None:
+    """The registry's identity (identity.py), made now for a record that is about to be
+    signed; ChainMismatch when its file is there but broken."""
+    from dyntools.registry.identity import IdentityError, ensure_identity, read_identity
+
+    try:
+        return ensure_identity(root) if make else read_identity(root)
+    except IdentityError as exc:
+        raise ChainMismatch(f"nothing was decided: {exc}", tool=name) from None
+
+
 def _signed(signer: Signer, name: str, seq: int, prev: str | None, action: str,
             versions: Sequence[int], current: int | None, statuses: Mapping[int, str],
-            stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+            stamp: Mapping[str, Any], extra: Mapping[str, Any] | None = None, *,
+            registry: str | None, digests: Mapping[int, str]) -> dict[str, Any]:
     """A new record, read back as a reader will read it: never write one it would refuse."""
     reason = stamp.get("reason")
     try:
+        if registry is None:
+            raise ValueError("the registry has no identity")
         record = chain.new_record(
-            signer, tool=name, seq=seq, prev=prev, action=action, versions=versions,
-            current=current, statuses=statuses, by=str(stamp.get("by")),
-            time=str(stamp.get("time")), reason=str(reason) if reason is not None else None,
-            extra=extra)
+            signer, tool=name, registry=registry, seq=seq, prev=prev, action=action,
+            versions=versions, current=current, statuses=statuses, digests=digests,
+            by=str(stamp.get("by")), time=str(stamp.get("time")),
+            reason=str(reason) if reason is not None else None, extra=extra)
         chain.parse_record(record, name, seq, prev)
+    except KeyError as exc:
+        raise UsageError(f"cannot sign this decision on {name}: the manifest records no file "
+                         f"hash for v{exc.args[0]}", tool=name) from None
     except (ValueError, chain.ChainError) as exc:
         raise UsageError(f"cannot sign this decision on {name}: {exc}", tool=name) from None
     return record
@@ -175,7 +201,7 @@ def _signed(signer: Signer, name: str, seq: int, prev: str | None, action: str,
 
 def sign_state(name: str, manifest: Manifest, signer: Signer, trusted: frozenset[str] | None,
                trust: TrustState | None, *, stamp: Mapping[str, Any],
-               accept_manifest: bool) -> tuple[Manifest | None, tuple[str, ...]]:
+               accept_manifest: bool, root: Path) -> tuple[Manifest | None, tuple[str, ...]]:
     """The manifest with a `sign-state` record vouching for its pointer and statuses as they
     are (None: the chain's head already says so), and what of the chain it overrides.
 
@@ -189,8 +215,12 @@ def sign_state(name: str, manifest: Manifest, signer: Signer, trusted: frozenset
     overridden: tuple[str, ...] = ()
     if head is not None:
         pointer = chain.pointer_disagreement(head, manifest.current)
+        elsewhere = chain.registry_problem(name, head, _identity(root, name, make=False))
         overridden = tuple(([pointer] if pointer else [])
-                           + chain.looser_statuses(head, statuses))
+                           + chain.looser_statuses(head, statuses)
+                           + chain.content_disagreements(
+                               head, chain.manifest_digests(manifest.versions))
+                           + ([elsewhere] if elsewhere else []))
         if not overridden:
             return None, ()
         if not accept_manifest:
@@ -208,7 +238,9 @@ def sign_state(name: str, manifest: Manifest, signer: Signer, trusted: frozenset
         overridden = (f"the chain did not verify: {check.problem}",)
     base = check.records
     seq, prev = len(base), (base[-1].digest if base else None)
-    record = _signed(signer, name, seq, prev, SIGN_STATE, (), manifest.current, statuses, stamp)
+    record = _signed(signer, name, seq, prev, SIGN_STATE, (), manifest.current, statuses, stamp,
+                     registry=_identity(root, name, make=True),
+                     digests=chain.manifest_digests(manifest.versions))
     if trust is not None:
         problem = trust.extension_problem(
             name, (*base, chain.parse_record(record, name, seq, prev)))

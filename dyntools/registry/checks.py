@@ -28,6 +28,7 @@ NAME_MISMATCH = "name_mismatch"
 RECORDED = "quarantined_by_reviewer"
 MANIFEST_INVALID = "manifest_invalid"
 HARD_LINKED = "hard_linked"
+TOO_LARGE = "too_large"
 
 
 class VersionCheck(NamedTuple):
@@ -84,6 +85,13 @@ def check_bytes(data: bytes, entry: VersionEntry, policy: Policy, path: Path) ->
 
 def check_version(path: Path, entry: VersionEntry, policy: Policy) -> VersionCheck:
     """Hash-check and re-gate the file of one recorded version."""
+    if entry.size > policy.limits.max_bytes:
+        # The manifest's own `size` is no bound: a forged entry claiming gigabytes would have
+        # a planted file read whole. Nothing over the gate's limit was ever approved.
+        return VersionCheck(
+            False, TOO_LARGE, f"{path.name} is recorded at {entry.size} bytes, over the "
+            f"gate's source limit of {policy.limits.max_bytes} bytes",
+        )
     try:
         # A file longer than recorded fails the hash anyway: never read a planted huge one
         # whole into memory.

@@ -440,6 +440,12 @@ class Registry:
         require_valid_name(name)
         return self.root / name / version_file_name(version)
 
+    def _version_limit(self, record: VersionRecord) -> int:
+        """How much of a version file to read: what the manifest records, never more than
+        the gate's source limit (the manifest's own `size` is no bound; a longer file fails
+        the hash check)."""
+        return min(record.size, self.policy.limits.max_bytes)
+
     def verified_source(self, name: str, version: int) -> bytes:
         """The bytes of a usable version, hash-checked now; quarantines it on a mismatch."""
         record = self.get(name, version)
@@ -449,7 +455,7 @@ class Registry:
                 version=version, reason_code=record.reason_code,
             )
         try:
-            data = read_regular(record.path, limit=record.size)
+            data = read_regular(record.path, limit=self._version_limit(record))
         except OSError as exc:
             self.refresh(name)
             raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,
@@ -575,7 +581,7 @@ class Registry:
             head = None
             if deciding:
                 head = chainwrite.decision_base(name, manifest, action, None,
-                                                self.trusted_keys, self._trust)
+                                                self.trusted_keys, self._trust, root=self.root)
                 manifest = chainwrite.chain_pointer(name, manifest, head)
             version = max(manifest.next_version, self._builder.max_version_on_disk(name) + 1,
                           max(head.statuses, default=0) + 1 if head is not None else 0)
@@ -591,7 +597,7 @@ class Registry:
             if deciding:
                 manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
                                                stamp=entry.decisions[-1] if entry.decisions
-                                               else {})
+                                               else {}, root=self.root)
             manifest_path = folder / MANIFEST_NAME
             manifest_bytes = dump_manifest(manifest)
             path = folder / version_file_name(version)
@@ -673,7 +679,7 @@ class Registry:
                                      version=version)
             # With trusted keys the pointer is the chain's (a pointer moved by hand is undone).
             head = chainwrite.decision_base(name, manifest, action, version,
-                                            self.trusted_keys, self._trust)
+                                            self.trusted_keys, self._trust, root=self.root)
             manifest = chainwrite.chain_pointer(name, manifest, head)
             if action == "rollback" and manifest.current is not None and (
                 version >= manifest.current
@@ -703,7 +709,8 @@ class Registry:
                 )
             manifest = manifest.with_pointer(version, action, **_who(entry, decision))
             manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
-                                           stamp=entry.decisions[-1] if entry.decisions else {})
+                                           stamp=entry.decisions[-1] if entry.decisions else {},
+                                           root=self.root)
             with interrupts.critical():
                 self._commit(folder, manifest)
             state = self._build(name, use_cache=True, manifest=manifest)
@@ -766,7 +773,7 @@ class Registry:
         """The bytes of a recorded version of any status, hash-checked now."""
         record = self.get(name, version)
         try:
-            data = read_regular(record.path, limit=record.size)
+            data = read_regular(record.path, limit=self._version_limit(record))
         except OSError as exc:
             raise VersionUnusable(f"{name} v{version} cannot be read: {exc}", tool=name,
                                   version=version) from exc
@@ -818,11 +825,12 @@ class Registry:
                     tool=name, version=version,
                 )
             head = chainwrite.decision_base(name, manifest, action, version,
-                                            self.trusted_keys, self._trust)
+                                            self.trusted_keys, self._trust, root=self.root)
             manifest = chainwrite.chain_pointer(name, manifest, head)
             path = folder / version_file_name(version)
             try:
-                data = read_regular(path)
+                # One byte over the gate's limit is enough for the gate to refuse it.
+                data = read_regular(path, limit=self.policy.limits.max_bytes)
             except FileNotFoundError as exc:
                 raise UnknownVersion(f"there is no file {path} to approve", tool=name,
                                      version=version) from exc
@@ -842,7 +850,7 @@ class Registry:
             if activate and status == APPROVED:
                 manifest = manifest.with_pointer(version, "approve", **_who(entry, decision))
             manifest = chainwrite.appended(name, manifest, action, (version,), signer, head,
-                                           stamp=entry.decisions[-1])
+                                           stamp=entry.decisions[-1], root=self.root)
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
@@ -899,7 +907,7 @@ class Registry:
         with self._writing(name) as (folder, on_disk_manifest, _):
             manifest = on_disk_manifest
             head = chainwrite.decision_base(name, manifest, action, version,
-                                            self.trusted_keys, self._trust)
+                                            self.trusted_keys, self._trust, root=self.root)
             manifest = chainwrite.chain_pointer(name, manifest, head)
             entry = manifest.versions.get(version)
             if entry is None:
@@ -936,7 +944,7 @@ class Registry:
                 manifest = manifest.with_pointer(below, "retire", **_who(entry, decision))
             manifest = chainwrite.appended(name, manifest, str(decision["action"]),
                                            (version,), signer, head,
-                                           stamp=entry.decisions[-1])
+                                           stamp=entry.decisions[-1], root=self.root)
             with interrupts.critical():
                 self._commit(folder, manifest)
             self.forget_cached_check(name, version)
@@ -981,7 +989,7 @@ class Registry:
                 raise UnknownTool(f"unknown tool {name!r} in registry {self.root}", tool=name)
             signed, overridden = chainwrite.sign_state(
                 name, manifest, signer, self.trusted_keys, self._trust, stamp=stamp,
-                accept_manifest=accept_manifest)
+                accept_manifest=accept_manifest, root=self.root)
             if signed is not None:
                 with interrupts.critical():
                     self._commit(folder, signed)
@@ -1100,19 +1108,19 @@ class Registry:
         from dyntools.registry.chain import ALIAS
 
         head = chainwrite.decision_base(name, manifest, ALIAS, None, self.trusted_keys,
-                                        self._trust)
+                                        self._trust, root=self.root)
         event = {"time": stamp["time"], "action": ALIAS, "from": manifest.alias, "to": target,
                  "by": stamp["by"], "reason": stamp.get("reason")}
         changed = manifest._replace(alias=target, history=(*manifest.history, event))
         return chainwrite.appended(name, changed, ALIAS, (), signer, head, stamp=stamp,
-                                   extra={"target": target})
+                                   root=self.root, extra={"target": target})
 
     def _unrecorded_entry(self, name: str, folder: Path, version: int,
                           action: str) -> VersionEntry:
         """A dropped-in file, recorded so that a decision on it (retire, reject) sticks."""
         path = folder / version_file_name(version)
         try:
-            data = read_regular(path)
+            data = read_regular(path, limit=self.policy.limits.max_bytes)
         except FileNotFoundError:
             raise UnknownVersion(f"tool {name!r} has no version {version}", tool=name,
                                  version=version) from None

@@ -28,6 +28,10 @@ A version's file is always `v<version>.py` next to the manifest: the path is der
 number, never read from the manifest, so an edited manifest cannot point outside the folder.
 Parsing validates every field and raises `ManifestError` quoting what is wrong; the registry
 treats a manifest it cannot parse as tampering (the tool is quarantined, nothing runs).
+
+A manifest is read at most MAX_MANIFEST_BYTES (32 MiB: a tool with thousands of versions and
+a long chain stays well under it); a larger one is invalid, never read whole (a sparse 3 GiB
+file planted by a registry writer exhausted memory).
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _VERSION_FILE = re.compile(r"v([1-9][0-9]{0,8})\.py")
 # The largest version number a manifest may record (and a version file name may carry).
 MAX_VERSION = 10**9 - 1
+# The largest manifest read: over it the manifest is invalid (and never read whole).
+MAX_MANIFEST_BYTES = 32 << 20
 
 
 class ManifestError(ValueError):
@@ -265,6 +271,8 @@ def _parse_entry(raw: Any, where: str) -> VersionEntry:
 
 
 def parse_manifest(data: bytes, expected_name: str) -> Manifest:
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ManifestError(f"it is larger than the limit of {MAX_MANIFEST_BYTES} bytes")
     try:
         raw = json.loads(data.decode("utf-8"))
     except (ValueError, RecursionError) as exc:

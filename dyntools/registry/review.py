@@ -24,6 +24,7 @@ from dyntools.gate.capabilities import Capabilities
 from dyntools.gate.findings import GateReport, to_sarif
 from dyntools.registry.config import declared_capabilities
 from dyntools.registry.core import Registry
+from dyntools.registry.decision_marks import DOES_NOT_VERIFY, DecisionMark, decision_mark
 from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import ToolState, VersionRecord
 from dyntools.registry.store import read_regular
@@ -43,9 +44,15 @@ def _imports(source: bytes) -> set[str]:
     return names
 
 
+# The most of a version file review reads: the manifest's own `size` is no bound (a forged
+# entry may claim gigabytes); no gate limit worth having comes near it.
+MAX_REVIEW_READ = 16 << 20
+
+
 def _read(record: VersionRecord) -> bytes | None:
     try:
-        return read_regular(record.path, limit=record.size)  # a planted huge file: not whole
+        # A planted huge file: never whole.
+        return read_regular(record.path, limit=min(record.size, MAX_REVIEW_READ))
     except OSError:
         return None
 
@@ -93,7 +100,7 @@ def version_changes(older: VersionRecord, newer: VersionRecord) -> dict[str, Any
     }
 
 
-def _tool_review(state: ToolState) -> dict[str, Any]:
+def _tool_review(state: ToolState, trusted: frozenset[str] | None) -> dict[str, Any]:
     records = [state.records[v] for v in sorted(state.records)]
     review = {
         **state.as_dict(),
@@ -102,11 +109,21 @@ def _tool_review(state: ToolState) -> dict[str, Any]:
     for version in review["versions"]:
         declared = declared_by(state.records[version["version"]])
         version["capabilities"] = declared.as_dict() if declared is not None else None
+        for decision in version.get("decisions", []):
+            # What the decision may claim: "signed" only when a verified chain record says so.
+            decision["signature"] = decision_mark(decision, version["version"], state.chain,
+                                                  trusted).code
     return review
 
 
+def _unverified_decisions(tool: dict[str, Any]) -> int:
+    return sum(1 for version in tool["versions"] for decision in version.get("decisions", [])
+               if decision.get("signature") == DOES_NOT_VERIFY)
+
+
 def build_review(registry: Registry) -> dict[str, Any]:
-    tools = [_tool_review(state) for state in registry.tools()]
+    tools = [_tool_review(state, registry.trusted_keys) for state in registry.tools()]
+    unverified = sum(_unverified_decisions(tool) for tool in tools)
     counts = {APPROVED: 0, REJECTED: 0, QUARANTINED: 0, PENDING: 0, RETIRED: 0}
     for state in registry.tools():
         for record in state.records.values():
@@ -127,9 +144,11 @@ def build_review(registry: Registry) -> dict[str, Any]:
             "unrecorded": len(unrecorded),
             "invalid_manifests": len(broken),
             "chain_problems": len(chains),
+            "unverified_decisions": unverified,
         },
         "trusted_keys": registry.trusted_keys is not None,
-        "needs_attention": bool(counts[QUARANTINED] or unrecorded or broken or chains),
+        "needs_attention": bool(counts[QUARANTINED] or unrecorded or broken or chains
+                                or unverified),
         "tools": tools,
         "unrecorded": unrecorded,
     }
@@ -155,8 +174,10 @@ def render_review_text(review: dict[str, Any]) -> str:
         f"{s[QUARANTINED]} quarantined, {s[REJECTED]} rejected, {s[PENDING]} pending, "
         f"{s[RETIRED]} retired; {s['unrecorded']} unrecorded "
         f"file(s); {s['invalid_manifests']} invalid manifest(s)"
-        + (f"; {s['chain_problems']} decision chain problem(s)" if review["trusted_keys"]
-           else "; decision chains not checked (no trusted keys)"),
+        + (f"; {s['chain_problems']} decision chain problem(s); "
+           f"{s['unverified_decisions']} decision(s) claiming a signature that does not verify"
+           if review["trusted_keys"]
+           else "; decision chains and signatures not checked (no trusted keys)"),
     ]
     for tool in review["tools"]:
         current = f"v{tool['current']}" if tool["current"] is not None else "none"
@@ -241,7 +262,7 @@ def _render_version(
         lines.append(f"       {version['reason_code'] or status}: {reason}")
     for decision in version.get("decisions", []):
         why = f": {terminal_safe(decision.get('reason'))}" if decision.get("reason") else ""
-        signed = " (signed)" if decision.get("signed_by_key") else ""
+        signed = DecisionMark(decision.get("signature")).text
         lines.append(f"       {terminal_safe(decision.get('action'))} by "
                      f"{terminal_safe(decision.get('by'))} at {decision.get('time')}"
                      f"{signed}{why}")

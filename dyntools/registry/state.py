@@ -35,6 +35,7 @@ from dyntools.registry.checks import VersionCheck
 from dyntools.registry.manifest import (
     APPROVED,
     MANIFEST_NAME,
+    MAX_MANIFEST_BYTES,
     QUARANTINED,
     RETIRED,
     Manifest,
@@ -140,6 +141,8 @@ class StateBuilder:
         self._check_cache: CheckCache = {}
         self._manifest_cache: dict[str, tuple[bytes, Manifest]] = {}
         self._state_source: dict[str, bytes | None] = {}
+        self._identity: str | None = None  # the registry identity, as first read with a chain
+        self._identity_lock = threading.Lock()
 
     # ------------------------------------------------------------------------- the folders
 
@@ -165,7 +168,8 @@ class StateBuilder:
         ManifestError. Parsing is skipped when the bytes equal the last ones parsed."""
         path = self.root / name / MANIFEST_NAME
         try:
-            data = read_regular(path)
+            # One byte over the limit is enough for parse_manifest to refuse it.
+            data = read_regular(path, limit=MAX_MANIFEST_BYTES)
         except FileNotFoundError:
             return None, None
         except OSError as exc:
@@ -364,17 +368,46 @@ class StateBuilder:
         consumer's accepted heads (freshness); None without trusted keys."""
         if self.trusted_keys is None:
             return None
-        from dyntools.registry.chain import CHAIN_MISMATCH, ChainVerdict, judge, manifest_statuses
+        from dyntools.registry.chain import (
+            CHAIN_MISMATCH,
+            ChainVerdict,
+            judge,
+            manifest_digests,
+            manifest_statuses,
+        )
+        from dyntools.registry.identity import IdentityError, read_identity
 
         try:
             accepted = self.trust.accepted(manifest.name) if self.trust is not None else None
+            try:
+                identity = self._pinned_identity(read_identity(self.root))
+            except IdentityError as exc:
+                return ChainVerdict(CHAIN_MISMATCH, f"the decision chain of {manifest.name} "
+                                    f"cannot be checked: {exc}")
             verdict = judge(manifest.name, manifest.chain, manifest.current,
                             manifest_statuses(manifest.versions), self.trusted_keys, accepted,
-                            alias=manifest.alias)
+                            alias=manifest.alias, registry=identity,
+                            digests=manifest_digests(manifest.versions))
         except Exception as exc:  # a check that breaks refuses: fail closed
             return ChainVerdict(CHAIN_MISMATCH, f"the decision chain of {manifest.name} "
                                 f"cannot be checked ({type(exc).__name__})")
         return self.trust.admit(manifest.name, verdict) if self.trust is not None else verdict
+
+    def _pinned_identity(self, identity: str | None) -> str | None:
+        """The registry's identity as this process first read it: a later change (another
+        registry's `identity` copied in, with its tool folders) refuses every chained tool
+        instead of vouching for the copies."""
+        from dyntools.registry.identity import IdentityError
+
+        with self._identity_lock:
+            if self._identity is None:
+                self._identity = identity
+            elif identity != self._identity:
+                raise IdentityError(
+                    f"the registry's identity changed while this process read it (from "
+                    f"{self._identity[:12]}... to {str(identity)[:12]}...): its identity "
+                    "file was replaced")
+        return identity
 
     def extended(self, state: ToolState, manifest: Manifest, entry: VersionEntry,
                  result: VersionCheck) -> ToolState | None:

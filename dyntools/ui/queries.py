@@ -23,6 +23,7 @@ from dyntools.errors import DyntoolsError, UnknownVersion
 from dyntools.gate import check_source
 from dyntools.gate.findings import RULES, sha256_hex
 from dyntools.pipeline.verify import canonical
+from dyntools.registry.decision_marks import decision_mark
 from dyntools.registry.manifest import APPROVED, PENDING, QUARANTINED, REJECTED, RETIRED
 from dyntools.registry.records import ToolState, Unrecorded, VersionRecord
 from dyntools.registry.store import read_regular
@@ -463,7 +464,10 @@ def version_view(ui: UiState, name: str, version: int) -> VersionView:
         provenance=_provenance_rows(record.provenance),
         attempts=tuple(attempts) if attempts is not None else None,
         attempts_recorded=record.provenance.get("attempts"),
-        decisions=record.decisions, signature=_signature(ui, record),
+        decisions=tuple({**d, "signature_mark": decision_mark(
+            d, version, state.chain, ui.registry.trusted_keys).text.strip()}
+            for d in record.decisions),
+        signature=_signature(ui, record),
         capabilities=_caps_text(parsed), widens=widens, others=others,
         history=state.history, actions=actions, notes=tuple(notes),
         approve_blocked=approve_blocked(actions, text, findings))

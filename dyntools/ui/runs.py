@@ -31,6 +31,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from dyntools.base.regular_files import open_regular
+
 TAIL_BYTES = 8 << 20
 MAX_RUNS = 2000
 MAX_LINE_BYTES = 256 * 1024
@@ -185,7 +187,9 @@ class RunFeed:
 
     def _read_new(self) -> None:
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed below
+            # A FIFO planted as audit.log would block a plain open (and every page poll):
+            # only a regular file is read (base/regular_files.py).
+            handle = open_regular(self.path)
         except OSError:
             return
         with handle:

@@ -163,11 +163,15 @@ def test_with_trusted_keys_an_alias_is_a_signed_decision(tmp_path: Path) -> None
     assert "count_words" not in dt("list", *keys).stdout
 
 
+REGISTRY = "0123456789abcdef0123456789abcdef"
+
+
 def test_an_alias_record_in_the_chain(tmp_path: Path) -> None:
     generate_keypair(str(tmp_path / "k"))
     signer = load_signing_key(str(tmp_path / "k"))
-    fields = {"tool": "count_words", "seq": 0, "prev": None, "versions": [], "current": None,
-              "statuses": {}, "by": "alice", "time": "t", "reason": None}
+    fields = {"tool": "count_words", "registry": REGISTRY, "seq": 0, "prev": None,
+              "versions": [], "current": None, "statuses": {}, "digests": {}, "by": "alice",
+              "time": "t", "reason": None}
     record = chain.new_record(signer, action="alias", extra={"target": "word_count"}, **fields)
     parsed = chain.parse_record(record, "count_words", 0, None)
     assert parsed.alias == "word_count" and chain.signature_problem(record) is None
@@ -186,13 +190,13 @@ def test_an_alias_record_in_the_chain(tmp_path: Path) -> None:
     with pytest.raises(chain.ChainError, match="moves no version"):
         chain.parse_record(moving, "count_words", 0, None)
     verdict = chain.judge("count_words", [record], None, {}, frozenset({signer.public_key}),
-                          alias="word_count")
+                          alias="word_count", registry=REGISTRY, digests={})
     assert verdict.code is None
     wrong = chain.judge("count_words", [record], None, {}, frozenset({signer.public_key}),
-                        alias="slugify_text")
+                        alias="slugify_text", registry=REGISTRY, digests={})
     assert wrong.code == chain.CHAIN_MISMATCH
     none = chain.judge("count_words", [], None, {}, frozenset({signer.public_key}),
-                       alias="word_count")
+                       alias="word_count", registry=REGISTRY, digests={})
     assert none.code == chain.NO_CHAIN
 
 

@@ -14,6 +14,8 @@ from dyntools.registry import chain
 from dyntools.registry.signing import generate_keypair, load_signing_key
 
 TIME = "2026-01-01T00:00:00+00:00"
+REGISTRY = "0123456789abcdef0123456789abcdef"
+DIGESTS = {1: "a" * 64, 2: "b" * 64}
 
 
 @pytest.fixture(scope="module")
@@ -24,15 +26,16 @@ def signer(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def _record(signer: Any, seq: int = 0, prev: str | None = None, action: str = "activate",
             **extra: Any) -> dict[str, Any]:
-    return chain.new_record(signer, tool="slugify_text", seq=seq, prev=prev, action=action,
-                            versions=[1], current=1, statuses={1: "approved", 2: "retired"},
+    return chain.new_record(signer, tool="slugify_text", registry=REGISTRY, seq=seq, prev=prev,
+                            action=action, versions=[1], current=1,
+                            statuses={1: "approved", 2: "retired"}, digests=DIGESTS,
                             by="alice", time=TIME, reason="why", extra=extra or None)
 
 
 def test_the_signed_bytes_are_canonical_json_behind_the_domain(signer: Any) -> None:
     record = _record(signer)
     data = chain.payload(record)
-    assert data.startswith(b"dyntools-decision-v1\n")
+    assert data.startswith(b"dyntools-decision-v2\n")
     body = json.loads(data[len(chain.DOMAIN):])
     assert "signature" not in body and body["key"] == signer.public_key
     assert data == chain.payload(dict(reversed(list(record.items()))))  # order-free
@@ -77,9 +80,9 @@ def test_a_record_a_reader_would_refuse_is_never_made(signer: Any) -> None:
     with pytest.raises(ValueError, match="unknown decision"):
         _record(signer, action="promote")
     with pytest.raises(ValueError, match="longer than"):
-        chain.new_record(signer, tool="t", seq=0, prev=None, action="retire", versions=[1],
-                         current=None, statuses={1: "retired"}, by="alice", time=TIME,
-                         reason="x" * (chain.MAX_TEXT + 1))
+        chain.new_record(signer, tool="t", registry=REGISTRY, seq=0, prev=None,
+                         action="retire", versions=[1], current=None, statuses={1: "retired"},
+                         digests={}, by="alice", time=TIME, reason="x" * (chain.MAX_TEXT + 1))
 
 
 HOSTILE: list[Any] = [
@@ -108,3 +111,39 @@ def test_a_deep_or_broken_record_is_refused(signer: Any, tmp_path: Path) -> None
                 {**good, "seq": 0.0}, {**good, "versions": [0]}, {**good, "key": "!!"}):
         check = chain.verify_chain([raw], "slugify_text", frozenset({signer.public_key}))
         assert check.problem is not None, raw.get("seq")
+
+
+def test_a_record_binds_the_content_of_what_it_approves_and_its_registry(signer: Any) -> None:
+    record = _record(signer)
+    assert record["sha256"] == {"1": "a" * 64}  # v2 is retired: no hash vouched for
+    assert record["registry"] == REGISTRY
+    head = chain.parse_record(record, "slugify_text", 0, None)
+    trusted = frozenset({signer.public_key})
+    statuses = {1: "approved", 2: "retired"}
+    same = chain.judge("slugify_text", [record], 1, statuses, trusted, registry=REGISTRY,
+                       digests=DIGESTS)
+    assert same.code is None and same.head == head
+    replaced = chain.judge("slugify_text", [record], 1, statuses, trusted, registry=REGISTRY,
+                           digests={**DIGESTS, 1: "c" * 64})
+    assert replaced.code == chain.CHAIN_MISMATCH  # nothing is served (state.served_current)
+    assert "v1's content" in str(replaced.problem)
+    elsewhere = chain.judge("slugify_text", [record], 1, statuses, trusted,
+                            registry="f" * 32, digests=DIGESTS)
+    assert elsewhere.code == chain.CHAIN_MISMATCH and "another registry" in str(
+        elsewhere.problem)
+    nowhere = chain.judge("slugify_text", [record], 1, statuses, trusted, registry=None,
+                          digests=DIGESTS)
+    assert nowhere.code == chain.CHAIN_MISMATCH and "no identity" in str(nowhere.problem)
+
+
+@pytest.mark.parametrize("change", [
+    {"sha256": {"1": "a" * 64, "2": "b" * 64}},  # a hash for a version it does not approve
+    {"sha256": {}},  # none for the one it approves
+    {"sha256": {"1": "A" * 64}},
+    {"registry": "not-an-identity"},
+])
+def test_a_record_whose_bindings_are_malformed_is_refused(signer: Any,
+                                                          change: dict[str, Any]) -> None:
+    record = {**_record(signer), **change}
+    check = chain.verify_chain([record], "slugify_text", frozenset({signer.public_key}))
+    assert check.problem is not None and check.head is None

@@ -164,3 +164,45 @@ def test_a_huge_file_planted_under_a_version_name_is_not_read_whole(
     assert record.status == QUARANTINED and record.reason_code == "hash_mismatch"
     assert sum(read_sizes) < 1 << 16
     assert sum(read_sizes) >= recorded_size + 1
+
+
+# ----------------------------------------------------------- sizes a manifest cannot dictate
+# (red team F8: a sparse 3 GiB manifest was read whole, a MemoryError traceback; a version
+# file was read up to the manifest's own `size`.)
+
+
+def test_a_huge_manifest_is_invalid_without_being_read_whole(registry: Registry,
+                                                             tmp_path: Path) -> None:
+    from tests.cli_probe import run_cli
+
+    manifest = _one_version(registry)
+    os.truncate(manifest, 3 << 30)  # sparse: costs no disk, would cost 3 GiB of memory
+    code, out, err = run_cli(["call", "echo_tool", "--params", "{}", "--json", "--registry",
+                              str(registry.root)], tmp_path)
+    assert code == 16, err
+    assert "larger than the limit of" in json.loads(out)["error"]["message"]
+    assert "Traceback" not in err
+    code, out, err = run_cli(["review", "--registry", str(registry.root)], tmp_path)
+    assert code == 1 and "Traceback" not in err
+    assert "MANIFEST INVALID" in out and "larger than the limit" in out
+
+
+def test_a_manifest_under_the_limit_is_read(registry: Registry) -> None:
+    from dyntools.registry.manifest import MAX_MANIFEST_BYTES
+
+    manifest = _one_version(registry)
+    padded = manifest.read_bytes() + b" " * (MAX_MANIFEST_BYTES // 8)  # JSON allows the blanks
+    manifest.write_bytes(padded)
+    assert Registry.open(registry.root, registry.policy).current("echo_tool").version == 1
+
+
+def test_a_recorded_size_over_the_gate_limit_is_refused_unread(registry: Registry) -> None:
+    manifest = _one_version(registry)
+    data = json.loads(manifest.read_text())
+    data["versions"][0]["size"] = 3 << 30
+    manifest.write_text(json.dumps(data))
+    reopened = Registry.open(registry.root, registry.policy)
+    record = reopened.get("echo_tool", 1)
+    assert record.status == QUARANTINED and record.reason_code == "too_large"
+    assert str(registry.policy.limits.max_bytes) in str(record.reason)
+    assert reopened.current("echo_tool") is None

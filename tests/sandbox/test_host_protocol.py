@@ -300,6 +300,7 @@ def run(params):
     import os
     import time
 
+    gc.unfreeze()  # the worker froze everything it had after load (gc.freeze)
     channel = [o for o in gc.get_objects() if type(o).__name__ == "Channel"][0]
     frame = {"op": "http", "method": "GET", "url": "https://example.com/", "params": None,
              "headers": None}

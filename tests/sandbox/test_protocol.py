@@ -33,6 +33,7 @@ import time
 
 
 def channel():
+    gc.unfreeze()  # the worker froze everything it had after load (gc.freeze)
     for obj in gc.get_objects():
         if getattr(type(obj), "__name__") == "Channel" and hasattr(obj, "opening"):
             return obj

@@ -71,6 +71,21 @@ def test_runs_are_grouped_by_tool_from_lookup_to_lookup(tmp_path: Path) -> None:
     assert feed.runs() == [runs[1], runs[2], runs[3]]  # calls only when asked for
 
 
+
+def test_the_feed_never_waits_on_a_fifo_planted_as_the_audit_log(tmp_path: Path) -> None:
+    """A registry writer's FIFO at audit.log hung every page poll (a plain open waits for a
+    writer); only a regular file is read."""
+    import os
+    import threading
+
+    log = tmp_path / "audit.log"
+    os.mkfifo(log)
+    feed = RunFeed(log)
+    polled = threading.Thread(target=feed.poll, daemon=True)
+    polled.start()
+    polled.join(timeout=30)
+    assert not polled.is_alive() and feed.runs() == []
+
 def test_the_feed_follows_appends_partial_lines_and_truncation(tmp_path: Path) -> None:
     log = tmp_path / "audit.log"
     feed = RunFeed(log)

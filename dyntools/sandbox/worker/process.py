@@ -14,7 +14,9 @@ directory and pipes on fds 0 and 1. The worker:
    tool code runs; the host checks the report against /proc and answers "go" (or kills the
    worker when a required layer is missing); the worker then runs the module body and sends
    `ready`;
-5. serves calls: a marshal frame with the params in, a JSON frame with the result out.
+5. serves calls: a marshal frame with the params in, a JSON frame with the result out. A
+   call's window stays open until nothing of the call is left (`Worker.answer`): finalizers
+   of its objects run as its code, before the state check and the reply.
 
 It imports nothing from the rest of dyntools but `dyntools.sandbox` modules, and nothing that
 is slow to import: its start-up is the cold-call budget.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import _json
 import _thread
+import gc
 import marshal
 import posix
 import sys
@@ -46,10 +49,14 @@ TRACE_ENDS = 10
 # posix.times() counts in clock ticks (1/100 s here); two ticks of rounding, to be safe.
 CPU_TICK_SLACK_S = 0.02
 MAX_SPIN_S = 0.001  # the longest the worker polls for the next call before it blocks
+# Garbage collections at the end of a call: finalizers may make new garbage, which the next
+# one collects; garbage still found by the last one makes the worker spent.
+MAX_COLLECTIONS = 3
 
 _encode_str = _json.encode_basestring_ascii
 _monotonic = time.monotonic
 _thread_count = _thread._count
+_collect = gc.collect
 
 
 def _refuse_default(value: Any) -> Any:
@@ -224,6 +231,10 @@ class Worker:
         own_objects += self.builtins.values()
         self.module_view_type = ModuleView
         self.tripwire: Any = None
+        self.served = False  # a call was answered (output made later is no call's)
+        from dyntools.sandbox.worker.caches import LibraryCaches
+
+        self.library_caches = LibraryCaches()
         # The names the worker put into the tool's globals before its module body ran, and
         # the objects under them (`tool_globals`).
         self.own_names: dict[str, Any] = {}
@@ -312,19 +323,36 @@ class Worker:
 
     def reply_exception(self, exc: BaseException, *, during: str, fatal: bool = False) -> bool:
         """Report a tool exception; return True when the worker must end."""
-        output = self.guards.take_output()
+        return self.send_failure(self.failure(exc, during=during), fatal=fatal)
+
+    def failure(self, exc: BaseException, *, during: str) -> tuple[str, str, list[list[Any]]]:
+        """What a reply says of a tool's exception (reason, message, trace): plain data, so
+        the exception and the frames its traceback holds can be dropped before the reply."""
         if isinstance(exc, MemoryError):
-            self.channel.send_error("memory_limit", f"the tool ran out of memory {during}",
-                                    fatal=True, output=output)
-            return True
-        trace = _tool_trace(exc, self.filename, self.lines)
+            return "memory_limit", f"the tool ran out of memory {during}", []
+        tripwire = self.tripwire
+        inside = tripwire is not None and tripwire.inside_tool
+        if inside:
+            tripwire.inside_tool = False  # reading the traceback raises audit events
+        try:
+            trace = _tool_trace(exc, self.filename, self.lines)
+        finally:
+            if inside:
+                tripwire.inside_tool = True
         # A host request that failed, left uncaught, is the call's failure: said as such
         # (http_error), never confused with a bug in the tool. hostapi is loaded only for a
         # tool that imports host.
         hostapi = sys.modules.get("dyntools.sandbox.worker.hostapi")
         reason = ("http_error" if hostapi is not None and isinstance(exc, hostapi.HttpError)
                   else "runtime_error")
-        self.channel.send_error(reason, _describe(exc), trace=trace, output=output,
+        return reason, _describe(exc), trace  # str(exc): inside the call's window
+
+    def send_failure(self, failure: tuple[str, str, list[list[Any]]], *,
+                     fatal: bool = False) -> bool:
+        """Send a failure's reply; return True when the worker must end."""
+        reason, message, trace = failure
+        fatal = fatal or reason == "memory_limit"
+        self.channel.send_error(reason, message, trace=trace, output=self.guards.take_output(),
                                 fatal=fatal)
         return fatal
 
@@ -343,28 +371,46 @@ class Worker:
                 return  # not a call frame: the host never sends one, so end
             spin = message[2]
             channel.opening = '{"id":' + str(message[0]) + ","  # channel.open_call, inlined
+            # The params go to `answer` in a box it empties: no frame of the worker's keeps
+            # them (nor what the tool put into them) past the call's window.
+            params = [message[1]]
+            message = None
             rearm_cpu()
-            keep_going = self.answer(run, message[1])
+            keep_going = self.answer(run, params)
             channel.opening = "{"  # channel.close_call
             if not keep_going:
                 return
 
-    def answer(self, run: Any, params: Any) -> bool:
-        """Run one call and send its one reply; False when the worker must end."""
+    def answer(self, run: Any, params: list[Any]) -> bool:
+        """Run one call and send its one reply; False when the worker must end.
+
+        The call's window (the audit hook's "inside tool", the guards, the output capture)
+        stays open until nothing of the call is left: the result is encoded, then every
+        reference the worker holds to it, to the params and to an exception (its traceback,
+        its frames) is dropped, the library caches are emptied and the garbage is collected
+        (`close_window`). Finalizers and weakref callbacks of the call's objects (a suspended
+        generator's `finally`) run there, as this call's code: watched by the hook, their
+        output this call's, what they store seen by the state check that follows."""
         channel = self.channel
         guards = self.guards
         tripwire = self.tripwire
+        if guards.output and self.served:
+            # Tool code printed between two calls: something of a call outlived its window.
+            guards.output.clear()
+            self.stop("sandbox_violation", "tool code ran between two calls")
+        self.served = True
         if tripwire is not None:
             tripwire.inside_tool = True
+        failure = None
+        text = ""
         try:
-            result = run(params)
+            result = run(params.pop())
         except BaseException as exc:  # the tool's failure is data for the host
-            if tripwire is not None:
-                tripwire.inside_tool = False
-            self.check_threads()
-            spent = self.spent_after_call()
-            return not self.reply_exception(exc, during="during the call",
-                                            fatal=spent) and not spent
+            failure = self.failure(exc, during="during the call")
+        else:
+            failure, text = self.encode(result)
+            result = None
+        lingering = self.close_window()
         if tripwire is not None:
             tripwire.inside_tool = False
             if tripwire.violation is not None:
@@ -374,41 +420,44 @@ class Worker:
         # State this call left behind must not reach the next caller, and a check that
         # could not finish refused its operation: the reply says the worker is spent, and
         # it ends after sending it.
-        spent = (self.state.changed() or guards.failed
+        spent = (self.state.changed(forget=False) or guards.failed or lingering
                  or (tripwire is not None and tripwire.tripped))
-        try:
-            if type(result) is not dict and not isinstance(result, dict):
-                raise TypeError(f"run() returned {type(result).__name__}, not a dict")
-            text = "".join(_encode_json(result, 0))
-        except MemoryError:
-            channel.send_error("memory_limit", "out of memory encoding the result",
-                               fatal=True, output=guards.take_output())
-            return False
-        except (TypeError, ValueError, RecursionError) as exc:
-            channel.send_error("bad_result", f"the result is not JSON: {exc}",
-                               output=guards.take_output(), fatal=spent)
-            return not spent
-        if len(text) > self.max_result_bytes:
-            channel.send_error("bad_result", f"the result is {len(text)} bytes, over the cap "
-                               f"of {self.max_result_bytes}", output=guards.take_output(),
-                               fatal=spent)
-            return not spent
+        if failure is not None:
+            return not self.send_failure(failure, fatal=spent)
         out = guards.take_output() if guards.output else ""  # nothing printed: nothing to take
         ending = (',"out":' + _encode_str(out) if out else "") + (',"spent":true}' if spent
                                                                    else "}")
         channel.send_text(channel.opening + '"ok":' + text + ending)
         return not spent
 
-    def spent_after_call(self) -> bool:
-        """After a call (the tool's flag already off): end now if the audit hook judged an
-        event a violation it could not stop; otherwise, must the worker end after its reply?
-        (The state check runs either way: it resets what the worker resets after each call
-        and empties the caches it clears.)"""
-        tripwire = self.tripwire
-        if tripwire is not None and tripwire.violation is not None:
-            self.stop_missed_violation()
-        changed = self.state.changed()
-        return changed or self.guards.failed or (tripwire is not None and tripwire.tripped)
+    def encode(self, result: Any) -> tuple[tuple[str, str, list[list[Any]]] | None, str]:
+        """The result as JSON text, or why it cannot be sent. Inside the call's window: a
+        dict subclass's items are read by the encoder."""
+        try:
+            if type(result) is not dict and not isinstance(result, dict):
+                raise TypeError(f"run() returned {type(result).__name__}, not a dict")
+            text = "".join(_encode_json(result, 0))
+        except MemoryError:
+            return ("memory_limit", "out of memory encoding the result", []), ""
+        except (TypeError, ValueError, RecursionError) as exc:
+            return ("bad_result", f"the result is not JSON: {exc}", []), ""
+        if len(text) > self.max_result_bytes:
+            return ("bad_result", f"the result is {len(text)} bytes, over the cap of "
+                    f"{self.max_result_bytes}", []), ""
+        return None, text
+
+    def close_window(self) -> bool:
+        """The end of a call, still inside its window: empty the caches (the worker's state
+        resets, the library caches), then collect the garbage until none is left, so that
+        every finalizer of the call's objects runs now. True (the worker is spent) when
+        that could not be made sure: a collection still found garbage after
+        MAX_COLLECTIONS, or something failed."""
+        try:
+            self.state.forget()
+            self.library_caches.clear()
+            return all(_collect() for _ in range(MAX_COLLECTIONS))
+        except BaseException:  # fail closed
+            return True
 
     def stop_missed_violation(self) -> NoReturn:
         """An audit event was judged a violation, but the hook could not end the call at once
@@ -508,6 +557,11 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
         exec(code, namespace)
         if tripwire is not None:
             tripwire.tool_code = None  # its one run is over
+        # The module body's garbage is finalized now, as module-body code: never in a call.
+        worker.library_caches.clear()
+        for _ in range(MAX_COLLECTIONS):
+            if not _collect():
+                break
     except BaseException as exc:  # module-level failure: report, then end
         if tripwire is not None:
             tripwire.inside_tool = False  # reading the traceback raises audit events
@@ -527,6 +581,12 @@ def _load_module(worker: Worker, code: Any, module_name: str) -> Any:
         worker.state = worker.module_state(namespace)
     except BaseException:  # the state stays NotWalked: every call spends the worker
         worker.state = NotWalked()
+    # Everything alive now (the interpreter, the libraries, the tool's module) is moved out of
+    # the collector's sight: the collection at the end of each call (`close_window`) then
+    # scans only what calls made since. Garbage among the frozen objects is never collected,
+    # so no finalizer of it ever runs.
+    _collect()
+    gc.freeze()
     return run
 
 
@@ -537,7 +597,15 @@ def _preload() -> None:
     import _ast  # noqa: F401
     import _weakref  # noqa: F401
 
-    from dyntools.sandbox.worker import astcodec, audit, guards, hardening, layers, state  # noqa: F401
+    from dyntools.sandbox.worker import (  # noqa: F401
+        astcodec,
+        audit,
+        caches,
+        guards,
+        hardening,
+        layers,
+        state,
+    )
 
 
 def _preimport(modules: Any) -> None:

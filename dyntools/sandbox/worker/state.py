@@ -13,7 +13,8 @@ Right after the module body ran, `Walk` follows everything the tool can reach la
   only while they still hold the worker's own objects);
 - every allowed member of the modules it imports, with the public attributes of their
   classes: process-wide state a call can change through them (`calendar.mdays`,
-  `hashlib.algorithms_available`, `calendar.HTMLCalendar.cssclasses`);
+  `hashlib.algorithms_available`, `calendar.HTMLCalendar.cssclasses`); the namespace of each
+  such class (every name, `_default_prefix` too) is compared by identity after each call;
 - through containers (lists, dicts, sets, tuples, bytearrays, the `collections` types, keys
   included), functions (defaults, keyword defaults, closure cells), the objects bound to
   built-in and Python methods (`{}.setdefault` holds its dict), `functools.partial`s (the
@@ -42,7 +43,7 @@ whose state changes only through such writes is understood by what it holds at l
 from __future__ import annotations
 
 import sys
-from _operator import attrgetter, is_
+from _operator import attrgetter, getitem, is_
 from itertools import chain
 
 TYPE_CHECKING = False
@@ -54,6 +55,7 @@ _MISSING = object()
 MAX_DEPTH = 50  # nesting the walk follows; anything deeper is not understood
 MAX_OBJECTS = 100_000  # containers, functions and classes one walk may visit
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class whose attributes can be changed at run time
+IMMUTABLETYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: a heap type whose attributes cannot
 
 _defaults = attrgetter("__defaults__")
 _kwdefaults = attrgetter("__kwdefaults__")
@@ -119,6 +121,19 @@ LIBRARY_RECORDS = (
 )
 
 
+# A class's own text, set when the class statement ran: compared by equality only.
+CLASS_METADATA = frozenset({"__module__", "__qualname__", "__doc__"})
+OBJECT_EQUALITY: object = object.__eq__  # equality that is identity
+
+
+def strict_names(space: Mapping[str, Any]) -> list[str]:
+    """The names of a class namespace whose values are compared by identity as well as by
+    equality: those whose class defines its own equality (an int, a str, a tuple, a
+    timezone), but the class's own text."""
+    return [name for name, value in space.items() if name not in CLASS_METADATA
+            and getattr(type(value), "__eq__", None) is not OBJECT_EQUALITY]
+
+
 class NotWalked:
     """The state of a worker whose module body has not been walked (yet, or the walk could
     not be built): every call spends the worker."""
@@ -126,7 +141,10 @@ class NotWalked:
     opaque = True
     reasons = ("the tool's module state was not walked",)
 
-    def changed(self) -> bool:
+    def forget(self) -> None:
+        return None
+
+    def changed(self, forget: bool = True) -> bool:
         return True
 
 
@@ -192,6 +210,16 @@ class ModuleState:
         self.loaded = tuple(self.objects())
         self.arrays = tuple(walk.bytearrays)
         self.array_copies = tuple(map(bytes, self.arrays))
+        # Class namespaces: one C-level comparison of each with a copy made now (names and
+        # values, by equality after identity), then by identity the values whose equality
+        # is their own (`strict_names`): an equal replacement may still tell something.
+        self.class_spaces = tuple(walk.classes)
+        self.class_copies = tuple(map(dict, self.class_spaces))
+        self.strict_spaces = tuple(space for space in self.class_spaces
+                                   for _ in strict_names(space))
+        self.strict_names = tuple(name for space in self.class_spaces
+                                  for name in strict_names(space))
+        self.strict_values = tuple(map(getitem, self.strict_spaces, self.strict_names))
         self.has_process_state = bool(self.fingerprint)
 
     def objects(self) -> Iterable[Any]:
@@ -200,13 +228,20 @@ class ModuleState:
             return chain(*self.iterables, *[map(read, group) for read, group in self.reads])
         return chain(*self.iterables)
 
-    def changed(self) -> bool:
-        """Did the last call leave anything behind? (Resets what the worker resets and empties
-        the caches it clears either way.) Any exception inside says yes."""
+    def forget(self) -> None:
+        """Reset what the worker resets after each call and empty the caches it clears. The
+        worker calls it while the call's window is still open (`Worker.close_window`): what
+        the caches release of the call may finalize tool code, which must run as the call's."""
+        self.reset()
+        for clear in self.clearers:
+            clear()
+
+    def changed(self, forget: bool = True) -> bool:
+        """Did the last call leave anything behind? (With `forget`, resets what the worker
+        resets and empties the caches it clears first.) Any exception inside says yes."""
         try:
-            self.reset()
-            for clear in self.clearers:
-                clear()
+            if forget:
+                self.forget()
             if self.opaque:
                 return True
             # Every length first: with them equal, the two passes below line up item by item.
@@ -215,6 +250,10 @@ class ModuleState:
             if not all(map(is_, self.objects(), self.loaded)):
                 return True
             if self.arrays and tuple(map(bytes, self.arrays)) != self.array_copies:
+                return True
+            if self.class_spaces != self.class_copies or not all(map(
+                    is_, map(getitem, self.strict_spaces, self.strict_names),
+                    self.strict_values)):
                 return True
             return self.has_process_state and bool(self.process() != self.fingerprint)
         except BaseException:  # fail closed
@@ -261,6 +300,8 @@ class Walk:
         self.functions: list[Any] = []  # the tool's own: defaults re-read after each call
         self.partials: list[Any] = []
         self.caches: list[Any] = []  # lru_cache wrappers the worker empties after each call
+        self.classes: list[Any] = []  # the namespaces (mappingproxy) of the classes met
+        self.class_ids: set[int] = set()
         self.library_atoms, self.records = _library_kinds()
         self.rules: dict[type, Callable[[Any, int], None]] = _rules(self)
         self.aliases = _alias_kinds()
@@ -371,11 +412,17 @@ class Walk:
         self.items((value.start, value.stop, value.step), depth)
 
     def klass(self, value: Any, depth: int) -> None:
-        """A class: what its public class attributes hold, for a class whose attributes can
-        change (a built-in type's cannot)."""
+        """A class whose attributes can change (a built-in type's cannot): its namespace,
+        every name included (`difflib.HtmlDiff._default_prefix` counts the tables made), is
+        compared after each call (`classes`, `ModuleState.changed`), and what its public
+        attributes hold is walked like any value."""
         for klass in getattr(value, "__mro__", ()):
-            if not getattr(klass, "__flags__", 0) & HEAPTYPE or id(klass) in self.known:
+            flags = getattr(klass, "__flags__", 0)
+            if not flags & HEAPTYPE or flags & IMMUTABLETYPE or id(klass) in self.known:
                 continue
+            if id(klass) not in self.class_ids:
+                self.class_ids.add(id(klass))
+                self.classes.append(vars(klass))
             for name, attribute in list(vars(klass).items()):
                 if not name.startswith("_"):
                     self.value(attribute, depth, f"{value.__name__}.{name}")
@@ -450,6 +497,9 @@ class Walk:
             for key in value:
                 image.append(("is", key))
             image += [("is", item) for item in dict.values(value)]
+        for space in self.classes:
+            image.append(("==", dict(space)))
+            image += [("is", space[key]) for key in strict_names(space)]
         image += [("==", bytes(value)) for value in self.bytearrays]
         image += [("is", value.default_factory) for value in self.factories]
         for value in self.partials:
