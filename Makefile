@@ -92,8 +92,16 @@ lint: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
+# Past the suite's budget: atheris on the gate, the property tests with thousands of examples
+# and the large walks whole (tests/support/budget.py), and the reachability walk.
 fuzz: $(VENV)/.installed-dev
 	$(PY) -m pip install --quiet -e '.[fuzz]'
+	@# --timeout: one test here runs minutes (libcst's 1,000 programs took 376 s on a loaded
+	@# machine), past the suite's 300 s per test; still bounded.
+	DYNTOOLS_FUZZ=1 DYNTOOLS_LAYER_MUTANTS=0 $(PY) -m pytest -q -p no:cacheprovider -m '' --timeout 1800 \
+		tests/gate/test_properties.py tests/gate/test_fast_paths.py \
+		"tests/sandbox/test_layer_matrix.py::test_the_gate_reject_corpus_reaches_nothing_on_the_host" \
+		"tests/registry/test_review_workflow.py::test_interrupting_ensure_at_random_points_leaves_the_registry_reviewable"
 	$(PY) tests/fuzz/fuzz_gate.py -max_total_time=$${SECONDS_TO_FUZZ:-60} tests/fuzz/corpus
 	$(PY) tests/sandbox/reachability_walk.py --calls $${WALK_CALLS:-1000000} --depth 2
 

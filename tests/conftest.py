@@ -7,6 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 
+# The standing mutation check (tests/support/layer_mutants.py): its hooks and fixture, here.
+from tests.support.layer_mutants import (  # noqa: F401
+    _layer_switched_off,
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_runtest_makereport,
+)
+
 
 @pytest.fixture(autouse=True)
 def _trust_state_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory,

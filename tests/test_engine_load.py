@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.fresh import fresh_stdout
+from tests.support.fresh import fresh_stdout
 
 PROBE = """
 import json

@@ -4,9 +4,6 @@ reserved with a reason), and the allow-list reaches callers as a `PolicyLoadErro
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +12,7 @@ from click.testing import CliRunner
 import dyntools
 from dyntools import errors
 from dyntools.errors import DyntoolsError, PolicyLoadError
+from tests.support.cli import dyntools as dyntools_cli
 
 PACKAGE = Path(dyntools.__file__).parent
 CLASSES = {name: value for name, value in vars(errors).items()
@@ -136,11 +134,8 @@ def test_the_cli_says_it_in_one_line_and_exits_2(
 
 
 def test_a_bad_allow_list_from_the_environment_is_the_same_usage_error(bad_allowlist: Path, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    env["DYNTOOLS_ALLOWLIST"] = str(bad_allowlist)
-    done = subprocess.run([sys.executable, "-m", "dyntools", "call", "echo_tool", "--params",
-                           "{}", "--registry", str(tmp_path)], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    done = dyntools_cli("call", "echo_tool", "--params", "{}", "--registry", str(tmp_path),
+                    add_env={"DYNTOOLS_ALLOWLIST": str(bad_allowlist)}, timeout=60)
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     named = [line for line in done.stderr.splitlines() if str(bad_allowlist) in line]
     assert len(named) == 1 and named[0].startswith("Error: "), done.stderr

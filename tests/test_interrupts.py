@@ -140,3 +140,23 @@ def test_the_import_systems_lock_callback_is_a_place_that_swallows() -> None:
                                                                    co_filename="tool.py"),
                                             f_back=frame("__del__", "tool.py"))
     assert _swallows(called_by_a_finaliser)  # type: ignore[arg-type]
+
+
+SIGNAL_WHILE_INSTALLING = r'''
+import os, signal, sys, threading
+real_start = threading.Thread.start
+def start(self):  # the signal lands while install() starts its helper thread
+    os.kill(os.getpid(), signal.SIGINT)
+    real_start(self)
+threading.Thread.start = start
+sys.argv = ["dyntools", "--version"]
+from dyntools.cli import script
+script()
+'''
+
+
+def test_a_signal_while_the_handlers_are_installed_is_one_line_and_130() -> None:
+    done = subprocess.run([sys.executable, "-c", SIGNAL_WHILE_INSTALLING],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        130, "", "dyntools: interrupted (SIGINT)\n")

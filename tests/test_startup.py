@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from click.testing import CliRunner
 
 from dyntools.cli import main
 from dyntools.cli.app import COMMANDS, load_commands
+from tests.support.environment import env_without_dyntools
 
 # Imported by none of the commands below: the async stack, the rich console, the writer's
 # lock, the watch, the model SDKs, the MCP server, generation (any of it: the generators'
@@ -61,7 +61,7 @@ def _imports_of(argv: list[str], cwd: Path) -> tuple[int, str, list[str]]:
         "sys.stdout.flush()\n"
         "sys.stderr.write('\\n' + repr([code, sorted(sys.modules)]) + '\\n')\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=120, check=True)
     code, modules = ast.literal_eval(done.stderr.strip().splitlines()[-1])

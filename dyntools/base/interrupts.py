@@ -173,17 +173,22 @@ def install() -> None:
     """Route SIGINT and SIGTERM to `Interrupted` (main thread only; a no-op elsewhere)."""
     import sys
 
+    if threading.current_thread() is not threading.main_thread():
+        return  # only Python's main thread may set handlers
+    # The helper thread first: a signal that lands while Thread.start() waits for it to
+    # run would raise out of install() itself, before anyone is there to catch it.
+    if _state.helper is None:
+        helper: queue.SimpleQueue[tuple[float, str, int]] = queue.SimpleQueue()
+        threading.Thread(target=_helper, args=(helper,), name="dyntools-interrupts",
+                         daemon=True).start()
+        _state.helper = helper
     try:
         for signum in EXIT_CODES:
             signal.signal(signum, _handler)
-    except ValueError:  # not Python's main thread: only that one may set handlers
+    except ValueError:  # not the main interpreter's main thread
         return
     _state.installed = True
     _state.main_ident = threading.get_ident()
-    if _state.helper is None:
-        _state.helper = queue.SimpleQueue()
-        threading.Thread(target=_helper, args=(_state.helper,), name="dyntools-interrupts",
-                         daemon=True).start()
     if sys.unraisablehook is not _lost:
         _state.previous_hook = sys.unraisablehook
         sys.unraisablehook = _lost

@@ -18,8 +18,8 @@ def script() -> None:
     """The `dyntools` command (it returns, or raises SystemExit with the exit code)."""
     from dyntools.base import interrupts
 
-    interrupts.install()  # before click's import: a Ctrl-C there exits cleanly too
     try:
+        interrupts.install()  # before click's import: a Ctrl-C there exits cleanly too
         from dyntools.cli.app import main
     except KeyboardInterrupt as exc:
         code = interrupts.exit_code_for(exc)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.support.environment import everything_required
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +22,7 @@ def require(module: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
-        if os.environ.get("DYNTOOLS_REQUIRE_EXTRAS") == "1" or os.environ.get("CI"):
+        if everything_required():
             raise
         pytest.skip(f"{module} is not installed: pip install -e '.[{extra}]' "
                     "(make test installs it)", allow_module_level=True)

@@ -11,7 +11,8 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
-from tests.registry.chain_scenes import Operator, edit_manifest, env_without_dyntools
+from tests.registry.chain_scenes import Operator, edit_manifest
+from tests.support.environment import env_without_dyntools
 
 from .test_mcp_server import ListChanges, error, names, ok
 

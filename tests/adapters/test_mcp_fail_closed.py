@@ -1,6 +1,6 @@
 """`dyntools serve-mcp` on a host below the sandbox's default minimum (no seccomp, simulated:
-tests/missing_layer.py): a tool call is an error result naming `layer_unavailable` while the
-server keeps serving; with `--allow-weaker-sandbox` (or DYNTOOLS_ALLOW_WEAKER_SANDBOX=1) the
+tests/support/missing_layer.py): a tool call is an error result naming `layer_unavailable`
+while the server keeps serving; with `--allow-weaker-sandbox` (or DYNTOOLS_ALLOW_WEAKER_SANDBOX=1) the
 server says so on stderr at start and the call runs."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 
 from dyntools.generators.offline import template_source
 from dyntools.registry import Registry
-from tests.missing_layer import SIMULATED, env_without_seccomp
+from tests.support.missing_layer import SIMULATED, env_without_seccomp
 
 WARNING = ("warning: {source}: tool code may run where the sandbox is below its default "
            "minimum (seccomp, and mountns with userns or landlock_fs); the audit log records "

@@ -5,7 +5,6 @@ route, a wrong one is refused, the token is never logged, and a non-loopback bin
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -26,6 +25,8 @@ from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from tests.support.environment import env_without_dyntools
+
 TOKEN = "test-token-0123456789-abcdef"
 WAIT = 20.0
 META = ["find_tools", "call_tool", "ensure_tool", "report_failure"]
@@ -42,7 +43,7 @@ def http_server(tmp_path: Path, *extra: str, token_file: bool = True
         path = tmp_path / "token"
         path.write_text(TOKEN + "\n")
         args += ["--token-file", str(path)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     process = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                text=True, env=env)
     lines: list[str] = []

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.environment import env_without_dyntools
+
 WAITING = "waiting for an MCP client on stdin; see docs/adapters.md"
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +72,7 @@ anyio.run(main)
 def test_a_client_that_leaves_while_the_list_changes_sees_no_traceback(
         tmp_path: Path, mode: str) -> None:
     registry = tmp_path / "registry"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     done = subprocess.run([sys.executable, "-c", CLIENT, str(registry), mode], env=env,
                           capture_output=True, text=True, timeout=120, check=False)
     # The client's stderr carries the server's too (the SDK passes it through).
@@ -84,7 +86,7 @@ def test_a_client_that_leaves_while_the_list_changes_sees_no_traceback(
 
 def test_a_terminal_on_stdin_is_told_what_the_server_waits_for(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     process = subprocess.Popen(
         [sys.executable, "-m", "dyntools", "serve-mcp", "--registry", str(tmp_path / "r"),
          "--generators", "offline"],
@@ -151,7 +153,7 @@ def test_serve_mcp_starts_without_any_model_sdk(tmp_path: Path) -> None:
     initialize = ('{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": '
                   '{"protocolVersion": "2025-11-25", "capabilities": {}, '
                   '"clientInfo": {"name": "t", "version": "0"}}}\n')
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "registry")],
                           input=initialize, capture_output=True, text=True, env=env,
                           timeout=120, check=True)

@@ -25,6 +25,8 @@ import time
 import urllib.parse
 from typing import Any
 
+from tests.support.local_http import LocalHttpServer
+
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -168,12 +170,10 @@ class LocalServer:
         self.connections = 0
         self.sent = 0
         self.client_gone = threading.Event()
-        self._server = _Server((host, 0), _Handler)
+        self._http = LocalHttpServer(_Handler, host, server_class=_Server, tls=tls)
+        self._server = self._http.httpd
         self._server.owner = self
-        if tls is not None:
-            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.port = self._http.port
 
     @property
     def hostport(self) -> str:
@@ -184,12 +184,11 @@ class LocalServer:
         return f"{scheme}://{host or self.host}:{self.port}{path}"
 
     def __enter__(self) -> LocalServer:
-        self._thread.start()
+        self._http.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._http.close()
 
 
 class HangServer:

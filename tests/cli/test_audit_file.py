@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dyntools.base.regular_files import NotRegularFile, open_append_regular
-from tests.cli_probe import run_cli
+from tests.support.cli import run_cli
 
 SLUG = '{"text": "A b"}'
 

@@ -16,14 +16,14 @@ import pytest
 
 import dyntools.cli
 from dyntools.registry import Registry
-from tests.cli_probe import (
+from tests.support.cli import (
     dyntools_argv,
-    env_without_dyntools,
     handles_sigterm,
     interrupt,
     interrupted_line,
     run_cli,
 )
+from tests.support.environment import env_without_dyntools
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")

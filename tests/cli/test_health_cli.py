@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from dyntools.registry import Registry
-from tests.cli_probe import env_without_dyntools, run_cli
-from tests.missing_layer import env_without_seccomp
+from tests.support.cli import run_cli
+from tests.support.environment import env_without_dyntools
+from tests.support.missing_layer import env_without_seccomp
 
 SLUG = '''"""Turns a title into a URL slug."""
 import re

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_probe import dyntools_argv, env_without_dyntools
+from tests.support.cli import dyntools_argv
+from tests.support.environment import env_without_dyntools
 
 
 def run_on_a_terminal(argv: list[str], cwd: Path,

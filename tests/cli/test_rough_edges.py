@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli_probe import env_without_dyntools, run_cli
+from tests.support.cli import run_cli
+from tests.support.environment import env_without_dyntools
 
 NO_PARAMS = '''"""Says hello."""
 NAME = "say_hello"

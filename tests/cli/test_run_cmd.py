@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli_probe import run_cli
 from tests.codemode.conftest import TWO_CALLS, registry_with
-from tests.missing_layer import env_without_seccomp
+from tests.support.cli import run_cli
+from tests.support.missing_layer import env_without_seccomp
 
 
 @pytest.fixture

@@ -6,15 +6,13 @@ stderr."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from dyntools.base.hidden_text import hidden_character_class
 from dyntools.base.terminal import terminal_safe
+from tests.support.cli import dyntools
 
 # A pure-ASCII file: every hidden character is an escape the gate's findings quote back.
 HOSTILE = r'''"""A tool."""
@@ -46,11 +44,6 @@ def hidden(text: str) -> list[str]:
     return [f"U+{ord(ch):04X}" for ch in text
             if ch not in "\t\n" and hidden_character_class(ch) is not None]
 
-
-def dyntools(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    return subprocess.run([sys.executable, "-m", "dyntools", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=120, check=False)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from dyntools.gate.policy import load_policy
 from dyntools.generators.offline import template_source
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
-from tests.cli_probe import run_cli
+from tests.support.cli import run_cli
 
 from .conftest import TWO_CALLS, registry_with, rewrite_record
 

@@ -18,7 +18,7 @@ from dyntools.codemode.seal import SEAL_FIELD, forget_keys, key_path
 from dyntools.errors import RunTampered, TrustStateError
 from dyntools.gate.findings import sha256_hex
 from dyntools.pipeline.dyntools import Dyntools
-from tests.cli_probe import run_cli
+from tests.support.cli import run_cli
 
 from .conftest import TWO_CALLS, registry_with, rewrite_record
 

@@ -16,6 +16,7 @@ import pytest
 
 from dyntools.gate.policy import Policy, load_policy
 from dyntools.registry import Registry
+from tests.support.environment import everything_required
 
 # Ray resolves 127.0.0.1 to the machine's outward address unless told the cluster is local
 # only (read when ray is first imported): the test cluster binds to the loopback alone.
@@ -43,7 +44,7 @@ def require_ray() -> Any:
     try:
         import ray
     except ImportError:
-        if os.environ.get("DYNTOOLS_REQUIRE_EXTRAS") == "1" or os.environ.get("CI"):
+        if everything_required():
             raise
         pytest.skip("ray is not installed: pip install -e '.[ray]' (make test installs it)")
     return ray

@@ -298,7 +298,8 @@ def test_a_lone_brokered_call_brings_its_request_back_in_its_exchange(policy: Po
     try:
         started = time.monotonic()
         [(rid, (kind, _))] = host.exchange([(5, key, {"url": URL}, None, None, True)], 10.0)
-        assert (rid, kind) == (5, REQUEST) and time.monotonic() - started < 5.0
+        # Back with the exchange, not after its 10 s window (a hang guard, not a speed claim).
+        assert (rid, kind) == (5, REQUEST) and time.monotonic() - started < 9.0
         assert host.resume(5, {"ok": {"status": 201, "headers": {}, "text": ""}})
         assert host.poll(10.0) == [(5, (OK, {"status": 201, "text": ""}))]
     finally:
@@ -330,7 +331,7 @@ def test_a_driver_that_never_answers_is_a_timeout_on_the_node(policy: Policy) ->
         assert host.poll(10.0)[0][0] == 1  # the request; no answer is sent
         [(rid, reply)] = host.poll(10.0)
         assert rid == 1 and reply[0] == ERROR and reply[1] == "SandboxTimeout"
-        assert "did not answer" in reply[2] and time.monotonic() - started < 5.0
+        assert "did not answer" in reply[2] and time.monotonic() - started < 9.0  # hang guard
         assert host.stats()["parked"] == 0
         assert host.stats()["pools"]["fetch_page@1"]["replaced"] == 1
     finally:

@@ -11,8 +11,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +21,8 @@ from dyntools.errors import CapabilityViolation, SandboxTimeout, WorkerCrashed
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
 from dyntools.sandbox import SandboxLimits
+from tests.support.local_http import LocalHttpServer, QuietHandler
+from tests.support.waiting import wait_for
 
 from .conftest import require_ray
 
@@ -37,7 +38,7 @@ class Server:
         self.requests: list[dict[str, Any]] = []
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:
@@ -60,17 +61,12 @@ class Server:
                 self.end_headers()
                 self.wfile.write(text)
 
-            def log_message(self, *args: object) -> None:
-                return
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
+        self.served = LocalHttpServer(Handler).start()
+        self.port = self.served.port
         self.base = f"http://127.0.0.1:{self.port}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.served.close()
 
 
 @pytest.fixture
@@ -109,13 +105,6 @@ def granting(server: Server, **extra: Any) -> Any:
                                          "allow_private": ["127.0.0.1/32"]}, **extra})
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
 
 
 def node_stats(executor: Any) -> list[dict[str, Any]]:
@@ -217,10 +206,8 @@ def test_a_violation_on_the_cluster_ends_the_call_and_the_next_one_works(
         replaced = sum(s["pools"].get("sneaky_fetch@1", {}).get("replaced", 0)
                        for s in node_stats(ray_executor))
         refusals = sum(s["host_refusals"] for s in node_stats(ray_executor))
-        started = time.monotonic()
         with pytest.raises(CapabilityViolation) as caught:
             dt.call("sneaky_fetch", {"text": f"http://127.0.0.2:{server.port}/evil"})
-        assert time.monotonic() - started < 5.0
         assert "127.0.0.2" in caught.value.message
         stats = node_stats(ray_executor)
         assert sum(s["host_refusals"] for s in stats) == refusals + 1
@@ -294,10 +281,9 @@ def test_the_driver_deadline_counts_time_spent_answering(
     monkeypatch.setattr(HostCalls, "__call__", slow)
     with Dyntools(registry, executor=ray_executor, capabilities=granting(server),
                   limits=SandboxLimits(timeout_s=1.0)) as dt:
-        started = time.monotonic()
-        with pytest.raises(SandboxTimeout):
+        with pytest.raises(SandboxTimeout) as caught:
             dt.call("fetch_page", {"path": "/late"})
-        assert time.monotonic() - started < 4.0  # not the driver's 5 s of grace
+        assert caught.value.details.get("node")  # the node's timeout, not the driver's grace
         monkeypatch.setattr(HostCalls, "__call__", real)
         assert dt.call("fetch_page", {"path": "/b"})["text"] == "GET /b auth=None"
     assert wait_for(lambda: all(s["parked"] == 0 for s in node_stats(ray_executor)))

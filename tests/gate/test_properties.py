@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from dyntools.gate import check_source, load_policy
 from dyntools.gate.findings import RULES, GateReport, render_text, to_json, to_sarif
+from tests.support.budget import examples
 
 REPO = Path(__file__).resolve().parents[2]
 ACCEPT_DIR = REPO / "tests" / "gate" / "cases" / "accept"
@@ -57,13 +58,17 @@ def assert_well_formed(report: GateReport) -> None:
 
 
 # ---------------------------------------------------------------------------- never crashes
-@QUICK
+# Programs drawn from the grammar are slow to draw (~0.1 s each): the suite draws a few
+# dozen, `make fuzz` thousands (atheris fuzzes the gate there too). libcst's strategy costs
+# 5-10 s to start and a second an example: it runs under `make fuzz` only.
+@settings(QUICK, max_examples=examples(50, 3000))
 @given(hypothesmith.from_grammar())
 def test_grammar_programs_never_crash_the_gate(source: str) -> None:
     assert_well_formed(check_source(source, POLICY))
 
 
-@settings(QUICK, max_examples=40)
+@pytest.mark.fuzz
+@settings(QUICK, max_examples=1000)
 @given(hypothesmith.from_node())
 def test_libcst_programs_never_crash_the_gate(source: str) -> None:
     assert_well_formed(check_source(source, POLICY))
@@ -118,7 +123,7 @@ SCHEMAS = st.recursive(
 )
 
 
-@settings(QUICK, max_examples=200)
+@settings(QUICK, max_examples=examples(80, 3000))
 @given(
     st.dictionaries(SCHEMA_KEYS, SCHEMAS, max_size=6),
     st.dictionaries(st.sampled_from(["a", "b", "c"]), SCHEMAS, max_size=3),
@@ -502,10 +507,28 @@ def test_checking_a_file_imports_and_runs_nothing_from_it(tmp_path: Path) -> Non
     assert not marker.exists()
 
 
-def test_checking_in_process_adds_no_canary_module() -> None:
-    absent = [name for name in CANARY_MODULES if name not in sys.modules]
-    if not absent:
-        pytest.skip("every canary module is already imported in this process")
-    source = "\n".join(f"import {name}" for name in absent) + "\n"
+def test_checking_in_process_asks_for_no_canary_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In this process, whatever earlier tests imported: the gate asks the import system for
+    none of the modules a file names (watched at the import functions, which a module already
+    in sys.modules does not hide; it used to skip once every canary was imported)."""
+    import builtins
+    import importlib
+
+    asked: list[str] = []
+    real_import, real_import_module = builtins.__import__, importlib.import_module
+
+    def watched_import(name: str, *args: object, **kwargs: object) -> object:
+        asked.append(name)
+        return real_import(name, *args, **kwargs)
+
+    def watched_import_module(name: str, package: str | None = None) -> object:
+        asked.append(name)
+        return real_import_module(name, package)
+
+    source = "\n".join(f"import {name}" for name in CANARY_MODULES) + "\n"
+    check_source(source, POLICY)  # the gate's own lazy imports happen here, not below
+    monkeypatch.setattr(builtins, "__import__", watched_import)
+    monkeypatch.setattr(importlib, "import_module", watched_import_module)
     check_source(source, POLICY)
-    assert [name for name in absent if name in sys.modules] == []
+    monkeypatch.undo()
+    assert [name for name in asked if name.partition(".")[0] in CANARY_MODULES] == []

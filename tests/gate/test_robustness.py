@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,8 @@ import pytest
 
 from dyntools.gate import check_source, load_policy
 from dyntools.gate.findings import RULES
+from tests.support.cli import dyntools
+from tests.support.environment import lacking
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_bytes()
@@ -106,14 +107,8 @@ def bad_bytes() -> dict[str, bytes]:
 
 
 def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "dyntools", "check", *args],
-        input=stdin,
-        capture_output=True,
-        timeout=HANG,
-        check=False,
-        env={**os.environ, "PYTHONWARNINGS": "error::SyntaxWarning"},
-    )
+    return dyntools("check", *args, stdin=stdin, text=False, timeout=HANG,
+                    add_env={"PYTHONWARNINGS": "error::SyntaxWarning"})
 
 
 def assert_clean(result: subprocess.CompletedProcess[bytes], exit_code: int) -> str:
@@ -225,9 +220,10 @@ def test_cli_device_is_not_a_regular_file() -> None:
     assert b"not a regular file" in result.stderr
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_cli_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     """Opening a FIFO with no writer would block for ever; the CLI must not open it."""
+    if not hasattr(os, "mkfifo"):
+        lacking("needs named pipes")
     fifo = tmp_path / "pipe.py"
     os.mkfifo(fifo)
     assert_clean(run_cli(str(fifo)), exit_code=2)

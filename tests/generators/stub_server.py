@@ -19,8 +19,10 @@ import threading
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.local_http import LocalHttpServer
 
 EXHAUSTED_STATUS = 599
 
@@ -57,12 +59,9 @@ class StubServer:
         self._replies: deque[Reply] = deque(replies)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._http = LocalHttpServer(self._handler_class())
+        self._server = self._http.httpd
         self._server.block_on_close = False
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
 
     @property
     def url(self) -> str:
@@ -74,14 +73,12 @@ class StubServer:
             self._replies.extend(replies)
 
     def start(self) -> StubServer:
-        self._thread.start()
+        self._http.start()
         return self
 
     def close(self) -> None:
         self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        self._http.close()
 
     def __enter__(self) -> StubServer:
         return self.start()

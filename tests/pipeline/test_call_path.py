@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,8 @@ from dyntools.errors import UnknownTool
 from dyntools.pipeline.runtime import Runtime
 from dyntools.registry import Registry
 from tests.registry.helpers import tool_source
+from tests.support.cli import dyntools
+from tests.support.environment import env_without_dyntools
 
 PROBE = r"""
 import os, sys
@@ -59,7 +60,7 @@ def test_a_cold_call_looks_up_reads_and_hashes_its_version_once(tmp_path: Path) 
     registry = Registry.open(tmp_path / "reg")
     registry.add_version("echo_tool", tool_source(answer="1"), {})
     version_file = registry.path_of("echo_tool", 1)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     done = subprocess.run([sys.executable, "-c", PROBE, str(version_file),
                            str(tmp_path / "reg")], capture_output=True, text=True,
                           cwd=tmp_path, env=env, timeout=120, check=True)
@@ -78,9 +79,6 @@ def test_an_unknown_tool_is_refused_in_one_wording(tmp_path: Path) -> None:
     with Runtime(registry, prewarm=False) as runtime, pytest.raises(UnknownTool) as info:
         runtime.call("nope", {})
     assert info.value.message == wording
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    done = subprocess.run([sys.executable, "-m", "dyntools", "call", "nope", "--params", "{}",
-                           "--registry", str(registry.root)], capture_output=True, text=True,
-                          env=env, timeout=120, check=False)
+    done = dyntools("call", "nope", "--params", "{}", "--registry", str(registry.root))
     assert done.returncode == 2
     assert wording in done.stderr

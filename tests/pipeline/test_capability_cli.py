@@ -5,44 +5,31 @@ about what each version reaches (a widening called out)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import dyntools
+from tests.support.local_http import LocalHttpServer, QuietHandler
 
 DT = [sys.executable, "-m", "dyntools"]
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    return subprocess.run([*DT, *args], capture_output=True, text=True, check=False,
-                          env={**base, **(env or {})}, timeout=120)
+    return dyntools(*args, add_env=env)
 
 
 @pytest.fixture
 def page() -> Iterator[int]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
-            body = b"<title>Served \x1b[31mred</title>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self.send_body(200, b"<title>Served \x1b[31mred</title>")
 
-        def log_message(self, *args: object) -> None:
-            return
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd.server_address[1]
-    httpd.shutdown()
-    httpd.server_close()
+    with LocalHttpServer(Handler) as served:
+        yield served.port
 
 
 def source(port: int, hosts: list[str] | None = None) -> str:

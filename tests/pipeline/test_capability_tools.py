@@ -10,7 +10,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from dyntools.errors import (
     VerificationFailed,
 )
 from dyntools.pipeline.dyntools import Dyntools
+from tests.support.local_http import LocalHttpServer, QuietHandler
 
 from .conftest import CountingGenerator
 
@@ -38,7 +38,7 @@ class Server:
         self.requests: list[dict[str, Any]] = []
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 owner.requests.append({"path": self.path,
                                        "authorization": self.headers.get("Authorization")})
@@ -60,16 +60,11 @@ class Server:
                 self.end_headers()
                 self.wfile.write(b"ok")
 
-            def log_message(self, *args: object) -> None:
-                return
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.served = LocalHttpServer(Handler).start()
+        self.port = self.served.port
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.served.close()
 
 
 @pytest.fixture

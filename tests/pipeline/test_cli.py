@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,16 +14,12 @@ from dyntools import errors
 from dyntools.cli import main
 from dyntools.cli.ensure_cmd import EXIT_CODES, EXIT_OTHER, StationDisplay, exit_code_for
 from dyntools.pipeline.events import StationEvent
+from tests.support.cli import dyntools
 
 from .conftest import tool_source
 
 HELLO = '{"text": "Hello World"}'
 
-
-def dyntools(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    return subprocess.run([sys.executable, "-m", "dyntools", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=120, check=False)
 
 
 def run(*args: str) -> Result:

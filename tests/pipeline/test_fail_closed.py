@@ -1,7 +1,7 @@
 """Fail closed by default (issue 26): on a host below the sandbox's default minimum (here: no
-seccomp, simulated as a host without libseccomp, tests/missing_layer.py), every path that runs
-tool code refuses with `layer_unavailable` (exit 10) and one message naming the missing layer,
-`dyntools doctor` and the opt-in; `--allow-weaker-sandbox`, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 or
+seccomp, simulated as a host without libseccomp, tests/support/missing_layer.py), every path
+that runs tool code refuses with `layer_unavailable` (exit 10) and one message naming the
+missing layer, `dyntools doctor` and the opt-in; `--allow-weaker-sandbox`, DYNTOOLS_ALLOW_WEAKER_SANDBOX=1 or
 `Dyntools(..., allow_weaker_sandbox=True)` runs it anyway, and the audit log says so."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from dyntools.cli import main
 from dyntools.errors import LayerUnavailable
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
-from tests.cli_probe import env_without_dyntools, run_cli
-from tests.missing_layer import SIMULATED, env_without_seccomp, no_seccomp
+from tests.support.cli import run_cli
+from tests.support.environment import env_without_dyntools
+from tests.support.missing_layer import SIMULATED, env_without_seccomp, no_seccomp
 
 REPO = Path(__file__).resolve().parents[2]
 SLUGIFY = (REPO / "dyntools" / "generators" / "templates" / "slugify_text.py").read_text("utf-8")

@@ -161,7 +161,7 @@ def test_a_composition_the_policy_grants_is_re_verified(tmp_path: Path) -> None:
 
 def test_a_layer_missing_here_is_unverified(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.missing_layer import no_seccomp
+    from tests.support.missing_layer import no_seccomp
 
     root = tmp_path / "reg"
     add(Registry.open(root), "echo_text", tool_source("echo_text", examples=ECHO))

@@ -14,7 +14,7 @@ import pytest
 from dyntools import Dyntools
 from dyntools.base.paramsize import json_value_problem
 from dyntools.errors import InvalidParams
-from tests.cli_probe import run_cli
+from tests.support.cli import run_cli
 
 ECHO = '''"""Echoes its params."""
 NAME = "echo_all"

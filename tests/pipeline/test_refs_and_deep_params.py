@@ -6,9 +6,6 @@ and entry point that reads them."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from hypothesis import strategies as st
 from dyntools.errors import UsageError
 from dyntools.gate import check_source
 from dyntools.pipeline.toolmeta import MAX_PARAMS_DEPTH, nesting_depth_exceeds, parse_json_text
+from tests.support.cli import dyntools
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUGIFY = str(ROOT / "examples" / "slugify_text.py")
@@ -59,11 +57,6 @@ def test_no_pointer_part_crashes_the_gate(part: str) -> None:
 
 DEEP = '{"a": ' + "[" * 50_000 + "]" * 50_000 + "}"
 
-
-def dyntools(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    return subprocess.run([sys.executable, "-m", "dyntools", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=120, check=False)
 
 
 @pytest.mark.parametrize("command", [

@@ -5,9 +5,6 @@ generating one."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +19,7 @@ from dyntools.generators.offline import OfflineGenerator, template_source
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.pipeline.toolmeta import Tool
 from dyntools.registry import Registry
+from tests.support.cli import dyntools as cli
 
 TEMPLATES = ("word_count", "slugify_text", "temperature_convert", "roman_numeral",
              "letter_frequency", "url_parts")
@@ -151,11 +149,6 @@ def test_similar_needs_the_same_job_and_compatible_params(catalog: Catalog) -> N
     # a tool is never "similar" to itself
     assert catalog.similar(ToolSpec("word_count", "Counts the words of a text.")) == []
 
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    return subprocess.run([sys.executable, "-m", "dyntools", *args], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=120, check=False)
 
 
 def test_search_command(registry: Path, tmp_path: Path) -> None:

@@ -4,27 +4,20 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-DT = [sys.executable, "-m", "dyntools"]
+from tests.support.cli import dyntools
+from tests.support.environment import env_without_dyntools
+
 SLUG = '{"text": "A b"}'
 
 
-def env_without_dyntools(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    env.update(extra)
-    return env
-
-
 def keygen(path: Path) -> Path:
-    made = subprocess.run([*DT, "keygen", str(path)], capture_output=True, text=True,
-                          env=env_without_dyntools(), timeout=60, check=False)
+    made = dyntools("keygen", str(path), timeout=60)
     assert made.returncode == 0, made.stderr
     return path
 
@@ -58,8 +51,7 @@ class Operator:
         signing = self.key if key is True else key or None
         if signing is not None:
             env["DYNTOOLS_SIGNING_KEY"] = str(signing)
-        return subprocess.run([*DT, *args], capture_output=True, text=True, env=env,
-                              timeout=timeout, check=False)
+        return dyntools(*args, env=env, timeout=timeout)
 
     def ok(self, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
         done = self.dt(*args, **options)

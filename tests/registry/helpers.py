@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from dyntools.gate.policy import Policy, load_policy
@@ -42,14 +40,6 @@ def tamper(path: Path, offset: int = 5) -> None:
         handle.write(b"X" if byte != b"X" else b"Y")
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Poll until `predicate()` holds; the timeout is a safety net, never an assertion."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

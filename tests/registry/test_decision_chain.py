@@ -14,23 +14,38 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .chain_scenes import Operator, chain_of, copy_registry, edit_manifest, manifest, refused
 
 
-def _two_signed_versions(op: Operator) -> None:
-    """slugify_text v1 then v2 (current), each made current by a signed `ensure`."""
+@pytest.fixture(scope="module")
+def signed_twice(tmp_path_factory: pytest.TempPathFactory) -> Operator:
+    """slugify_text v1 then v2 (current), each made current by a signed `ensure`: made once
+    for the module (two ensures, each a generation, a gate run and a verification)."""
+    op = Operator(tmp_path_factory.mktemp("two-signed"))
     op.ok("init", str(op.reg))
     op.ok("ensure", "slugify_text", key=True)
     op.ok("ensure", "slugify_text", "--new-version", key=True)
     assert manifest(op.reg, "slugify_text")["current"] == 2
+    return op
+
+
+@pytest.fixture
+def two_versions(signed_twice: Operator, tmp_path: Path) -> Operator:
+    """A copy of that registry at a new path, same keys, and a consumer that has seen
+    nothing of it yet."""
+    op = Operator(tmp_path, keys=signed_twice)
+    copy_registry(signed_twice.reg, op.reg)
+    return op
 
 
 # ------------------------------------------------------------------------- the findings
 
 
-def test_a_pointer_moved_back_to_a_superseded_signed_version_is_refused(tmp_path: Path) -> None:
-    op = Operator(tmp_path)
-    _two_signed_versions(op)
+def test_a_pointer_moved_back_to_a_superseded_signed_version_is_refused(
+        two_versions: Operator) -> None:
+    op = two_versions
     assert json.loads(op.call().stdout)["version"] == 2
     # v1 is a signed, approved version: only the pointer changes, by someone with no key
     edit_manifest(op.reg, "slugify_text", lambda m: m.update(current=1))
@@ -51,9 +66,9 @@ def test_a_pointer_moved_back_to_a_superseded_signed_version_is_refused(tmp_path
     assert op.dt("review").returncode == 0
 
 
-def test_a_retired_version_restored_from_an_older_manifest_is_refused(tmp_path: Path) -> None:
-    op = Operator(tmp_path)
-    _two_signed_versions(op)
+def test_a_retired_version_restored_from_an_older_manifest_is_refused(
+        two_versions: Operator) -> None:
+    op = two_versions
     older = manifest(op.reg, "slugify_text")  # a backup, the Git history
     op.ok("retire", "slugify_text", "1", "--reason", "leaks its input", key=True)
     retired = manifest(op.reg, "slugify_text")
@@ -156,9 +171,8 @@ def test_with_trusted_keys_a_decision_without_a_usable_key_is_refused_and_change
     assert len(manifest(op.reg, "slugify_text")["chain"]) == 2  # approve, ensure
 
 
-def test_every_decision_appends_one_signed_linked_record(tmp_path: Path) -> None:
-    op = Operator(tmp_path)
-    _two_signed_versions(op)
+def test_every_decision_appends_one_signed_linked_record(two_versions: Operator) -> None:
+    op = two_versions
     op.ok("rollback", "slugify_text", "1", "--reason", "v2 slow", key=True)
     op.ok("activate", "slugify_text", "2", key=True)
     op.ok("retire", "slugify_text", "1", "--reason", "superseded", key=True)

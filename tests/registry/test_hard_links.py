@@ -19,8 +19,9 @@ from dyntools.cli import main
 from dyntools.errors import UsageError
 from dyntools.registry import APPROVED, QUARANTINED, Registry
 from dyntools.registry.watch import RegistryWatcher
+from tests.support.waiting import wait_for
 
-from .helpers import tool_source, wait_for
+from .helpers import tool_source
 from .test_cli import _read_until
 
 

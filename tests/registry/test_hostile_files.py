@@ -173,7 +173,7 @@ def test_a_huge_file_planted_under_a_version_name_is_not_read_whole(
 
 def test_a_huge_manifest_is_invalid_without_being_read_whole(registry: Registry,
                                                              tmp_path: Path) -> None:
-    from tests.cli_probe import run_cli
+    from tests.support.cli import run_cli
 
     manifest = _one_version(registry)
     os.truncate(manifest, 3 << 30)  # sparse: costs no disk, would cost 3 GiB of memory

@@ -4,9 +4,6 @@ exactly as strictly as an eager open checks them all."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +12,10 @@ from structlog.testing import capture_logs
 from dyntools.errors import VersionUnusable
 from dyntools.registry import APPROVED, QUARANTINED, Registry, checks
 from dyntools.registry.signing import generate_keypair, load_signing_key, load_trusted_keys
+from tests.support.cli import dyntools as _dt
+from tests.support.waiting import wait_for
 
-from .helpers import tamper, tool_source, wait_for
+from .helpers import tamper, tool_source
 
 
 @pytest.fixture
@@ -160,11 +159,6 @@ def test_watch_on_a_lazy_registry_quarantines_an_edit_of_what_it_serves(
     finally:
         watcher.stop()
 
-
-def _dt(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    return subprocess.run([sys.executable, "-m", "dyntools", *args], capture_output=True,
-                          text=True, env=env, timeout=120, check=False)
 
 
 def test_call_through_the_cli_serves_the_good_version_and_says_why(registry: Registry) -> None:

@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-DT = [sys.executable, "-m", "dyntools"]
+from tests.support.budget import examples
+from tests.support.cli import DYNTOOLS
+from tests.support.cli import dyntools as dt
+from tests.support.environment import env_without_dyntools, lacking
 
 
 def adder(answer: str = "a + b", examples: str = '[{"params": {"a": 1, "b": 2}, '
@@ -34,18 +37,6 @@ def adder(answer: str = "a + b", examples: str = '[{"params": {"a": 1, "b": 2}, 
         f'    return {{"sum": {answer}}}\n'
     )
 
-
-def env_without_dyntools(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
-    env.update(extra)
-    return env
-
-
-def dt(*args: str, env: dict[str, str] | None = None, prefix: tuple[str, ...] = (),
-       timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*prefix, *DT, *args], capture_output=True, text=True, check=False,
-                          env=env if env is not None else env_without_dyntools(),
-                          timeout=timeout)
 
 
 def manifest(root: Path, name: str) -> dict:
@@ -372,7 +363,7 @@ def test_an_unreadable_registry(tmp_path: Path, command: tuple[str, ...]) -> Non
     try:
         if os.geteuid() == 0:
             if not _can_drop_dac():
-                pytest.skip("root without setpriv: permissions cannot be enforced")
+                lacking("root without setpriv: permissions cannot be enforced")
             prefix: tuple[str, ...] = NO_DAC
         else:
             prefix = ()
@@ -389,12 +380,12 @@ def test_an_unreadable_registry(tmp_path: Path, command: tuple[str, ...]) -> Non
 def _read_only_prefix(root: Path) -> tuple[str, ...]:
     """Run the command with `root` bind-mounted read-only (a private mount namespace)."""
     if shutil.which("unshare") is None:
-        pytest.skip("no unshare")
+        lacking("no unshare")
     probe = subprocess.run(["unshare", "-m", "sh", "-c",
                             f"mount --bind -o ro {root} {root}"],
                            capture_output=True, check=False)
     if probe.returncode != 0:
-        pytest.skip(f"cannot make a read-only mount here: {probe.stderr!r}")
+        lacking(f"cannot make a read-only mount here: {probe.stderr!r}")
     return ("unshare", "-m", "sh", "-c", 'mount --bind -o ro "$0" "$0" && shift && exec "$@"',
             str(root), "--")
 
@@ -425,7 +416,7 @@ def test_a_read_only_registry_serves_and_refuses_to_grow(reg: Path, tmp_path: Pa
     assert grow.returncode == 16 and "read-only" in grow.stderr
     assert "generate" not in grow.stderr  # failed before generating
     assert "Traceback" not in grow.stderr
-    served = subprocess.Popen([*ro, *DT, "serve-mcp", *args], stdin=subprocess.PIPE,
+    served = subprocess.Popen([*ro, *DYNTOOLS, "serve-mcp", *args], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env_without_dyntools())
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -445,7 +436,7 @@ def _started_ensure(reg: Path, name: str) -> tuple[
     """An `ensure` at info level, and an event set once its first station line is out (by
     then its signal handlers are installed: they go in before the command modules load)."""
     process = subprocess.Popen(
-        [*DT, "ensure", name, "--new-version", "--registry", str(reg), "--log-level", "info"],
+        [*DYNTOOLS, "ensure", name, "--new-version", "--registry", str(reg), "--log-level", "info"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env_without_dyntools())
     started = threading.Event()
     lines: list[str] = []
@@ -479,7 +470,9 @@ def test_interrupting_ensure_at_random_points_leaves_the_registry_reviewable(
     assert process.wait(timeout=60) == 0
     span = time.monotonic() - begun
     audited = False
-    for attempt in range(12):
+    # Each tool once in the suite (SIGINT, SIGTERM, SIGINT, ...: both signals, the seed's
+    # points); a hundred rounds under `make fuzz`, where it is a soak.
+    for attempt in range(examples(len(names), 100)):
         name = names[attempt % len(names)]
         signum = signal.SIGINT if attempt % 2 == 0 else signal.SIGTERM
         process, started, reader, lines = _started_ensure(reg, name)
@@ -543,11 +536,10 @@ def test_an_interrupt_ends_the_command_even_when_its_clean_up_hangs(tmp_path: Pa
         "    time.sleep(30)\n"
         "finally:\n"
         "    time.sleep(30)\n")
-    started = time.monotonic()
+    # The run's timeout is the hang guard: the clean-up alone would sleep 60 s.
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=False,
                           timeout=20, env=env_without_dyntools())
     assert done.returncode == 143, done.stderr
-    assert time.monotonic() - started < 10
     # and says why it ended there, in one line
     assert done.stderr == ("dyntools: interrupted (SIGTERM); the clean-up did not finish "
                            "within 1 s\n")

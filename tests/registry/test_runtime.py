@@ -11,8 +11,9 @@ import pytest
 from dyntools.errors import UnknownTool, VersionUnusable
 from dyntools.pipeline.runtime import Runtime
 from dyntools.registry import Registry, VersionRecord
+from tests.support.waiting import wait_for
 
-from .helpers import tamper, tool_source, wait_for
+from .helpers import tamper, tool_source
 
 
 class FakePool:

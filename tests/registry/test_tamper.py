@@ -9,8 +9,9 @@ import pytest
 from structlog.testing import capture_logs
 
 from dyntools.registry import APPROVED, QUARANTINED, Registry
+from tests.support.waiting import wait_for
 
-from .helpers import allowlist_without_module, tamper, tool_source, wait_for
+from .helpers import allowlist_without_module, tamper, tool_source
 
 
 def _three_versions(registry: Registry) -> None:

@@ -13,15 +13,25 @@ import pytest
 
 from dyntools.registry.freshness import TRUST_STATE_ENV, registry_id, state_folder
 
-from .chain_scenes import Operator, refused
+from .chain_scenes import Operator, copy_registry, refused
+
+
+@pytest.fixture(scope="module")
+def ensured(tmp_path_factory: pytest.TempPathFactory) -> Operator:
+    """A registry with a chained slugify_text, ensured once for the module (an ensure is a
+    generation, a gate run and a verification in the sandbox)."""
+    op = Operator(tmp_path_factory.mktemp("trust-state"))
+    op.ok("init", str(op.reg))
+    op.ok("ensure", "slugify_text", key=True)
+    return op
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Operator:
-    """A registry with a chained slugify_text, already called once by this consumer."""
-    op = Operator(tmp_path)
-    op.ok("init", str(op.reg))
-    op.ok("ensure", "slugify_text", key=True)
+def served(ensured: Operator, tmp_path: Path) -> Operator:
+    """A copy of that registry at a new path, same keys, already called once by this
+    consumer (its own, new state folder: the record names the registry by its path)."""
+    op = Operator(tmp_path, keys=ensured)
+    copy_registry(ensured.reg, op.reg)
     assert json.loads(op.call().stdout)["version"] == 1
     return op
 

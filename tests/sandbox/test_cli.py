@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-
-def dyntools(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dyntools", *args],
-        capture_output=True, text=True, timeout=timeout, check=False,
-    )
+from tests.support.cli import dyntools
 
 
 def test_exec_prints_the_result(tool):

@@ -8,7 +8,8 @@ sequences that can rewrite what the screen shows, retitle the window or write th
 from __future__ import annotations
 
 import subprocess
-import sys
+
+from tests.support.cli import dyntools
 
 ESCAPES = '''
 def run(params):
@@ -20,10 +21,7 @@ def run(params):
 
 
 def exec_tool(path: str, params: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "dyntools", "exec", path, "--params", params],
-        capture_output=True, text=True, timeout=60, check=False,
-    )
+    return dyntools("exec", path, "--params", params, timeout=60)
 
 
 def test_tool_output_and_errors_reach_the_terminal_escaped(tool):

@@ -31,8 +31,8 @@ from dyntools.sandbox.testing import run_unchecked
 from dyntools.sandbox.worker.audit import _protected_write
 from dyntools.sandbox.worker.guards import Guards, safe_builtins
 from dyntools.sandbox.worker.hardening import DataCopier, safe_hash
-from tests.fresh import fresh_stdout
 from tests.sandbox.conftest import only
+from tests.support.fresh import fresh_stdout
 
 FORBIDDEN = sys  # a module: no guard may ever hand it to a tool
 
@@ -495,7 +495,7 @@ def run(params):
 def test_finding_2_the_audit_hook_alone_holds_after_a_judge_failed_at_the_edge(
         tool, step):
     path = tool(EDGE_ATTACK)
-    outcome = run_unchecked(path, {"step": step}, disable=("restricted",),
+    outcome = run_unchecked(path, {"step": step}, disable=only("audit_hook"),
                             limits=SandboxLimits(timeout_s=20.0))
     assert outcome["reason"] == "sandbox_violation", outcome
     assert outcome["result"] is None

@@ -15,6 +15,8 @@ from dyntools.gate.policy import parse_policy
 from dyntools.sandbox import WorkerPool
 from dyntools.sandbox.worker.guards import Guards, safe_builtins
 
+from .conftest import only
+
 
 class Stopped(Exception):
     pass
@@ -93,10 +95,17 @@ def test_import_guard_gives_views_with_allowed_members_only(guards):
 
 def test_imports_by_c_code_get_real_modules_except_denied_ones(guards):
     import_ = guards.import_guard()
-    # What PyImport_Import passes when C code (datetime.strptime) imports a helper module.
-    assert import_("_strptime", {}, {}, [], 0) is sys.modules["_strptime"] or True
+    # What PyImport_Import passes when C code (datetime.strptime) imports a helper module:
+    # the real module, for that C code; a denied one (or its submodule) still stops.
+    assert import_("_strptime", {}, {}, [], 0) is sys.modules["_strptime"]
+    assert not guards.failed
     with pytest.raises(Stopped):
         import_("os", {}, {}, [], 0)
+    with pytest.raises(Stopped):
+        import_("os.path", {}, {}, [], 0)
+    # The import statement passes None or a tuple: the same name is then the tool's, refused.
+    with pytest.raises(Stopped):
+        import_("_strptime", {}, {}, None, 0)
 
 
 def test_attributes_of_real_modules_are_refused(guards):
@@ -145,19 +154,23 @@ def test_an_escape_route_the_policy_allows_is_still_refused(tool, limits):
 
 
 @pytest.mark.parametrize("body", [
-    'return {"x": "{0.upper}".format(params)}',
+    'return {"x": "{0.upper}".format("text")}',
     "gen = (x for x in [1])\n    return {'f': str(gen.gi_frame)}",
     "try:\n        1 / 0\n    except ZeroDivisionError as exc:\n"
     "        return {'t': str(exc.with_traceback(None))}",
     "return {'m': str(int.mro())}",
-    "del params.x\n    return {}",
+    "run.seen = True\n    del run.seen\n    return {}",
     "from json import decoder\n    return {}",
     "import os\n    return {}",
 ])
+@pytest.mark.layer("restricted")
 def test_layer_2_refuses_what_the_gate_would_have(tool, policy, limits, body):
-    """Gate bypassed, layer 2 on: refused at compile time (RestrictedPython's own list, e.g.
-    `gi_frame`) or at run time by the guards, which end the call with sandbox_violation."""
+    """Each body works when nothing stops it (the mutant without `restricted` shows it).
+    Gate bypassed, layer 2 alone (no audit hook, no OS layer, each of which stops some of
+    these on its own): refused at compile time (RestrictedPython's own list, e.g. `gi_frame`)
+    or at run time by the guards, which end the call with sandbox_violation."""
     path = tool(f"def run(params):\n    {body}\n")
     with (pytest.raises((SandboxViolation, LoadError)),
-          WorkerPool(path, module_name="guarded_v1", policy=policy, limits=limits) as pool):
+          WorkerPool(path, module_name="guarded_v1", policy=policy, limits=limits,
+                     _skip_layers=only("restricted"), allow_weaker_sandbox=True) as pool):
         pool.call({})

@@ -323,7 +323,7 @@ def test_a_worker_that_never_reads_the_answer_cannot_stall_the_host(tmp_path: Pa
     with pytest.raises(SandboxTimeout):
         run_once(path, {}, policy=POLICY, host=answer, limits=SandboxLimits(timeout_s=1.0),
                  _skip_layers=frozenset({"restricted", "audit_hook"}))
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 60  # a hang guard: the call's limit is 1 s
 
 
 def test_a_result_nested_as_deep_as_json_allows_is_redacted_not_a_recursion_error(

@@ -98,9 +98,13 @@ def test_an_honest_tool_with_a_required_missing_layer_gets_layer_unavailable(too
     assert outcome["layers"]["mountns"]["active"] is False
 
 
+@pytest.mark.layer(None)
 @pytest.mark.parametrize("missing", ["seccomp", "mountns", "userns", "capabilities",
                                      "landlock_fs"])
 def test_a_forging_tool_cannot_make_a_required_missing_layer_look_active(tool, missing):
+    """Each case switches its layer off itself and proves the host's view of it, not what the
+    layer stops: a copy with the layer switched off again would change nothing (layer(None),
+    tests/support/layer_mutants.py)."""
     path = _forger(tool)
     outcome = run_unchecked(path, {}, disable=PYTHON_LAYERS | {missing}, require={missing})
     assert outcome["ok"] is False

@@ -20,7 +20,7 @@ from dyntools.sandbox.minimum import (
     resolve_allow_weaker,
 )
 from dyntools.sandbox.testing import run_unchecked
-from tests.missing_layer import SIMULATED, no_seccomp
+from tests.support.missing_layer import SIMULATED, no_seccomp
 
 from .conftest import OS_LAYERS
 

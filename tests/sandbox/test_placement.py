@@ -26,14 +26,15 @@ from dyntools.sandbox.placement import (
     current_cpu_reader,
     gil_watch,
 )
+from tests.support.environment import lacking
 
 ECHO = '''
 def run(params):
     return {"value": params.get("value")}
 '''
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
-                                reason="no CPU affinity on this OS")
+if not hasattr(os, "sched_setaffinity"):
+    lacking("no CPU affinity on this OS", module_level=True)
 
 
 def _worker(pool: WorkerPool):  # type: ignore[no-untyped-def]
@@ -112,7 +113,7 @@ print("ok")
 def test_the_worker_is_kept_off_the_callers_cpu_unless_a_host_thread_computes(tool):
     cpus = os.sched_getaffinity(0)
     if len(cpus) < 2 or current_cpu_reader() is None:
-        pytest.skip("needs two CPUs and sched_getcpu")
+        lacking("needs two CPUs and sched_getcpu")
     out = subprocess.run([sys.executable, "-c", KEPT_OFF, str(tool(ECHO))],
                          capture_output=True, text=True, check=False, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -184,7 +185,7 @@ def sleeper():  # a process whose affinity a Placement may change (never this on
 def test_a_pause_or_more_callers_than_cpu_pairs_block_and_free_the_worker(sleeper):
     placement = Placement(sleeper)
     if len(placement.allowed) < 2 or placement.cpu is None:
-        pytest.skip("needs two CPUs and sched_getcpu")
+        lacking("needs two CPUs and sched_getcpu")
     pairs = len(placement.allowed) // 2
     assert placement.spin(in_flight=pairs) == SPIN_S and placement.split
     assert placement.spin(in_flight=pairs + 1) == 0.0 and not placement.split

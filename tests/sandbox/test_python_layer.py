@@ -33,13 +33,9 @@ def attempt(tool, policy, body: str, skip: frozenset[str], imports: str = "") ->
         return {"sandbox_error": exc.reason, "message": exc.message}
 
 
-def refused(outcome: dict) -> bool:
-    """Stopped by a guard, or the hardened member raised: never a result."""
-    return outcome.get("sandbox_error") in ("sandbox_violation", "runtime_error")
-
-
 # -- finding 1: typing compiles strings, deepcopy's memo leaks internals ------------------
 
+@pytest.mark.layer("restricted")
 def test_typing_refuses_string_forward_references(tool, policy):
     outcome = attempt(tool, policy, '''
         def run(params):
@@ -60,6 +56,7 @@ def test_typing_string_compile_is_stopped_by_the_audit_hook_alone(tool, policy):
     assert "compile" in outcome["message"]
 
 
+@pytest.mark.layer("restricted")
 def test_deepcopy_takes_no_memo(tool, policy):
     outcome = attempt(tool, policy, '''
         def run(params):
@@ -71,6 +68,7 @@ def test_deepcopy_takes_no_memo(tool, policy):
     assert "memo" in outcome["message"]
 
 
+@pytest.mark.layer("restricted")
 def test_copy_refuses_objects_that_are_not_data(tool, policy):
     """The real copy called the object's own __reduce_ex__ and then setattr by string."""
     outcome = attempt(tool, policy, '''
@@ -98,6 +96,7 @@ def test_copy_and_deepcopy_still_copy_data(tool, policy):
                        "maxlen": 3, "cycle": True}
 
 
+@pytest.mark.layer("restricted")
 def test_hash_of_identity_hashed_objects_is_refused(tool, policy):
     outcome = attempt(tool, policy, '''
         def helper():
@@ -113,6 +112,7 @@ def test_hash_of_identity_hashed_objects_is_refused(tool, policy):
 
 # -- finding 10: a call returned `type`; ** keys were unchecked -----------------------------
 
+@pytest.mark.layer("restricted")
 def test_unbound_library_methods_are_refused(tool, policy):
     """`collections.UserList.copy(int)` returned `type` from a call."""
     outcome = attempt(tool, policy, '''
@@ -123,6 +123,7 @@ def test_unbound_library_methods_are_refused(tool, policy):
     assert outcome.get("sandbox_error") == "sandbox_violation", outcome
 
 
+@pytest.mark.layer("restricted")
 def test_double_star_keys_are_checked_like_literal_keywords(tool, policy):
     outcome = attempt(tool, policy, '''
         def take(**options):
@@ -135,6 +136,7 @@ def test_double_star_keys_are_checked_like_literal_keywords(tool, policy):
     assert "_root" in outcome["message"]
 
 
+@pytest.mark.layer("restricted")
 def test_literal_underscore_keywords_are_refused_at_load(tool, policy):
     path = tool('''
         def take(**options):
@@ -149,6 +151,7 @@ def test_literal_underscore_keywords_are_refused_at_load(tool, policy):
 
 # -- finding 11: writes that bypassed the write guard ---------------------------------------
 
+@pytest.mark.layer("restricted")
 @pytest.mark.parametrize("expression", [
     "random.Random.setstate",            # an unbound Python method takes a foreign self
     "calendar.Calendar.firstweekday",    # a property: its fset writes onto any object
@@ -316,6 +319,7 @@ def test_a_stale_import_lock_does_not_count_as_an_import():
 
 # -- found by our own attack on this layer ---------------------------------------------------
 
+@pytest.mark.layer("restricted")
 def test_a_container_filled_through_a_bound_method_is_guarded(tool, policy):
     """`put = box.append` handed library values to `box`; `box[0][1]` was read unguarded."""
     outcome = attempt(tool, policy, '''
@@ -329,19 +333,21 @@ def test_a_container_filled_through_a_bound_method_is_guarded(tool, policy):
     assert outcome.get("sandbox_error") == "sandbox_violation", outcome
 
 
+@pytest.mark.layer("restricted")
 @pytest.mark.parametrize("body", [
     # A slice holds any object: its fields were read back with no check.
     'held = slice(*typing.get_args(typing.Optional[int])).stop',
-    # `f(*items)` took values out of a library's container unchecked.
-    'held = max(*typing.get_args(typing.Optional[int]), key=len)',
+    # `f(*items)` took values out of a library's container unchecked (NoneType sorts first).
+    'held = min(*typing.get_args(typing.Optional[int]), key=str)',
     # A class built at run time, called through map and read back through a slice.
     'held = slice(*map(csv.Sniffer().sniff, ["a,b,c\\n1,2,3\\n"])).stop',
 ])
 def test_star_arguments_and_slice_fields_are_checked(tool, policy, body):
+    """Each payload works on its own (the mutant with the layer off returns the class it
+    held); the Python layer ends the call as a violation, not as an error of the payload."""
     outcome = attempt(tool, policy, f'''
         def run(params):
             {body}
-            return {{"escaped": True}}
+            return {{"escaped": str(held)}}
         ''', PYTHON_ONLY, imports="import csv\nimport typing")
-    assert refused(outcome), outcome
-    assert "escaped" not in outcome
+    assert outcome.get("sandbox_error") == "sandbox_violation", outcome

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.fresh import fresh_stdout
 from tests.sandbox.state_kinds_walk import MAX_VALUES
+from tests.support.fresh import fresh_stdout
 
 ROOT = Path(__file__).resolve().parents[2]
 

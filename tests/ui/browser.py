@@ -23,16 +23,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.environment import everything_required
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 MISSING_HINT = ("install Debian's chromium (`apt-get install chromium`, as root; `make test` "
                 "does it) or point DYNTOOLS_CHROMIUM at a Chromium binary, and Playwright "
                 "(`pip install -e '.[dev]'`)")
-
-
-def required() -> bool:
-    return os.environ.get("DYNTOOLS_REQUIRE_EXTRAS") == "1" or bool(os.environ.get("CI"))
 
 
 def chromium_path() -> str | None:
@@ -64,7 +62,7 @@ def require_browser() -> str:
     problem = missing()
     if problem is not None:
         message = f"the UI page tests need a browser: {problem}; {MISSING_HINT}"
-        if required():
+        if everything_required():
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
     path = chromium_path()

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
-DYNTOOLS = [sys.executable, "-m", "dyntools"]
+from tests.support.cli import dyntools
+
 HOSTILE_DESCRIPTION = ('<script>window.__pwned = 1</script><img src=x '
                        'onerror="window.__pwned = 2"> echoes its text')
 BIDI_DESCRIPTION = "Echoes text \u202eevil\u202c with a zero\u200bwidth space"
@@ -20,8 +20,7 @@ def cli(*args: str, registry: Path, check: bool = True,
         expect: int | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DYNTOOLS_REGISTRY": str(registry)}
     env.pop("DYNTOOLS_AUDIT_LOG", None)
-    done = subprocess.run([*DYNTOOLS, *args], capture_output=True, text=True, env=env,
-                          timeout=120, check=False)
+    done = dyntools(*args, env=env)
     wanted = 0 if expect is None else expect
     if check and done.returncode != wanted:
         raise AssertionError(f"dyntools {' '.join(args)} exited {done.returncode}, not "

@@ -1,6 +1,6 @@
 """The page's decisions on a host below the sandbox's default minimum (no seccomp, simulated:
-tests/missing_layer.py): an approval's verification is refused (503, `layer_unavailable`) and
-the version stays pending; with `--allow-weaker-sandbox` every page says so and the approval
+tests/support/missing_layer.py): an approval's verification is refused (503,
+`layer_unavailable`) and the version stays pending; with `--allow-weaker-sandbox` every page says so and the approval
 runs. Over HTTP against `dyntools ui` itself, as the security tests drive it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.missing_layer import SIMULATED, env_without_seccomp
+from tests.support.missing_layer import SIMULATED, env_without_seccomp
 
 from .browser import UiServer
 from .scenes import cli, pending_scene

@@ -15,8 +15,8 @@ from dyntools.codemode.engine import run_store
 from dyntools.generators.offline import template_source
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
-from tests.cli_probe import run_cli
 from tests.codemode.conftest import TWO_CALLS, registry_with, rewrite_record
+from tests.support.cli import run_cli
 
 from .browser import UiServer
 

@@ -3,7 +3,6 @@ session token, the CSRF token, Origin and Host checks, bounded bodies, clean 4xx
 
 from __future__ import annotations
 
-import http.server
 import json
 import re
 import subprocess
@@ -18,6 +17,7 @@ import httpx
 import pytest
 
 from dyntools.ui.security import CSP, MAX_BODY_BYTES
+from tests.support.local_http import LocalHttpServer, QuietHandler
 
 from .browser import UiServer
 from .scenes import cli
@@ -279,26 +279,16 @@ def test_a_cross_site_form_in_a_logged_in_browser_cannot_write(
               '<input name=reason value=pwned><input name=csrf value=guess></form>'
               "<script>document.forms[0].submit()</script>").encode()
 
-    class Attacker(http.server.BaseHTTPRequestHandler):
+    class Attacker(QuietHandler):
         def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "text/html")
-            self.end_headers()
-            self.wfile.write(attack)
+            self.send_body(200, attack)
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    evil = http.server.HTTPServer(("127.0.0.1", 0), Attacker)
-    threading.Thread(target=evil.serve_forever, daemon=True).start()
-    try:
+    with LocalHttpServer(Attacker) as evil:
         tab = visit(server)
         with tab.page.expect_response(lambda r: r.url == target) as answer:
-            tab.page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
+            tab.page.goto(evil.url("/"))
         assert answer.value.status == 403
         assert refusal_code(answer.value.headers) == "bad_origin"
-    finally:
-        evil.shutdown()
     assert status_of(registry, 2) != "retired"
 
 

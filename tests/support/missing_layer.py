@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.environment import env_without_dyntools
+
 SIMULATED = "simulated for the test: libseccomp is not usable here"
 
 SITECUSTOMIZE = f'''
@@ -46,7 +48,7 @@ def env_without_seccomp(folder: Path, **extra: str) -> dict[str, str]:
     variables of this process dropped, `extra` added."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+    env = env_without_dyntools()
     env["PYTHONPATH"] = os.pathsep.join(
         [str(folder), *filter(None, [os.environ.get("PYTHONPATH")])])
     env.update(extra)

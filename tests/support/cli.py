@@ -1,19 +1,34 @@
-"""For the tests of whole command lines: `dyntools ARGV` run as the console script runs it, in
-a fresh interpreter, and what its signal handlers show of a process."""
+"""The one way the suite runs `dyntools` as a process: `dyntools(*ARGS)` in a fresh
+interpreter (`python -m dyntools`, as a person or a script runs it), `run_cli(ARGV, cwd)` as
+the console script runs it (its name in argv[0]), and what its signal handlers show of a
+process. Both start from this process's environment without its `DYNTOOLS_*` variables, so
+an engineer's own registry or keys never leak into a test."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from tests.support.environment import env_without_dyntools
+
+DYNTOOLS = (sys.executable, "-m", "dyntools")
 
 
-def env_without_dyntools() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("DYNTOOLS_")}
+def dyntools(*args: str, cwd: Path | str | None = None, env: Mapping[str, str] | None = None,
+             add_env: Mapping[str, str] | None = None, stdin: bytes | str | None = None,
+             prefix: Sequence[str] = (), timeout: float = 120,
+             text: bool = True) -> subprocess.CompletedProcess[Any]:
+    """`[*prefix] python -m dyntools ARGS`: never raises for the exit code. `env` replaces
+    the environment (default: this one without `DYNTOOLS_*`); `add_env` is added to it."""
+    chosen = dict(env_without_dyntools() if env is None else env)
+    chosen.update(add_env or {})
+    return subprocess.run([*prefix, *DYNTOOLS, *args], input=stdin, capture_output=True,
+                          text=text, cwd=cwd, env=chosen, timeout=timeout, check=False)
 
 
 # What the console script does (its name in sys.argv[0]: click's usage lines name it).
@@ -27,7 +42,8 @@ def dyntools_argv(argv: list[str]) -> list[str]:
 
 def run_cli(argv: list[str], cwd: Path, *, stdin: bytes = b"",
             env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """`dyntools ARGV` in a fresh interpreter: exit code, stdout, stderr."""
+    """`dyntools ARGV` as the console script, in a fresh interpreter: exit code, stdout,
+    stderr."""
     done = subprocess.run(dyntools_argv(argv), input=stdin, capture_output=True, cwd=cwd,
                           env=env_without_dyntools() if env is None else env, timeout=120,
                           check=False)
