@@ -83,6 +83,10 @@ from typing import Any, ClassVar
 # raised nor listed here, and when a listed one starts being raised (delete its line then).
 RESERVED: dict[str, str] = {}
 
+# What `DyntoolsError.as_dict()` holds, in this order: where it failed, the stable reason,
+# the message a person reads, and the details a program reads.
+ERROR_KEYS = ("station", "reason", "message", "details")
+
 
 class DyntoolsError(Exception):
     station: ClassVar[str] = "dyntools"
@@ -94,12 +98,8 @@ class DyntoolsError(Exception):
         self.details = details
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "station": self.station,
-            "reason": self.reason,
-            "message": self.message,
-            "details": self.details,
-        }
+        """The error as every boundary shows it (the CLI's JSON, an adapter's payload)."""
+        return {key: getattr(self, key) for key in ERROR_KEYS}
 
 
 class UsageError(DyntoolsError):

@@ -42,15 +42,15 @@ its `tool_calls`, a Responses `function_call`) is refused with a `UsageError` na
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from dyntools.adapters.code_tools import CODE_TOOLS, code_tool_definitions, run_code_outcome
-from dyntools.adapters.core import field, in_order, run_tool, tool_entries
+from dyntools.adapters.core import Dispatch, ResponseOptions, field, in_order, tool_entries
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
 from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
-from dyntools.generators.base import Generator, ToolSpec
+from dyntools.generators.base import ToolSpec
 
 __all__ = ["dispatch_tool_uses", "tool_result", "tool_use_blocks", "tools_for_anthropic"]
 
@@ -184,17 +184,8 @@ def _refuse_openai_shape(value: Any) -> None:
                          "dyntools.adapters.openai_tools.dispatch_openai_tool_calls")
 
 
-def dispatch_tool_uses(
-    catalog: Catalog,
-    message_or_content_blocks: Any,
-    *,
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    wanted: Iterable[ToolSpec] = (),
-    timeout: float | None = None,
-    max_workers: int = 1,
-    run_code: bool = False,
-) -> list[dict[str, Any]]:
+def dispatch_tool_uses(catalog: Catalog, message_or_content_blocks: Any,
+                       **options: Unpack[ResponseOptions]) -> list[dict[str, Any]]:
     """Run every `tool_use` block and return its `tool_result` block (same order).
 
     `allow_generation` lets a name that is neither in the catalog nor in the registry be
@@ -208,14 +199,12 @@ def dispatch_tool_uses(
     (unknown unless the catalog has them).
     """
     blocks = tool_use_blocks(message_or_content_blocks)
-    specs = {spec.name: spec for spec in wanted}
+    dispatch = Dispatch.of(catalog, "anthropic", options, ResponseOptions)
 
     def one(block: Any) -> dict[str, Any]:
-        return _dispatch_one(catalog, block, allow_generation=allow_generation,
-                             generator=generator, specs=specs, timeout=timeout,
-                             run_code=run_code)
+        return _dispatch_one(dispatch, block)
 
-    return in_order(one, blocks, max_workers)
+    return in_order(one, blocks, dispatch.max_workers)
 
 
 def tool_result(tool_use_id: str, value: Mapping[str, Any], *, is_error: bool) -> dict[str, Any]:
@@ -227,26 +216,17 @@ def tool_result(tool_use_id: str, value: Mapping[str, Any], *, is_error: bool) -
     }
 
 
-def _dispatch_one(
-    catalog: Catalog,
-    block: Any,
-    *,
-    allow_generation: bool,
-    generator: Generator | None,
-    specs: Mapping[str, ToolSpec],
-    timeout: float | None,
-    run_code: bool = False,
-) -> dict[str, Any]:
+def _dispatch_one(dispatch: Dispatch, block: Any) -> dict[str, Any]:
+    catalog = dispatch.catalog
     tool_use_id = str(field(block, "id", ""))
     name = field(block, "name", None)
     params = field(block, "input", None)
     if name == FIND_TOOLS and catalog.get(FIND_TOOLS) is None:
         return _find_tools(catalog, tool_use_id, params)
-    if run_code and name in CODE_TOOLS:
+    if dispatch.run_code and name in CODE_TOOLS:
         outcome = run_code_outcome(catalog, name, params, "anthropic")
-        return tool_result(tool_use_id, outcome.value, is_error=outcome.is_error)
-    outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
-                       generator=generator, specs=specs, timeout=timeout, adapter="anthropic")
+    else:
+        outcome = dispatch.run(name, params)
     return tool_result(tool_use_id, outcome.value, is_error=outcome.is_error)
 
 

@@ -15,11 +15,12 @@ sandbox, and turn every failure into the same `{"error": {"station", "reason", "
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, cast
 
 from dyntools.adapters.results import error_payload, to_json_text
 from dyntools.base.log import get_logger
@@ -56,6 +57,89 @@ class Outcome:
     def text(self) -> str:
         """The value as JSON text: what goes into a framework's tool message."""
         return to_json_text(self.value)
+
+
+class DispatchOptions(TypedDict, total=False):
+    """The keyword arguments every adapter's list and dispatch functions take about calls.
+
+    wanted: specs of tools that may not exist yet (listed after the catalog's; a call to
+        one is generated from its description, params and examples). Default ().
+    allow_generation: a name neither the catalog nor the registry knows may be generated
+        (with `generator`, else the pipeline's default). Default False.
+    generator: where generated code comes from. Default None.
+    timeout: seconds per sandboxed call. Default None (the sandbox's limit).
+    """
+
+    wanted: Iterable[ToolSpec]
+    allow_generation: bool
+    generator: Generator | None
+    timeout: float | None
+
+
+class ResponseOptions(DispatchOptions, total=False):
+    """`DispatchOptions`, and how the calls of one model response run (Anthropic, OpenAI).
+
+    max_workers: > 1 runs one response's calls concurrently (hand-written tools then run on
+        several threads at once). Default 1.
+    run_code: answer `run_code` and `resume_run` with scripts over the catalog's tools (as
+        the list function was given it; dyntools/adapters/code_tools.py). Default False.
+    """
+
+    max_workers: int
+    run_code: bool
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """One adapter's way of running calls: its catalog and `DispatchOptions`, bound once so
+    every call of a framework's tools resolves and runs the same way."""
+
+    catalog: Catalog
+    adapter: str
+    wanted: tuple[ToolSpec, ...] = ()
+    allow_generation: bool = False
+    generator: Generator | None = None
+    timeout: float | None = None
+    max_workers: int = 1
+    run_code: bool = False
+
+    @classmethod
+    def of(cls, catalog: Catalog, adapter: str, options: DispatchOptions | ResponseOptions,
+           taken: Any = DispatchOptions) -> Dispatch:
+        """`options` as an adapter function received them (declared as the TypedDict
+        `taken`); a key that is not one is a TypeError, as for any unexpected keyword
+        argument."""
+        unknown = sorted(set(options) - set(taken.__annotations__))
+        if unknown:
+            raise TypeError(f"unexpected keyword argument(s): {', '.join(unknown)}")
+        response = cast("ResponseOptions", options)
+        return cls(catalog, adapter, tuple(options.get("wanted", ())),
+                   options.get("allow_generation", False), options.get("generator"),
+                   options.get("timeout"), response.get("max_workers", 1),
+                   response.get("run_code", False))
+
+    @functools.cached_property
+    def specs(self) -> dict[str, ToolSpec]:
+        return {spec.name: spec for spec in self.wanted}
+
+    def entries(self, *, exclude: Iterable[str] = ()) -> list[ToolEntry]:
+        """The tools to list: the catalog's and the registry's, then the wanted specs."""
+        return tool_entries(self.catalog, self.wanted, exclude=exclude)
+
+    def run(self, name: Any, params: Any) -> Outcome:
+        """One call, as `run_tool` runs it (never raises for the tool's failure)."""
+        return run_tool(self.catalog, name, params, allow_generation=self.allow_generation,
+                        generator=self.generator, specs=self.specs, timeout=self.timeout,
+                        adapter=self.adapter)
+
+    def run_arguments(self, name: Any, arguments: Any) -> Outcome:
+        """One call whose params are a model's JSON arguments text: text that is not one
+        JSON object is the call's error, never an exception."""
+        try:
+            params = parse_arguments(arguments, name if isinstance(name, str) else None)
+        except UsageError as exc:
+            return Outcome(error_payload(exc), True)
+        return self.run(name, params)
 
 
 def tool_entries(catalog: Catalog, wanted: Iterable[ToolSpec] = (),

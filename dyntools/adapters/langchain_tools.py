@@ -20,46 +20,32 @@ goes on. `dispatch_langchain_tool_calls` returns the same `ToolMessage`s for an 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
-from dyntools.adapters.core import Outcome, field, run_tool, tool_entries
+from dyntools.adapters.core import Dispatch, DispatchOptions, field
 from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
-from dyntools.generators.base import Generator, ToolSpec
 
 __all__ = ["dispatch_langchain_tool_calls", "tools_for_langchain"]
 
 
-def tools_for_langchain(
-    catalog: Catalog,
-    *,
-    wanted: Iterable[ToolSpec] = (),
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    timeout: float | None = None,
-) -> list[Any]:
+def tools_for_langchain(catalog: Catalog, **options: Unpack[DispatchOptions]) -> list[Any]:
     """One `langchain_core.tools.StructuredTool` per catalog and registry tool, then per
-    `wanted` spec."""
+    `wanted` spec (`options`: `DispatchOptions`)."""
     from langchain_core.tools import StructuredTool, ToolException
 
-    wanted = tuple(wanted)
-    specs = {spec.name: spec for spec in wanted}
-    tools = []
-    for entry in tool_entries(catalog, wanted):
+    dispatch = Dispatch.of(catalog, "langchain", options)
 
-        def invoke(name: str, params: dict[str, Any]) -> str:
-            outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
-                               generator=generator, specs=specs, timeout=timeout,
-                               adapter="langchain")
-            if outcome.is_error:
-                raise ToolException(outcome.text)
-            return outcome.text
+    def invoke(name: str, params: dict[str, Any]) -> str:
+        outcome = dispatch.run(name, params)
+        if outcome.is_error:
+            raise ToolException(outcome.text)
+        return outcome.text
 
-        tools.append(StructuredTool(
-            name=entry.name, description=entry.description or entry.name,
-            args_schema=entry.params, func=_bound(invoke, entry.name),
-            handle_tool_error=True, handle_validation_error=True))
-    return tools
+    return [StructuredTool(name=entry.name, description=entry.description or entry.name,
+                           args_schema=entry.params, func=_bound(invoke, entry.name),
+                           handle_tool_error=True, handle_validation_error=True)
+            for entry in dispatch.entries()]
 
 
 def _bound(invoke: Any, name: str) -> Any:
@@ -73,29 +59,20 @@ def _bound(invoke: Any, name: str) -> Any:
     return call
 
 
-def dispatch_langchain_tool_calls(
-    catalog: Catalog,
-    message_or_tool_calls: Any,
-    *,
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    wanted: Iterable[ToolSpec] = (),
-    timeout: float | None = None,
-) -> list[Any]:
+def dispatch_langchain_tool_calls(catalog: Catalog, message_or_tool_calls: Any,
+                                  **options: Unpack[DispatchOptions]) -> list[Any]:
     """One `ToolMessage` per tool call of an `AIMessage` (or of its `tool_calls`), in order;
-    failures have `status="error"`."""
+    failures have `status="error"` (`options`: `DispatchOptions`)."""
     from langchain_core.messages import ToolMessage
 
+    dispatch = Dispatch.of(catalog, "langchain", options)
     calls = field(message_or_tool_calls, "tool_calls", message_or_tool_calls)
     if isinstance(calls, (str, bytes, Mapping)) or not isinstance(calls, Iterable):
         raise UsageError("expected an AIMessage or its tool_calls")
-    specs = {spec.name: spec for spec in wanted}
     messages = []
     for call in calls:
         name = field(call, "name", None)
-        outcome: Outcome = run_tool(catalog, name, field(call, "args", None),
-                                    allow_generation=allow_generation, generator=generator,
-                                    specs=specs, timeout=timeout, adapter="langchain")
+        outcome = dispatch.run(name, field(call, "args", None))
         messages.append(ToolMessage(content=outcome.text, tool_call_id=str(field(call, "id", "")),
                                     name=name if isinstance(name, str) else None,
                                     status="error" if outcome.is_error else "success"))

@@ -647,12 +647,7 @@ class McpToolServer:
         schema = arguments.get("params_schema", arguments.get("params"))
         if schema is not None:
             _check_schema(schema)
-        source = arguments.get("source")
-        choice = arguments.get("generator") or ("file" if source is not None
-                                                else self.generators[0])
-        if (source is not None) != (choice == "file"):
-            raise UsageError('"source" goes with generator "file", and only with it',
-                             tool=ENSURE_TOOL)
+        choice, source = self._generator_choice(arguments, ENSURE_TOOL)
         new_version = bool(arguments.get("new_version", False))
         spec = ToolSpec(name, arguments.get("description", ""), schema,
                         tuple(arguments.get("examples", ())))
@@ -666,13 +661,9 @@ class McpToolServer:
                                            score=hit.score)
             return {"tool": hit.tool.as_dict(), "version": hit.tool.version, "created": False,
                     "reused": hit.name, "similar": found}
-        if choice == "file":
-            generator: Generator = FileGenerator(
-                stdin=io.BytesIO(str(source).encode("utf-8")))
-        else:
-            generator = self._factory(choice)
         result = self.catalog.ensure(
-            spec, generator=generator, on_station=on_station, new_version=new_version,
+            spec, generator=self._generator(choice, source), on_station=on_station,
+            new_version=new_version,
             contract_change=bool(arguments.get("contract_change", False)))
         get_logger("adapter.mcp").info("mcp.ensured", tool=spec.name, version=result.version,
                                        created=result.created, generator=choice)
@@ -693,14 +684,8 @@ class McpToolServer:
         if found is not None and found.origin != "registry":
             raise UsageError(f"{name!r} is a hand-written tool: its author fixes it",
                              tool=REPORT_FAILURE)
-        source = arguments.get("source")
-        choice = arguments.get("generator") or ("file" if source is not None
-                                                else self.generators[0])
-        if (source is not None) != (choice == "file"):
-            raise UsageError('"source" goes with generator "file", and only with it',
-                             tool=REPORT_FAILURE)
-        generator: Generator = (FileGenerator(stdin=io.BytesIO(str(source).encode("utf-8")))
-                                if choice == "file" else self._factory(choice))
+        choice, source = self._generator_choice(arguments, REPORT_FAILURE)
+        generator = self._generator(choice, source)
         result = self.catalog.dyntools.repair(
             name, dict(arguments["params"]), dict(arguments["expected"]),
             reason=arguments.get("reason"), generator=generator, requested_by=MCP,
@@ -711,6 +696,22 @@ class McpToolServer:
                 f"{result.approve_command}"
                 if result.pending else f"v{result.version} is current: call it again")
         return {**result.as_dict(), "hint": hint}
+
+    def _generator_choice(self, arguments: Mapping[str, Any], tool: str) -> tuple[str, Any]:
+        """The generator a call of `tool` (ensure_tool, report_failure) asks for, and its
+        "source": a source means generator "file" (the default then), and only it."""
+        source = arguments.get("source")
+        choice = arguments.get("generator") or ("file" if source is not None
+                                                else self.generators[0])
+        if (source is not None) != (choice == "file"):
+            raise UsageError('"source" goes with generator "file", and only with it', tool=tool)
+        return choice, source
+
+    def _generator(self, choice: str, source: Any) -> Generator:
+        """The chosen generator, built when it is about to be used."""
+        if choice == "file":
+            return FileGenerator(stdin=io.BytesIO(str(source).encode("utf-8")))
+        return self._factory(choice)
 
     def close(self) -> None:
         self._unsubscribe()

@@ -18,38 +18,27 @@ end the run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
-from dyntools.adapters.core import Outcome, parse_arguments, run_tool, tool_entries
-from dyntools.adapters.results import error_payload
+from dyntools.adapters.core import Dispatch, DispatchOptions
 from dyntools.catalog.core import Catalog
-from dyntools.errors import UsageError
-from dyntools.generators.base import Generator, ToolSpec
 
 __all__ = ["dispatch_openai_agents_call", "tools_for_openai_agents"]
 
 
-def tools_for_openai_agents(
-    catalog: Catalog,
-    *,
-    wanted: Iterable[ToolSpec] = (),
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    timeout: float | None = None,
-) -> list[Any]:
-    """One `agents.FunctionTool` per catalog and registry tool, then per `wanted` spec."""
+def tools_for_openai_agents(catalog: Catalog,
+                            **options: Unpack[DispatchOptions]) -> list[Any]:
+    """One `agents.FunctionTool` per catalog and registry tool, then per `wanted` spec
+    (`options`: `DispatchOptions`)."""
     from agents import FunctionTool
 
-    wanted = tuple(wanted)
+    dispatch = Dispatch.of(catalog, "openai_agents", options)
     tools = []
-    for entry in tool_entries(catalog, wanted):
+    for entry in dispatch.entries():
 
         async def invoke(context: Any, arguments: str, name: str = entry.name) -> str:
-            return await asyncio.to_thread(
-                dispatch_openai_agents_call, catalog, name, arguments,
-                allow_generation=allow_generation, generator=generator, wanted=wanted,
-                timeout=timeout)
+            outcome = await asyncio.to_thread(dispatch.run_arguments, name, arguments)
+            return outcome.text
 
         tools.append(FunctionTool(name=entry.name, description=entry.description,
                                   params_json_schema=entry.params, on_invoke_tool=invoke,
@@ -57,22 +46,8 @@ def tools_for_openai_agents(
     return tools
 
 
-def dispatch_openai_agents_call(
-    catalog: Catalog,
-    name: str,
-    arguments: str,
-    *,
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    wanted: Iterable[ToolSpec] = (),
-    timeout: float | None = None,
-) -> str:
-    """Run one call (`name`, JSON `arguments`) and return the text the model reads."""
-    try:
-        params: Any = parse_arguments(arguments, name)
-    except UsageError as exc:
-        return Outcome(error_payload(exc), True).text
-    specs = {spec.name: spec for spec in wanted}
-    return run_tool(catalog, name, params, allow_generation=allow_generation,
-                    generator=generator, specs=specs, timeout=timeout,
-                    adapter="openai_agents").text
+def dispatch_openai_agents_call(catalog: Catalog, name: str, arguments: str,
+                                **options: Unpack[DispatchOptions]) -> str:
+    """Run one call (`name`, JSON `arguments`) and return the text the model reads
+    (`options`: `DispatchOptions`)."""
+    return Dispatch.of(catalog, "openai_agents", options).run_arguments(name, arguments).text

@@ -31,21 +31,22 @@ The `openai` package is not imported: calls are read by attribute or key.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from dyntools.adapters.code_tools import CODE_TOOLS, code_tool_definitions, run_code_outcome
 from dyntools.adapters.core import (
+    Dispatch,
     Outcome,
+    ResponseOptions,
     field,
     in_order,
     parse_arguments,
-    run_tool,
     tool_entries,
 )
 from dyntools.adapters.results import error_payload
 from dyntools.catalog.core import Catalog
 from dyntools.errors import UsageError
-from dyntools.generators.base import Generator, ToolSpec
+from dyntools.generators.base import ToolSpec
 
 __all__ = ["dispatch_openai_tool_calls", "tools_for_openai"]
 
@@ -83,17 +84,8 @@ def tools_for_openai(
     return tools
 
 
-def dispatch_openai_tool_calls(
-    catalog: Catalog,
-    response_or_calls: Any,
-    *,
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    wanted: Iterable[ToolSpec] = (),
-    timeout: float | None = None,
-    max_workers: int = 1,
-    run_code: bool = False,
-) -> list[dict[str, Any]]:
+def dispatch_openai_tool_calls(catalog: Catalog, response_or_calls: Any,
+                               **options: Unpack[ResponseOptions]) -> list[dict[str, Any]]:
     """Run every tool call and return its tool message or `function_call_output` (in order).
 
     `allow_generation` lets a name that is neither in the catalog nor in the registry be
@@ -102,7 +94,7 @@ def dispatch_openai_tool_calls(
     response's calls concurrently. With `run_code` (as `tools_for_openai` was given it),
     `run_code` and `resume_run` calls run scripts over the catalog's tools."""
     calls = openai_tool_calls(response_or_calls)
-    specs = {spec.name: spec for spec in wanted}
+    dispatch = Dispatch.of(catalog, "openai", options, ResponseOptions)
 
     def one(call: tuple[str, Any]) -> dict[str, Any]:
         kind, item = call
@@ -120,15 +112,12 @@ def dispatch_openai_tool_calls(
         except UsageError as exc:
             outcome = Outcome(error_payload(exc), True)
         else:
-            if run_code and name in CODE_TOOLS:
-                outcome = run_code_outcome(catalog, str(name), params, "openai")
-                return _reply(kind, call_id, outcome)
-            outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
-                               generator=generator, specs=specs, timeout=timeout,
-                               adapter="openai")
+            outcome = (run_code_outcome(catalog, str(name), params, "openai")
+                       if dispatch.run_code and name in CODE_TOOLS
+                       else dispatch.run(name, params))
         return _reply(kind, call_id, outcome)
 
-    return in_order(one, calls, max_workers)
+    return in_order(one, calls, dispatch.max_workers)
 
 
 def _reply(kind: str, call_id: str, outcome: Outcome) -> dict[str, Any]:

@@ -19,12 +19,11 @@ failure is pydantic-ai's tool-error shape: `ModelRetry` with the `{"error": {"st
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Unpack
 
-from dyntools.adapters.core import run_tool, tool_entries
+from dyntools.adapters.core import Dispatch, DispatchOptions
 from dyntools.catalog.core import Catalog
-from dyntools.generators.base import Generator, ToolSpec
 
 __all__ = ["dispatch_pydantic_ai_call", "toolset_for_pydantic_ai"]
 
@@ -32,20 +31,18 @@ __all__ = ["dispatch_pydantic_ai_call", "toolset_for_pydantic_ai"]
 def toolset_for_pydantic_ai(
     catalog: Catalog,
     *,
-    wanted: Iterable[ToolSpec] = (),
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    timeout: float | None = None,
     max_retries: int = 3,
     toolset_id: str = "dyntools",
+    **options: Unpack[DispatchOptions],
 ) -> Any:
-    """A `pydantic_ai` toolset over the catalog (and the `wanted` specs)."""
+    """A `pydantic_ai` toolset over the catalog (and the `wanted` specs; `options`:
+    `DispatchOptions`)."""
     import pydantic_core
     from pydantic_ai.tools import ToolDefinition
     from pydantic_ai.toolsets import AbstractToolset
     from pydantic_ai.toolsets.abstract import ToolsetTool
 
-    wanted = tuple(wanted)
+    dispatch = Dispatch.of(catalog, "pydantic_ai", options)
     arguments = pydantic_core.SchemaValidator(pydantic_core.core_schema.dict_schema(
         pydantic_core.core_schema.str_schema(), pydantic_core.core_schema.any_schema()))
 
@@ -55,7 +52,7 @@ def toolset_for_pydantic_ai(
             return toolset_id
 
         async def get_tools(self, ctx: Any) -> dict[str, Any]:
-            entries = await asyncio.to_thread(tool_entries, catalog, wanted)
+            entries = await asyncio.to_thread(dispatch.entries)
             return {entry.name: ToolsetTool(
                 toolset=self, max_retries=max_retries, args_validator=arguments,
                 tool_def=ToolDefinition(name=entry.name, description=entry.description,
@@ -64,30 +61,22 @@ def toolset_for_pydantic_ai(
 
         async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: Any,
                             tool: Any) -> Any:
-            return await asyncio.to_thread(
-                dispatch_pydantic_ai_call, catalog, name, tool_args,
-                allow_generation=allow_generation, generator=generator, wanted=wanted,
-                timeout=timeout)
+            return await asyncio.to_thread(_call, dispatch, name, tool_args)
 
     return DyntoolsToolset()
 
 
-def dispatch_pydantic_ai_call(
-    catalog: Catalog,
-    name: str,
-    params: Mapping[str, Any],
-    *,
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    wanted: Iterable[ToolSpec] = (),
-    timeout: float | None = None,
-) -> dict[str, Any]:
-    """Run one call: the result object, or `ModelRetry` carrying the error JSON."""
+def dispatch_pydantic_ai_call(catalog: Catalog, name: str, params: Mapping[str, Any],
+                              **options: Unpack[DispatchOptions]) -> dict[str, Any]:
+    """Run one call: the result object, or `ModelRetry` carrying the error JSON (`options`:
+    `DispatchOptions`)."""
+    return _call(Dispatch.of(catalog, "pydantic_ai", options), name, params)
+
+
+def _call(dispatch: Dispatch, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     from pydantic_ai import ModelRetry
 
-    outcome = run_tool(catalog, name, params, allow_generation=allow_generation,
-                       generator=generator, specs={spec.name: spec for spec in wanted},
-                       timeout=timeout, adapter="pydantic_ai")
+    outcome = dispatch.run(name, params)
     if outcome.is_error:
         raise ModelRetry(outcome.text)
     return outcome.value

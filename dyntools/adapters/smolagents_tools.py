@@ -16,12 +16,11 @@ agent records an `AgentToolExecutionError` and shows it to the model at the next
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Unpack
 
-from dyntools.adapters.core import ToolEntry, run_tool, tool_entries
+from dyntools.adapters.core import Dispatch, DispatchOptions, ToolEntry
 from dyntools.catalog.core import Catalog
-from dyntools.generators.base import Generator, ToolSpec
 
 __all__ = ["ToolCallFailed", "dispatch_smolagents_call", "tools_for_smolagents"]
 
@@ -33,18 +32,12 @@ class ToolCallFailed(Exception):
     """A dyntools tool failed; the message is the JSON error payload."""
 
 
-def tools_for_smolagents(
-    catalog: Catalog,
-    *,
-    wanted: Iterable[ToolSpec] = (),
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    timeout: float | None = None,
-) -> list[Any]:
-    """One `smolagents.Tool` per catalog and registry tool, then per `wanted` spec."""
+def tools_for_smolagents(catalog: Catalog, **options: Unpack[DispatchOptions]) -> list[Any]:
+    """One `smolagents.Tool` per catalog and registry tool, then per `wanted` spec
+    (`options`: `DispatchOptions`)."""
     from smolagents import Tool
 
-    wanted = tuple(wanted)
+    dispatch = Dispatch.of(catalog, "smolagents", options)
 
     class CatalogTool(Tool):  # type: ignore[misc]
         skip_forward_signature_validation = True
@@ -57,11 +50,9 @@ def tools_for_smolagents(
             super().__init__()
 
         def forward(self, **params: Any) -> dict[str, Any]:
-            return dispatch_smolagents_call(
-                catalog, self.name, params, allow_generation=allow_generation,
-                generator=generator, wanted=wanted, timeout=timeout)
+            return _call(dispatch, self.name, params)
 
-    return [CatalogTool(entry) for entry in tool_entries(catalog, wanted)]
+    return [CatalogTool(entry) for entry in dispatch.entries()]
 
 
 def smolagents_inputs(params: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -85,27 +76,22 @@ def smolagents_inputs(params: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return inputs
 
 
-def dispatch_smolagents_call(
-    catalog: Catalog,
-    name: str,
-    params: Mapping[str, Any],
-    *,
-    allow_generation: bool = False,
-    generator: Generator | None = None,
-    wanted: Iterable[ToolSpec] = (),
-    timeout: float | None = None,
-) -> dict[str, Any]:
-    """Run one call; the result object, or `ToolCallFailed` carrying the error JSON."""
+def dispatch_smolagents_call(catalog: Catalog, name: str, params: Mapping[str, Any],
+                             **options: Unpack[DispatchOptions]) -> dict[str, Any]:
+    """Run one call; the result object, or `ToolCallFailed` carrying the error JSON
+    (`options`: `DispatchOptions`)."""
+    return _call(Dispatch.of(catalog, "smolagents", options), name, params)
+
+
+def _call(dispatch: Dispatch, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
     # smolagents passes optional (nullable) inputs the model left out as None: drop those,
     # so the tool's own defaults apply; a required input keeps its None.
-    tool = catalog.get(name) if isinstance(name, str) else None
+    tool = dispatch.catalog.get(name) if isinstance(name, str) else None
     required = tool.params.get("required") if tool is not None else None
     keep = set(required) if isinstance(required, list) else set()
     sent = {key: value for key, value in dict(params).items()
             if value is not None or key in keep}
-    outcome = run_tool(catalog, name, sent, allow_generation=allow_generation,
-                       generator=generator, specs={spec.name: spec for spec in wanted},
-                       timeout=timeout, adapter="smolagents")
+    outcome = dispatch.run(name, sent)
     if outcome.is_error:
         raise ToolCallFailed(outcome.text)
     return outcome.value

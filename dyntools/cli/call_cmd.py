@@ -14,15 +14,7 @@ import click
 
 from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG
-from dyntools.cli.options import (
-    allow_weaker_option,
-    capability_policy_option,
-    common_options,
-    json_option,
-    policy_option,
-    require_layers_option,
-    sandbox_limits,
-)
+from dyntools.cli.options import common_options, json_option, sandbox_options
 
 
 @main.command(epilog=EXIT_EPILOG)
@@ -48,18 +40,15 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
     from dyntools.registry.records import require_valid_name
 
     params = json_option(params_text, "--params")
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
+    sandbox = sandbox_options(allowlist, require_layers, timeout, capabilities,
+                              allow_weaker_sandbox)
     try:
         require_valid_name(name)
-        registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
-                                 must_exist=True)
+        registry = open_registry(registry_path, sandbox.policy, trusted_keys, log_level,
+                                 audit_log, must_exist=True)
         # One call: one worker (a second would only compete with it for the CPU).
-        with Dyntools(registry, limits=limits, require_layers=layers, executor=executor,
-                      ray_address=ray_address, pool_size=1, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
+        with Dyntools(registry, executor=executor, ray_address=ray_address, pool_size=1,
+                      **sandbox.args) as dt:
             served = dt.call_served(name, params)
     except DyntoolsError as exc:
         fail(exc, as_json, [])

@@ -17,7 +17,7 @@ from dyntools import __version__
 from dyntools.base.regular_files import NotRegularFile, open_regular
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
-from dyntools.cli.options import policy_option
+from dyntools.cli.options import allowlist_click, policy_option
 from dyntools.gate import check_script, check_source, read_bounded
 from dyntools.gate.findings import json_document, render_text, to_sarif
 
@@ -117,12 +117,7 @@ def _check_all(arguments: CheckArguments, policy: Policy) -> tuple[str, int]:
     default=None,
     help="Output format (default text; sarif is SARIF 2.1.0 for code scanning).",
 )
-@click.option(
-    "--allowlist",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).",
-)
+@allowlist_click
 @click.option("--script", is_flag=True,
               help="Check FILES as code-mode scripts (what `dyntools run` takes), not tool "
                    "files.")

@@ -30,13 +30,10 @@ from dyntools.cli.common import (
     open_registry,
 )
 from dyntools.cli.options import (
-    allow_weaker_option,
-    capability_policy_option,
     common_options,
     echo_model_notice,
     json_option,
-    require_layers_option,
-    sandbox_limits,
+    sandbox_options,
     sign_key_click,
     signer_option,
 )
@@ -62,6 +59,12 @@ class StationDisplay:
         self.live = live
         self.enabled = enabled
         self.events: list[Any] = []
+
+    @classmethod
+    def on_stderr(cls, as_json: bool) -> StationDisplay:
+        """What a command that runs stations shows: live on a terminal, nothing with --json
+        (the events are kept either way, for `fail`)."""
+        return cls(sys.stderr, live=sys.stderr.isatty(), enabled=not as_json)
 
     def __call__(self, event: Any) -> None:
         if event.finished:
@@ -90,10 +93,6 @@ class StationDisplay:
     def _write(self, text: str) -> None:
         self.stream.write(text)
         self.stream.flush()
-
-
-def _json_option(text: str | None, option: str, *, kind: type = dict) -> Any:
-    return json_option(text, option, kind=kind)
 
 
 @main.command(epilog=EXIT_EPILOG)
@@ -153,22 +152,19 @@ def ensure(name: str, description: str, schema_text: str | None,
     --reuse-similar. With --params, call the tool afterwards and print the result.
     """
     from dyntools.catalog.core import Catalog
-    from dyntools.cli.options import policy_option
     from dyntools.generators import ToolSpec, build_generator
     from dyntools.pipeline.dyntools import Dyntools
     from dyntools.pipeline.ensure import identical_versions
 
-    schema = _json_option(schema_text, "--schema")
-    examples = [_json_option(text, "--example") for text in example_texts]
-    params = _json_option(params_text, "--params")
+    schema = json_option(schema_text, "--schema")
+    examples = [json_option(text, "--example") for text in example_texts]
+    params = json_option(params_text, "--params")
     if contract_change and not new_version:
         raise click.UsageError("--contract-change only applies with --new-version")
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
-    stream = sys.stderr
-    display = StationDisplay(stream, live=stream.isatty(), enabled=not as_json)
+    sandbox = sandbox_options(allowlist, require_layers, timeout, capabilities,
+                              allow_weaker_sandbox)
+    policy, granted = sandbox.policy, sandbox.granted
+    display = StationDisplay.on_stderr(as_json)
     try:
         signer = signer_option(sign_key)
         spec = ToolSpec(name, description, schema, tuple(examples))
@@ -181,10 +177,8 @@ def ensure(name: str, description: str, schema_text: str | None,
         echo_model_notice(generator)
         registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
                                   must_exist=False)
-        with Dyntools(registry, generator=generator, limits=limits, require_layers=layers,
-                      max_attempts=max_attempts, signer=signer, executor=executor,
-                      ray_address=ray_address, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
+        with Dyntools(registry, generator=generator, max_attempts=max_attempts, signer=signer,
+                      executor=executor, ray_address=ray_address, **sandbox.args,
                       # the operator at a terminal: a --contract-change that drops a repair's
                       # counterexamples follows the registry's policy, as `repair` does
                       allow_unreviewed_repairs=True) as dt:

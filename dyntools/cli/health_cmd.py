@@ -29,20 +29,20 @@ from dyntools.cli.common import EXIT_EPILOG, EXIT_PENDING, fail, open_registry
 from dyntools.cli.generator_options import generator_from, generator_options
 from dyntools.cli.options import (
     allow_weaker_click,
-    allow_weaker_option,
+    allowlist_click,
     capabilities_click,
-    capability_policy_option,
     common_options,
     echo_error,
     echo_model_notice,
     json_option,
-    policy_option,
+    registry_click,
     registry_root,
-    require_layers_option,
-    sandbox_limits,
+    require_layers_click,
+    sandbox_options,
     setup_logging,
     sign_key_click,
     signer_option,
+    timeout_click,
     trusted_keys_click,
     trusted_keys_option,
 )
@@ -55,20 +55,15 @@ HEALTH_EPILOG = ("Exit codes: 0 healthy, 1 a regression or an unverified version
 
 
 @main.command(epilog=HEALTH_EPILOG)
-@click.option("--registry", "registry_path", type=str, default=None,
-              help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).")
-@click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
-              help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
-                   "allowlist.toml).")
+@registry_click
+@allowlist_click
 @trusted_keys_click
 @click.option("--audit-log", "audit_log", type=click.Path(dir_okay=False), default=None,
               help="The audit log whose execute events usage reads (default: "
                    "DYNTOOLS_AUDIT_LOG, else <registry>/audit.log); health writes none.")
 @capabilities_click
-@click.option("--timeout", type=float, default=None,
-              help="Wall-clock limit per sandboxed call, in seconds.")
-@click.option("--require-layers", default=None,
-              help="Comma list of sandbox layers that must be active, or 'all'.")
+@timeout_click
+@require_layers_click
 @allow_weaker_click
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
               default="warning", show_default=True, help="Log level on stderr.")
@@ -105,19 +100,15 @@ def health(registry_path: str | None, allowlist: str | None, trusted_keys: str |
         since = parse_duration(since_text)
     except ValueError as exc:
         raise click.UsageError(f"--since: {exc}") from None
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
+    sandbox = sandbox_options(allowlist, require_layers, timeout, capabilities,
+                              allow_weaker_sandbox)
     try:
         root = registry_root(registry_path, must_exist=True)
         keys = trusted_keys_option(trusted_keys)
         setup_logging(log_level, root, audit=False, audit_log=None)
-        registry = Registry.open(root, policy, create=False, trusted_keys=keys)
+        registry = Registry.open(root, sandbox.policy, create=False, trusted_keys=keys)
         read_log = audit_log or os.environ.get(AUDIT_LOG_ENV) or None
-        with Dyntools(registry, limits=limits, require_layers=layers, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
-                      keep_failed_calls=False) as dt:
+        with Dyntools(registry, keep_failed_calls=False, **sandbox.args) as dt:
             report = dt.health(since=since, stale_days=stale_days, audit_log=read_log,
                                jobs=jobs)
     except DyntoolsError as exc:
@@ -181,23 +172,18 @@ def repair(name: str, params_text: str | None, call_id: str | None, expected_tex
     params = json_option(params_text, "--params")
     expected = json_option(expected_text, "--expected")
     exchanges = json_option(exchanges_text, "--exchanges", kind=list)
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
-    stream = sys.stderr
-    display = StationDisplay(stream, live=stream.isatty(), enabled=not as_json)
+    sandbox = sandbox_options(allowlist, require_layers, timeout, capabilities,
+                              allow_weaker_sandbox)
+    display = StationDisplay.on_stderr(as_json)
     try:
         signer = signer_option(sign_key)
-        built = generator_from(generator, policy=policy, capabilities=granted)
+        built = generator_from(generator, policy=sandbox.policy, capabilities=sandbox.granted)
         echo_model_notice(built)
-        registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
-                                 must_exist=True)
-        with Dyntools(registry, generator=built, limits=limits, require_layers=layers,
-                      max_attempts=generator["max_attempts"], signer=signer,
-                      executor=executor, ray_address=ray_address, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
-                      allow_unreviewed_repairs=True) as dt:
+        registry = open_registry(registry_path, sandbox.policy, trusted_keys, log_level,
+                                 audit_log, must_exist=True)
+        with Dyntools(registry, generator=built, max_attempts=generator["max_attempts"],
+                      signer=signer, executor=executor, ray_address=ray_address,
+                      allow_unreviewed_repairs=True, **sandbox.args) as dt:
             result = dt.repair(name, params, expected, reason=reason, call=call_id,
                                exchanges=exchanges, require_approval=require_approval,
                                requested_by=CLI, on_station=display)

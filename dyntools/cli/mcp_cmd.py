@@ -21,10 +21,15 @@ from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import (
     allow_weaker_click,
+    allowlist_click,
     audit_log_option,
     capabilities_click,
     executor_options,
+    log_level_click,
+    registry_click,
+    require_layers_click,
     sign_key_click,
+    timeout_click,
     trusted_keys_click,
 )
 from dyntools.generators.factory import (
@@ -55,17 +60,11 @@ GENERATOR_OPTIONS_HELP = (
               help="Generation attempts when the gate refuses (models only).")
 @click.option("--watch/--no-watch", default=True, show_default=True,
               help="Watch the registry folder and apply changes (and notify clients) live.")
-@click.option("--registry", "registry_path", type=str, default=None,
-              help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).")
-@click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
-              help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
-@click.option("--timeout", type=float, default=None,
-              help="Wall-clock limit per sandboxed call, in seconds.")
-@click.option("--require-layers", default=None,
-              help="Comma list of sandbox layers that must be active, or 'all'.")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-              default="warning", show_default=True,
-              help="Log level on stderr (the registry's audit.log always gets info).")
+@registry_click
+@allowlist_click
+@timeout_click
+@require_layers_click
+@log_level_click
 @click.option("--tools", "tools_mode", type=click.Choice(["full", "compact"]), default="full",
               show_default=True,
               help="full: every tool plus find_tools, call_tool, ensure_tool (and the code "

@@ -8,8 +8,9 @@ exit 2, the same for every command that takes the option.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import click
 
@@ -89,6 +90,39 @@ def capability_policy_option(path: str | None) -> Any:
         return resolve_capability_policy(path)
     except CapabilityPolicyError as exc:
         raise click.UsageError(terminal_safe(exc.message)) from None
+
+
+class SandboxArgs(TypedDict):
+    """The keyword arguments of `Dyntools(...)` that the sandbox options set."""
+
+    limits: Any
+    require_layers: frozenset[str]
+    capabilities: Any
+    allow_weaker_sandbox: bool | None
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """`--allowlist`, `--require-layers`, `--timeout`, `--capabilities` and
+    `--allow-weaker-sandbox` read once for a command that runs tools: the policy and the
+    capability grant (a generator takes them too), and `Dyntools(registry, **options.args)`."""
+
+    policy: Policy
+    granted: Any
+    args: SandboxArgs
+
+
+def sandbox_options(allowlist: str | None, require_layers: str | None, timeout: float | None,
+                    capabilities: str | None, allow_weaker_sandbox: bool) -> SandboxOptions:
+    """The sandbox options, read in that order (the first one that is off is the
+    UsageError)."""
+    policy = policy_option(allowlist)
+    layers = require_layers_option(require_layers)
+    limits = sandbox_limits(timeout)
+    granted = capability_policy_option(capabilities)
+    return SandboxOptions(policy, granted, SandboxArgs(
+        limits=limits, require_layers=layers, capabilities=granted,
+        allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)))
 
 
 def echo_error(error: DyntoolsError, extra_lines: Iterable[str] = ()) -> None:
@@ -214,6 +248,10 @@ trusted_keys_click = click.option(
     help="A file of trusted Ed25519 public keys, one a line (default: "
          "DYNTOOLS_TRUSTED_KEYS): versions without a valid signature by one are refused, and "
          "tools whose decision chain does not vouch for what is served.")
+require_approval_click = click.option(
+    "--require-approval", is_flag=True,
+    help="Hold the new version for a reviewer (pending, exit 17) whatever the registry's "
+         "approval policy.")
 sign_key_click = click.option(
     "--sign-key", "sign_key", type=click.Path(dir_okay=False), default=None,
     help="Sign the decision with this Ed25519 key (default: DYNTOOLS_SIGNING_KEY; dyntools "
@@ -245,33 +283,44 @@ def allow_weaker_option(flag: bool) -> bool | None:
     return True if flag else None
 
 
+# The options commands that run tools take, one object each, so a command lists the ones it
+# takes and they read the same everywhere (keyword arguments' names in the second string).
+registry_click = click.option(
+    "--registry", "registry_path", type=str, default=None,
+    help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).")
+allowlist_click = click.option(
+    "--allowlist", type=click.Path(dir_okay=False), default=None,
+    help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).")
+timeout_click = click.option(
+    "--timeout", type=float, default=None,
+    help="Wall-clock limit per sandboxed call, in seconds.")
+require_layers_click = click.option(
+    "--require-layers", default=None,
+    help="Comma list of sandbox layers that must be active, or 'all'.")
+log_level_click = click.option(
+    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning", show_default=True,
+    help="Log level on stderr (the registry's audit.log always gets info).")
+json_outcome_click = click.option(
+    "--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+
+
+def with_options(options: Sequence[Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    """One decorator that applies `options` in their order (the first listed is the first
+    in --help)."""
+
+    def apply(command: Any) -> Any:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return apply
+
+
 # The options `ensure` and `call` share (as their keyword arguments' names say).
-COMMON_OPTIONS = [
-    click.option("--registry", "registry_path", type=str, default=None,
-                 help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
-    click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
-                 help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
-                      "allowlist.toml)."),
-    click.option("--timeout", type=float, default=None,
-                 help="Wall-clock limit per sandboxed call, in seconds."),
-    click.option("--require-layers", default=None,
-                 help="Comma list of sandbox layers that must be active, or 'all'."),
-    allow_weaker_click,
-    click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-                 default="warning", show_default=True,
-                 help="Log level on stderr (the registry's audit.log always gets info)."),
-    click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
-    click.option("--executor", type=click.Choice(["local", "ray"]), default=None,
-                 help=EXECUTOR_HELP),
-    click.option("--ray-address", "ray_address", default=None, help=RAY_ADDRESS_HELP),
-    ray_connect_timeout_click,
-    trusted_keys_click,
-    audit_log_option,
-    capabilities_click,
+COMMON_OPTIONS: list[Callable[[Any], Any]] = [
+    registry_click, allowlist_click, timeout_click, require_layers_click, allow_weaker_click,
+    log_level_click, json_outcome_click, executor_options, trusted_keys_click,
+    audit_log_option, capabilities_click,
 ]
-
-
-def common_options(command: Any) -> Any:
-    for option in reversed(COMMON_OPTIONS):
-        command = option(command)
-    return command
+common_options = with_options(COMMON_OPTIONS)

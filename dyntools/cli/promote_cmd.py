@@ -14,13 +14,12 @@ trusted keys, no trusted --sign-key), 17 (the version waits for a reviewer).
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
 from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG
-from dyntools.cli.options import sign_key_click
+from dyntools.cli.options import require_approval_click, sign_key_click
 from dyntools.cli.run_cmd import run_options
 
 
@@ -31,9 +30,7 @@ from dyntools.cli.run_cmd import run_options
               help="The tool's DESCRIPTION (default: the script's docstring).")
 @click.option("--timeout", type=float, default=None,
               help="Wall-clock limit per sandboxed call at verification, in seconds.")
-@click.option("--require-approval", is_flag=True,
-              help="Hold the new version for a reviewer (pending, exit 17) whatever the "
-                   "registry's approval policy.")
+@require_approval_click
 @sign_key_click
 @run_options
 def promote(run_id: str, name: str, description: str | None, timeout: float | None,
@@ -50,29 +47,19 @@ def promote(run_id: str, name: str, description: str | None, timeout: float | No
     """
     from dyntools.cli.common import fail, open_registry
     from dyntools.cli.ensure_cmd import StationDisplay, _pending_exit
-    from dyntools.cli.options import (
-        allow_weaker_option,
-        capability_policy_option,
-        policy_option,
-        require_layers_option,
-        sandbox_limits,
-        signer_option,
-    )
+    from dyntools.cli.options import sandbox_options, signer_option
     from dyntools.errors import DyntoolsError
     from dyntools.pipeline.dyntools import Dyntools
 
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
-    display = StationDisplay(sys.stderr, live=sys.stderr.isatty(), enabled=not as_json)
+    sandbox = sandbox_options(allowlist, require_layers, timeout, capabilities,
+                              allow_weaker_sandbox)
+    display = StationDisplay.on_stderr(as_json)
     try:
         signer = signer_option(sign_key)
-        registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
-                                 must_exist=True)
-        with Dyntools(registry, limits=limits, require_layers=layers, signer=signer,
-                      executor=executor, ray_address=ray_address, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
+        registry = open_registry(registry_path, sandbox.policy, trusted_keys, log_level,
+                                 audit_log, must_exist=True)
+        with Dyntools(registry, signer=signer, executor=executor, ray_address=ray_address,
+                      **sandbox.args) as dt:
             result = dt.promote(run_id, name, description, require_approval=require_approval,
                                 on_station=display)
     except DyntoolsError as exc:

@@ -19,13 +19,10 @@ from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG, EXIT_PENDING, fail, open_registry
 from dyntools.cli.ensure_cmd import StationDisplay
 from dyntools.cli.options import (
-    allow_weaker_option,
-    capability_policy_option,
     common_options,
     json_option,
-    policy_option,
-    require_layers_option,
-    sandbox_limits,
+    require_approval_click,
+    sandbox_options,
     sign_key_click,
     signer_option,
 )
@@ -36,9 +33,7 @@ from dyntools.errors import DyntoolsError
 @click.argument("name")
 @click.option("--params", "params_text", default="{}", show_default=True,
               help="The params of the call to record, as JSON.")
-@click.option("--require-approval", is_flag=True,
-              help="Hold the new version for a reviewer (pending, exit 17) whatever the "
-                   "registry's approval policy.")
+@require_approval_click
 @sign_key_click
 @common_options
 def record(name: str, params_text: str, require_approval: bool, sign_key: str | None,
@@ -55,19 +50,16 @@ def record(name: str, params_text: str, require_approval: bool, sign_key: str | 
     from dyntools.registry.records import require_valid_name
 
     params = json_option(params_text, "--params")
-    policy = policy_option(allowlist)
-    layers = require_layers_option(require_layers)
-    limits = sandbox_limits(timeout)
-    granted = capability_policy_option(capabilities)
-    display = StationDisplay(sys.stderr, live=sys.stderr.isatty(), enabled=not as_json)
+    sandbox = sandbox_options(allowlist, require_layers, timeout, capabilities,
+                              allow_weaker_sandbox)
+    display = StationDisplay.on_stderr(as_json)
     try:
         require_valid_name(name)
         signer = signer_option(sign_key)
-        registry = open_registry(registry_path, policy, trusted_keys, log_level, audit_log,
-                                 must_exist=True)
-        with Dyntools(registry, limits=limits, require_layers=layers, signer=signer,
-                      executor=executor, ray_address=ray_address, capabilities=granted,
-                      allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox)) as dt:
+        registry = open_registry(registry_path, sandbox.policy, trusted_keys, log_level,
+                                 audit_log, must_exist=True)
+        with Dyntools(registry, signer=signer, executor=executor, ray_address=ray_address,
+                      **sandbox.args) as dt:
             done = dt.record(name, params, on_station=display,
                              require_approval=require_approval)
     except DyntoolsError as exc:

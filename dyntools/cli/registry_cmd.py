@@ -27,9 +27,11 @@ import click
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import (
+    allowlist_click,
     audit_log_option,
     capabilities_click,
     capability_policy_option,
+    registry_click,
     registry_root,
     setup_logging,
     sign_key_click,
@@ -83,19 +85,8 @@ def registry_options(command: F, *, writes: bool = False, must_exist: bool = Tru
     change something write `<registry>/audit.log` (a review must not modify what it reviews).
     """
 
-    @click.option(
-        "--registry",
-        "registry_path",
-        type=str,  # checked by registry_root: one line, the same for the variable
-        default=None,
-        help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools).",
-    )
-    @click.option(
-        "--allowlist",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped allowlist.toml).",
-    )
+    @registry_click  # a str, checked by registry_root: one line, the same for the variable
+    @allowlist_click
     @trusted_keys_click
     @audit_log_option
     @functools.wraps(command)

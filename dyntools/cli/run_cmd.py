@@ -28,11 +28,17 @@ from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG, EXIT_OK, EXIT_PENDING, exit_code_for
 from dyntools.cli.options import (
     allow_weaker_click,
+    allowlist_click,
     audit_log_option,
     capabilities_click,
     echo_error,
     executor_options,
+    json_outcome_click,
+    log_level_click,
+    registry_click,
+    require_layers_click,
     trusted_keys_click,
+    with_options,
 )
 
 RUN_EPILOG = ("Exit codes: 0 ok, 1 the gate refuses the script, 17 it waits for a decision "
@@ -41,29 +47,11 @@ RUN_EPILOG = ("Exit codes: 0 ok, 1 the gate refuses the script, 17 it waits for 
 
 # The options every command that runs scripts takes (their keyword arguments' names).
 RUN_OPTIONS: list[Callable[[Any], Any]] = [
-    click.option("--registry", "registry_path", type=str, default=None,
-                 help="Registry folder (default: DYNTOOLS_REGISTRY, else ./generated_tools)."),
-    click.option("--allowlist", type=click.Path(dir_okay=False), default=None,
-                 help="Policy file (default: DYNTOOLS_ALLOWLIST, else the shipped "
-                      "allowlist.toml)."),
-    click.option("--require-layers", default=None,
-                 help="Comma list of sandbox layers that must be active, or 'all'."),
-    allow_weaker_click,
-    click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
-                 default="warning", show_default=True,
-                 help="Log level on stderr (the registry's audit.log always gets info)."),
-    click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON."),
-    executor_options,
-    trusted_keys_click,
-    audit_log_option,
+    registry_click, allowlist_click, require_layers_click, allow_weaker_click, log_level_click,
+    json_outcome_click, executor_options, trusted_keys_click, audit_log_option,
     capabilities_click,
 ]
-
-
-def run_options(command: Any) -> Any:
-    for option in reversed(RUN_OPTIONS):
-        command = option(command)
-    return command
+run_options = with_options(RUN_OPTIONS)
 
 
 @main.command(epilog=RUN_EPILOG)

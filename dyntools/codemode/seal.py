@@ -76,19 +76,37 @@ def forget_keys() -> None:
 
 
 def _read_key(path: Path) -> bytes:
+    key = read_own_file(path, KEY_BYTES + 1, others_may_read=False)
+    if len(key) != KEY_BYTES:
+        raise OSError(errno.EINVAL, f"holds {len(key)} bytes, not {KEY_BYTES}")
+    return key
+
+
+def read_own_file(path: Path, limit: int, *, others_may_read: bool) -> bytes:
+    """At most `limit` bytes of `path`: a regular file (no symlink followed) that this user
+    owns, that no one else may write and, unless `others_may_read`, read (the seal key).
+    What steers a run (its key, its kept record) is never read from a file another user
+    could have written. OSError says what is wrong with the file."""
+    forbidden, who = ((0o022, "writable by others") if others_may_read
+                      else (0o077, "readable by others"))
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "is not a regular file")
-        if info.st_uid != os.geteuid() or info.st_mode & 0o077:
-            raise OSError(errno.EPERM, "is owned by another user or readable by others")
-        key = os.read(fd, KEY_BYTES + 1)
+        if info.st_uid != os.geteuid() or info.st_mode & forbidden:
+            raise OSError(errno.EPERM, f"is owned by another user or {who}")
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
     finally:
         os.close(fd)
-    if len(key) != KEY_BYTES:
-        raise OSError(errno.EINVAL, f"holds {len(key)} bytes, not {KEY_BYTES}")
-    return key
 
 
 def _make_key(path: Path) -> bytes:

@@ -26,10 +26,8 @@ promotion.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,7 +40,7 @@ from dyntools.codemode.record import (
     RunRecord,
     run_id_problem,
 )
-from dyntools.codemode.seal import SEAL_FIELD, check_seal, seal_key, seal_of
+from dyntools.codemode.seal import SEAL_FIELD, check_seal, read_own_file, seal_key, seal_of
 from dyntools.errors import (
     PersistError,
     RunLimitExceeded,
@@ -91,7 +89,9 @@ class RunStore:
         not well formed is UnknownRun too, with why."""
         path = self.path_of(run_id)
         try:
-            data = _read_own(path, self.max_record_bytes + 1)
+            # A record steers a resume (its replayed results, its source): one another
+            # user could have written is not read.
+            data = read_own_file(path, self.max_record_bytes + 1, others_may_read=True)
         except FileNotFoundError:
             raise UnknownRun(f"no run {run_id} is kept in {self.folder} (never made here, or "
                              "removed by the retention limit)", run_id=run_id) from None
@@ -287,30 +287,6 @@ class RunStore:
             yield
         finally:
             lock.release()
-
-
-def _read_own(path: Path, limit: int) -> bytes:
-    """At most `limit` bytes of `path`: a regular file (no symlink followed) that this user
-    owns and no one else may write. A record steers a resume (its replayed results, its
-    source), so one another user could have written is not read."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "is not a regular file")
-        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
-            raise OSError(errno.EPERM, "is owned by another user or writable by others")
-        chunks: list[bytes] = []
-        size = 0
-        while size < limit:
-            chunk = os.read(fd, min(1 << 20, limit - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def _sealed(record: RunRecord, key: bytes, registry_root: Path) -> bytes:

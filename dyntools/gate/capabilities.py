@@ -22,7 +22,7 @@ not the name itself), parsed here with `wildcard=True`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from dyntools.base.toolname import tool_name_problem
@@ -265,19 +265,22 @@ def parse_capabilities(value: object) -> Capabilities:
                                        f"known: {', '.join(KINDS)}")
     http = tuple(_unique(HTTP, [parse_host(entry, path=(HTTP, index))
                                 for index, entry in enumerate(_entries(value, HTTP))]))
-    secrets: list[str] = []
-    for index, entry in enumerate(_entries(value, SECRETS)):
-        problem = secret_name_problem(entry)
-        if problem:
-            raise DeclarationError((SECRETS, index), problem)
-        secrets.append(entry)
-    tools: list[str] = []
-    for index, entry in enumerate(_entries(value, TOOLS)):
-        problem = tool_name_problem(entry)
-        if problem:
-            raise DeclarationError((TOOLS, index), problem)
-        tools.append(entry)
+    secrets = _names(value, SECRETS, secret_name_problem)
+    tools = _names(value, TOOLS, tool_name_problem)
     return Capabilities(http, tuple(_unique(SECRETS, secrets)), tuple(_unique(TOOLS, tools)))
+
+
+def _names(value: Mapping[Any, Any], kind: str,
+           problem_of: Callable[[Any], str | None]) -> list[str]:
+    """The entries of `kind` (secrets, tools), each a name `problem_of` finds no problem
+    with; the first one it finds a problem with is the DeclarationError, at its index."""
+    names: list[str] = []
+    for index, entry in enumerate(_entries(value, kind)):
+        problem = problem_of(entry)
+        if problem:
+            raise DeclarationError((kind, index), problem)
+        names.append(entry)
+    return names
 
 
 def _entries(value: Mapping[Any, Any], kind: str) -> list[Any]:

@@ -18,6 +18,8 @@ from dyntools.errors import UsageError
 from dyntools.gate.findings import Finding
 
 EXCERPT_CHARS = 2000
+# What a version's provenance records of its source (the registry adds the time).
+PROVENANCE_KEYS = ("generator", "model", "attempts", "prompt_sha256")
 
 
 GATE, RUN = "gate", "run"  # who produced the findings: the static gate, or a sandboxed run
@@ -81,12 +83,8 @@ class GeneratedSource:
         return cls(source=source, generator=generator, raw_excerpt=excerpt(source))
 
     def as_provenance(self) -> dict[str, Any]:
-        return {
-            "generator": self.generator,
-            "model": self.model,
-            "attempts": self.attempts,
-            "prompt_sha256": self.prompt_sha256,
-        }
+        """What the registry records of where the source came from (PROVENANCE_KEYS)."""
+        return {key: getattr(self, key) for key in PROVENANCE_KEYS}
 
 
 @runtime_checkable

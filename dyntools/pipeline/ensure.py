@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from dyntools.errors import (
     DyntoolsError,
@@ -56,31 +56,50 @@ if TYPE_CHECKING:
     from dyntools.pipeline.verify import Example, VerificationReport
 
 
-class EnsureResult(NamedTuple):
-    """The tool as callers see it, the registry record behind it, and how it got there."""
+class _MadeVersion(Protocol):
+    @property
+    def tool(self) -> Tool: ...
 
+    @property
+    def record(self) -> VersionRecord: ...
+
+
+class VersionOutcome:
+    """What a result that made a version (ensure, repair) says of it, from its `tool` and
+    `record` fields."""
+
+    __slots__ = ()
+
+    @property
+    def name(self: _MadeVersion) -> str:
+        return self.tool.name
+
+    @property
+    def version(self: _MadeVersion) -> int:
+        return self.record.version
+
+    @property
+    def pending(self: _MadeVersion) -> bool:
+        """Verified, persisted, and waiting for a reviewer: not served until approved."""
+        return self.record.status == PENDING
+
+    @property
+    def approve_command(self: _MadeVersion) -> str:
+        return approve_command_for(self.record)
+
+
+class _EnsureFields(NamedTuple):
     tool: Tool
     record: VersionRecord
     created: bool
     stations: tuple[StationEvent, ...]
     verification: VerificationReport | None = None
 
-    @property
-    def name(self) -> str:
-        return self.tool.name
 
-    @property
-    def version(self) -> int:
-        return self.record.version
+class EnsureResult(_EnsureFields, VersionOutcome):
+    """The tool as callers see it, the registry record behind it, and how it got there."""
 
-    @property
-    def pending(self) -> bool:
-        """Verified, persisted, and waiting for a reviewer: not served until approved."""
-        return self.record.status == PENDING
-
-    @property
-    def approve_command(self) -> str:
-        return approve_command_for(self.record)
+    __slots__ = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {

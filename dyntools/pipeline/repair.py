@@ -51,7 +51,7 @@ from dyntools.errors import (
 from dyntools.gate import check_source
 from dyntools.gate.findings import Finding
 from dyntools.pipeline.core import ToolSource, approver_name, pool_call
-from dyntools.pipeline.ensure import Ensuring, metadata_of
+from dyntools.pipeline.ensure import Ensuring, VersionOutcome, metadata_of
 from dyntools.pipeline.events import (
     FAILED,
     LOOKUP,
@@ -105,9 +105,7 @@ class _Tried(NamedTuple):
     passed: tuple[Any, Any, VerificationReport, Any, int] | None = None
 
 
-class RepairResult(NamedTuple):
-    """A repaired version (current, or pending a reviewer) and how it got there."""
-
+class _RepairFields(NamedTuple):
     tool: Tool
     record: VersionRecord
     repaired: int  # the version that failed
@@ -118,21 +116,12 @@ class RepairResult(NamedTuple):
     verification: VerificationReport
     held: str | None = None  # WIDENS, REVIEW or POLICY when pending
 
-    @property
-    def name(self) -> str:
-        return self.tool.name
 
-    @property
-    def version(self) -> int:
-        return self.record.version
+class RepairResult(_RepairFields, VersionOutcome):
+    """A repaired version (current, or pending a reviewer) and how it got there (its
+    approve command is ensure's: a repair is never made with --contract-change)."""
 
-    @property
-    def pending(self) -> bool:
-        return self.record.status == PENDING
-
-    @property
-    def approve_command(self) -> str:
-        return approve_command(self.record.name, self.record.version)
+    __slots__ = ()
 
     def as_dict(self) -> dict[str, Any]:
         from dyntools.pipeline.failures import finding_dict
