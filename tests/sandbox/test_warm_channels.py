@@ -232,12 +232,12 @@ def test_the_cli_takes_isolation(tmp_path: Path) -> None:
         assert dt.ensure("leak_heap_bytes").version == 1
     done = subprocess.run([dyntools, "call", "leak_heap_bytes", "--registry", str(registry),
                            "--isolation", "call", "--params", '{"secret": "hi"}'],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0 and json.loads(done.stdout) == {"stored": True}, done.stderr
     wrong = subprocess.run([dyntools, "call", "leak_heap_bytes", "--registry", str(registry),
-                            "--isolation", "process"], capture_output=True, text=True,
+                            "--isolation", "process"], capture_output=True, text=True, check=False,
                            timeout=120)
     assert wrong.returncode == 2 and "'process' is not one of 'worker', 'call'" in wrong.stderr
-    helped = subprocess.run([dyntools, "serve-mcp", "--help"], capture_output=True, text=True,
+    helped = subprocess.run([dyntools, "serve-mcp", "--help"], capture_output=True, text=True, check=False,
                             timeout=120)
     assert "--isolation [worker|call]" in helped.stdout

@@ -1,3 +1,4 @@
+# ruff: noqa  (red team 2's reproducer, kept as it was run: a tool file, not test code)
 """Cross-call DATA channel with NO module state at all: which freed block the allocator hands
 out next, read through repr() (a generator's repr holds its address; hash() of it is refused
 because "it may reveal an address"). 16 generator functions with 20, 22, ..., 50 locals: each

@@ -1,3 +1,4 @@
+# ruff: noqa  (red team 2's reproducer, kept as it was run: a tool file, not test code)
 """Cross-call DATA channel through the hash tables of module-level sets, which the state
 check cannot see: it compares each set's length and its items in order (and by identity), all
 of which every call here restores. Sender (params "secret", up to 6 ASCII characters): for
