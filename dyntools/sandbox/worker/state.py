@@ -34,6 +34,15 @@ item by item by identity and in order (a dict's keys re-inserted in another orde
 information, so do a set's), and so are the functions' defaults and closure cells, the
 partials' parts and the process-wide fingerprints: a handful of C-level passes over what the
 tool actually holds. An exception inside the check (MemoryError included) says "changed".
+A set's or dict's items are not all its state: its hash table (size, deleted slots, a set's
+pop position) decides the order later additions come out in, so every set and dict met as a
+value is rebuilt to its canonical table after load and after each call that left it unchanged
+(`Tables`). The lists, dicts and sets a library class keeps under private names (ipaddress's
+netmask caches) are compared item by item too (`Walk.library_container`).
+
+What this check cannot see is the process itself (the memory allocator's free lists, which
+addresses come back next): callers that must not share it run with per-call isolation
+(dyntools/sandbox/isolation.py).
 
 The check relies on the Python layer's guards: a tool cannot write attributes (`_write_`) or
 reach `__dict__`, `__defaults__` or `__closure__` (names starting with `_`), so an object
