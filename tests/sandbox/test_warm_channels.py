@@ -116,6 +116,35 @@ def test_the_state_check_rebuilds_only_what_is_unchanged() -> None:
     assert state.changed()
 
 
+def test_an_allowed_members_set_is_rebuilt_or_spends_the_worker() -> None:
+    """A tool with no constants at all can reach `hashlib.algorithms_available`: a deleted
+    slot left in it is gone after the check; a grown table, which orders the same names
+    otherwise, is seen as a change."""
+    import hashlib
+
+    names = hashlib.algorithms_available
+    state = ModuleState({}, members=[names])
+    assert not state.opaque, state.reasons
+    canonical = list(names)
+    (table,) = [items for container, items in state.tables.entries if container is names]
+    names.add(-1)
+    names.discard(-1)
+    assert not state.changed() and list(names) == canonical
+    fresh: set[Any] = set()
+    fresh.add(0)
+    fresh.pop()
+    fresh.clear()
+    fresh.update(table)
+    assert [_probe(names)] == [_probe(fresh)]  # no deleted slot left: the same table
+    for k in range(1000):
+        names.add(k)
+    for k in range(1000):
+        names.discard(k)
+    assert list(names) != canonical and state.changed()
+    state.tables.rebuild()
+    assert list(names) == canonical
+
+
 # -- G3: library class containers, in this process --------------------------------------------
 
 def test_a_library_class_cache_changed_in_place_is_seen() -> None:

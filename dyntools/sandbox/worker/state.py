@@ -572,7 +572,7 @@ class Tables:
     containers whose items are unchanged, by identity and order, after the call (otherwise
     the worker is spent anyway); the items are held here, so emptying frees nothing."""
 
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "ordered")
 
     def __init__(self, containers: Iterable[Any]) -> None:
         entries: list[tuple[Any, tuple[Any, ...]]] = []
@@ -581,17 +581,20 @@ class Tables:
             entries.append((container, tuple(container) if kind is set
                             else tuple(kind.items(container))))
         self.entries = tuple(entries)
+        self.ordered = _ordered_dict_kind()
 
     def rebuild(self) -> None:
         for container, items in self.entries:
             kind = type(container)
             if kind is set:
                 _rebuild_set(container, items)
-            else:
-                kind.clear(container)
-                setitem = kind.__setitem__
+            elif kind is self.ordered:
+                container.clear()  # its order is its own linked list: its own methods
                 for key, item in items:
-                    setitem(container, key, item)
+                    container[key] = item
+            else:  # dict, Counter, defaultdict: a dict's table, refilled by dict's own update
+                dict.clear(container)
+                dict.update(container, items)
 
 
 def _rebuild_set(value: set[Any], items: tuple[Any, ...]) -> None:
@@ -599,9 +602,12 @@ def _rebuild_set(value: set[Any], items: tuple[Any, ...]) -> None:
     value.add(0)
     value.pop()  # from a fresh 8-slot table: the pop position is the slot after 0's, always
     value.clear()  # and the slot 0 left behind is gone
-    add = value.add
-    for item in items:
-        add(item)
+    value.update(items)  # in the load-time order, as `add` one by one would
+
+
+def _ordered_dict_kind() -> type | None:
+    collections = sys.modules.get("collections")
+    return getattr(collections, "OrderedDict", None) if collections is not None else None
 
 
 class _Same:
