@@ -191,10 +191,15 @@ class RunStore:
         record.seq += 1
 
     def records(self) -> list[RunRecord]:
-        """Every readable kept run, newest first (a record that cannot be read, or does not
-        match its seal, is skipped)."""
+        """Every readable kept run, newest first (a record that cannot be read, does not
+        match its seal or is older than the step kept, is skipped; nothing is listed through
+        a `.runs` that is a symlink)."""
         found: list[tuple[str, RunRecord]] = []
-        for run_id in self._ids():
+        try:
+            ids = self._ids()
+        except RunsFolderUnsafe:
+            return []
+        for run_id in ids:
             with contextlib.suppress(UnknownRun, RunTampered, TrustStateError, PersistError):
                 record = self.load(run_id)
                 found.append((record.updated, record))
@@ -355,30 +360,38 @@ class RunStore:
         name = self.path_of(run_id).name  # a bad id never names a lock file
         missing = UnknownRun(f"no run {run_id} is kept in {self.folder} (never made here, or "
                              "removed by the retention limit)", run_id=run_id)
+        stack = contextlib.ExitStack()
         try:
-            with self.opened() as folder:
-                os.stat(name, dir_fd=folder, follow_symlinks=False)
+            folder = stack.enter_context(self.opened())
+            os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
+            stack.close()
             raise missing from None
         except OSError as exc:
+            stack.close()
             raise PersistError(f"cannot read {self.folder}: {exc.strerror or exc}",
                                run_id=run_id) from None
-        # A lock object of its own per claim: filelock's locks are reentrant within a
-        # thread, and a second claim from the same thread must be refused too.
-        lock = filelock.FileLock(self.folder / f".{run_id}.lock", timeout=0, mode=0o600,
-                                 thread_local=False, is_singleton=False)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
-            raise UsageError(f"run {run_id} is being resumed or promoted by another caller; "
-                             "try again when it is done", run_id=run_id) from None
-        except OSError as exc:
-            raise PersistError(f"cannot lock run {run_id} in {self.folder}: "
-                               f"{exc.strerror or exc}", run_id=run_id) from None
-        try:
-            yield
-        finally:
-            lock.release()
+        with stack:
+            # The lock file is named through the folder held open, where /proc has it: the
+            # folder cannot be swapped for a link between the check above and the lock.
+            held = Path(f"/proc/self/fd/{folder}")
+            where = held if held.is_dir() else self.folder
+            # A lock object of its own per claim: filelock's locks are reentrant within a
+            # thread, and a second claim from the same thread must be refused too.
+            lock = filelock.FileLock(where / f".{run_id}.lock", timeout=0, mode=0o600,
+                                     thread_local=False, is_singleton=False)
+            try:
+                lock.acquire()
+            except filelock.Timeout:
+                raise UsageError(f"run {run_id} is being resumed or promoted by another "
+                                 "caller; try again when it is done", run_id=run_id) from None
+            except OSError as exc:
+                raise PersistError(f"cannot lock run {run_id} in {self.folder}: "
+                                   f"{exc.strerror or exc}", run_id=run_id) from None
+            try:
+                yield
+            finally:
+                lock.release()
 
 
 def _replace_in(folder: int, name: str, data: bytes, *, sync: bool) -> None:

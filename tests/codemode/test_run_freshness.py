@@ -118,8 +118,18 @@ def test_cli_a_runs_folder_that_is_a_symlink_is_not_written(tmp_path: Path) -> N
     assert code == 16, (out, err)
     assert json.loads(out)["error"]["reason"] == "runs_folder_unsafe"
     assert list(elsewhere.iterdir()) == []  # no record, no `.gitignore` of `*`
-    with Dyntools(registry) as dt, pytest.raises(RunsFolderUnsafe):
-        dt.runs()
+    script.write_text("result = {'n': 1}\n", "utf-8")
+    code, out, err = run_cli(["run", str(script), "--json", "--registry", str(registry)],
+                             tmp_path)
+    assert code == 0 and json.loads(out)["kept"] is False, (out, err)
+    assert list(elsewhere.iterdir()) == []
+    with Dyntools(registry) as dt:
+        assert dt.runs() == []  # the page lists nothing through the link
+        with pytest.raises(RunsFolderUnsafe):
+            dt.run_record("0123456789abcdef")
+    code, out, err = run_cli(["resume", "0123456789abcdef", "--json",
+                              "--registry", str(registry)], tmp_path)
+    assert code == 16 and json.loads(out)["error"]["reason"] == "runs_folder_unsafe", err
 
 
 def test_a_gitignore_link_in_the_runs_folder_is_not_followed(dt: Dyntools,
