@@ -6,6 +6,10 @@ DEMO_REGISTRY := demo_registry
 DT := DYNTOOLS_REGISTRY=$(DEMO_REGISTRY) $(VENV)/bin/dyntools
 
 CHROMIUM ?= /usr/bin/chromium
+# The suite waits on processes (CLI commands, workers, servers, a browser) much of its time:
+# two workers, each taking whole test files (module fixtures stay shared), keep both cores
+# busy. `make test TEST_WORKERS=` runs it in one process.
+TEST_WORKERS ?= -n 2 --dist loadfile
 CHROMIUM_INSTALL ?= yes
 
 .PHONY: demo test lint bench fuzz clean browser
@@ -83,7 +87,7 @@ browser:
 test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy dyntools
-	DYNTOOLS_REQUIRE_EXTRAS=1 DYNTOOLS_CHROMIUM=$(CHROMIUM) $(PY) -m pytest -q
+	DYNTOOLS_REQUIRE_EXTRAS=1 DYNTOOLS_CHROMIUM=$(CHROMIUM) $(PY) -m pytest -q $(TEST_WORKERS)
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .
