@@ -33,6 +33,8 @@ reason it exists before anything raises it.
     │                                 become a tool file: not ok, no object result, a def
     │                                 that reads the script's variables, global)
     ├── PersistError                  station "persist", reason "persist_failed"
+    │   └── RunsFolderUnsafe          reason "runs_folder_unsafe" (<registry>/.runs is a
+    │                                 symlink or not a folder: no run is kept or read there)
     ├── RegistryError                 station "registry"
     │   ├── UnknownTool               reason "unknown_tool"
     │   ├── UnknownVersion            reason "unknown_version"
@@ -217,6 +219,13 @@ class PromotionRefused(GenerationError):
 class PersistError(DyntoolsError):
     station = "persist"
     reason = "persist_failed"
+
+
+class RunsFolderUnsafe(PersistError):
+    """`<registry>/.runs` is a symlink (or not a folder): following it would write run
+    records and a `.gitignore` of `*` into whatever folder it names."""
+
+    reason = "runs_folder_unsafe"
 
 
 class RegistryError(DyntoolsError):

@@ -17,7 +17,8 @@ Exit codes (the same numbers as `exec` for the sandbox reasons):
     4 runtime_error              keys, a decision without a trusted signing key
     5 timeout                    (signing_key_required)
     6 memory_limit            15 no_template (offline generator)
-    7 bad_result              16 registry: persist_failed (a read-only registry), version_unusable,
+    7 bad_result              16 registry: persist_failed (a read-only registry),
+                                 runs_folder_unsafe (.runs is a symlink), version_unusable,
                                  registry_error; with trusted keys chain_mismatch, no_chain,
                                  trust_state (the decision chain does not vouch for the tool)
                               17 pending approval (the version waits for a reviewer)

@@ -144,6 +144,8 @@ def resume_run(pipeline: CodePipeline, run_id: str, tools: ToolSurface | None = 
             log.info("run.still_waiting", tool=tool)
             return outcome_of(record, "")
         run_limits = RunLimits.from_value(record.limits)
+        # From here calls run: this waiting record is never resumed again (progress.py).
+        store.begin_resume(record)
         return _segment(pipeline, record, tools, run_limits,
                         waited=(tool, str(waiting.get("key"))), cap=cap)
 

@@ -133,6 +133,8 @@ class RunRecord:
     promoted: dict[str, Any] | None = None
     # Set when the record was too large to keep whole: the call results were dropped.
     trimmed: bool = False
+    # One more at each save: how far the run has got (progress.py refuses an older record).
+    seq: int = 0
 
     @classmethod
     def new(cls, source: str, digest: str, policy_digest: str, inputs: dict[str, Any],
@@ -163,7 +165,7 @@ class RunRecord:
             "calls": [call.as_dict() for call in self.calls], "output": self.output,
             "result": self.result, "error": self.error, "waiting": self.waiting,
             "segments": self.segments, "used_ms": self.used_ms, "promoted": self.promoted,
-            "trimmed": self.trimmed,
+            "trimmed": self.trimmed, "seq": self.seq,
         }
 
     @classmethod
@@ -181,6 +183,9 @@ class RunRecord:
         calls, error = data.get("calls"), data.get("error")
         waiting, promoted = data.get("waiting"), data.get("promoted")
         segments, used_ms = data.get("segments"), data.get("used_ms")
+        seq = data.get("seq", 0)
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise ValueError("seq is not a whole number")
         if not (isinstance(inputs, dict) and isinstance(limits, dict)
                 and isinstance(findings, list) and isinstance(calls, list)
                 and all(x is None or isinstance(x, dict) for x in (error, waiting, promoted))
@@ -195,4 +200,5 @@ class RunRecord:
             calls=[CallRecord.from_dict(call) for call in calls], output=words["output"],
             result=data.get("result"), error=error, waiting=waiting, segments=segments,
             used_ms=float(used_ms), promoted=promoted, trimmed=bool(data.get("trimmed")),
+            seq=seq,
         )

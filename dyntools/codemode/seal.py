@@ -82,14 +82,18 @@ def _read_key(path: Path) -> bytes:
     return key
 
 
-def read_own_file(path: Path, limit: int, *, others_may_read: bool) -> bytes:
+def read_own_file(path: Path | str, limit: int, *, others_may_read: bool,
+                  dir_fd: int | None = None) -> bytes:
     """At most `limit` bytes of `path`: a regular file (no symlink followed) that this user
     owns, that no one else may write and, unless `others_may_read`, read (the seal key).
     What steers a run (its key, its kept record) is never read from a file another user
-    could have written. OSError says what is wrong with the file."""
+    could have written. `dir_fd`: `path` is a name in that open folder (no path of folders
+    is walked again, so none of them can be swapped for a link meanwhile). OSError says what
+    is wrong with the file."""
     forbidden, who = ((0o022, "writable by others") if others_may_read
                       else (0o077, "readable by others"))
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK,
+                 dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

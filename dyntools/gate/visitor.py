@@ -139,6 +139,9 @@ class GateVisitor:
         # whether it ends its attribute chain; judged after the walk (`check_type_only`).
         self.type_only_modules = _type_check_modules(policy)
         self.type_only_uses: list[tuple[Load, bool]] = []
+        # The heads (ast.Name ids) of memoisation decorators written in the called form:
+        # `lru_cache(...)` is lru_cache's, `cache(...)` is not (cache takes the function).
+        self.called_memo: set[int] = set()
         # A binding of `isinstance` or `issubclass` anywhere: then no call of that name is
         # known to be the builtin, and no position is a type check.
         self.type_check_shadowed = False
@@ -973,13 +976,18 @@ class GateVisitor:
         """A decorator of the shape functools' memoisation takes: a name or `module.name`
         (lru_cache, cache), bare or called with literal `maxsize`/`typed`. Its head is read
         as a DECORATOR load: where it resolves decides whether it is functools' (a bound
-        name of any other kind is DT103)."""
+        name of any other kind is DT103), and whether a called form is allowed (lru_cache
+        only: `cache()` is not a decorator, the module would not even load)."""
         target = decorator
         if type(decorator) is ast.Call:
             if not memo_arguments(decorator):
                 return False
             target = decorator.func
             self.nodes += 1 + len(decorator.args) + 2 * len(decorator.keywords)
+            if type(target) is ast.Attribute and target.attr != "lru_cache":
+                return False
+            if type(target) is ast.Name:
+                self.called_memo.add(id(target))
         if type(target) is ast.Name:
             self.nodes += 1
             self.check_name(target.id, target)
@@ -999,6 +1007,8 @@ class GateVisitor:
         if load.name in scope.rebound:
             return False
         if binding.kind == "member":
+            if id(load.node) in self.called_memo:  # `cache(...)`, imported as a name
+                return not load.chain and binding.dotted == "functools.lru_cache"
             return not load.chain and binding.dotted in MEMO_DECORATORS
         return (binding.kind == "module" and binding.dotted == "functools"
                 and len(load.chain) == 1 and load.chain[0].attr in MEMO_ATTRIBUTES)

@@ -57,6 +57,25 @@ CASES: list[tuple[str, str, str]] = [
     ("DT103", tool(top="import functools\n@functools.lru_cache(maxsize=len('ab'))  #!\n"
                        "def helper(x):\n    return x\n"),
      tool(top="import functools\n@functools.lru_cache(maxsize=2)\ndef helper(x):\n    return x\n")),
+    # functools.cache takes the function itself: only the bare form is a decorator
+    ("DT103", tool(top="import functools\n@functools.cache()  #!\ndef helper(x):\n    return x\n"),
+     tool(top="import functools\n@functools.cache\ndef helper(x):\n    return x\n")),
+    ("DT103", tool(top="from functools import cache\n@cache(maxsize=2)  #!\n"
+                       "def helper(x):\n    return x\n"),
+     tool(top="from functools import cache\n@cache\ndef helper(x):\n    return x\n")),
+    ("DT103", tool(top="from functools import cache as memo\n@memo()  #!\n"
+                       "def helper(x):\n    return x\n"),
+     tool(top="from functools import lru_cache as memo\n@memo()\ndef helper(x):\n    return x\n")),
+    ("DT103", tool(top="from functools import lru_cache\n@lru_cache(size=2)  #!\n"
+                       "def helper(x):\n    return x\n"),
+     tool(top="from functools import lru_cache\n@lru_cache\ndef helper(x):\n    return x\n")),
+    ("DT103", tool(top="from functools import lru_cache\n@lru_cache(maxsize='2')  #!\n"
+                       "def helper(x):\n    return x\n"),
+     tool(top="from functools import lru_cache\n@lru_cache()\ndef helper(x):\n    return x\n")),
+    ("DT103", tool(top="import functools\n@functools.lru_cache(typed=1)  #!\n"
+                       "def helper(x):\n    return x\n"),
+     tool(top="from functools import lru_cache\n@lru_cache(maxsize=8, typed=True)\n"
+               "def helper(x):\n    return x\n")),
     ("DT104", tool(top="async def helper(x):  #!\n    return x\n"),
      tool(top="def helper(x):\n    return x\n")),
     ("DT105", tool("    global COUNTER  #!\n    return {}\n"),
