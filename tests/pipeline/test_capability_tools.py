@@ -294,8 +294,12 @@ def test_tools_that_compose_each_other_cannot_deadlock_past_their_deadline(
         thread.join(timeout=30)
     assert not any(thread.is_alive() for thread in threads), "the two calls deadlocked"
     catalog.close()
-    assert outcomes["ping"] in ("timeout", "runtime_error")
-    assert outcomes["pong"] in ("timeout", "runtime_error")
+    # The deadline breaks the cycle: at least one call ends on it. The other may then get
+    # the worker the first one let go of before its own deadline (a loaded machine starts
+    # the two calls far enough apart) and finish: that is no deadlock either.
+    ended = [outcomes[name] for name in ("ping", "pong")]
+    assert any(outcome in ("timeout", "runtime_error") for outcome in ended), ended
+    assert all(outcome in ("timeout", "runtime_error", {"done": True}) for outcome in ended)
     assert outcomes["ping s"] < 10 and outcomes["pong s"] < 10
 
 
