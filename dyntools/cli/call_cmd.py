@@ -14,18 +14,20 @@ import click
 
 from dyntools.cli.app import main
 from dyntools.cli.common import EXIT_EPILOG
-from dyntools.cli.options import common_options, json_option, sandbox_options
+from dyntools.cli.options import common_options, isolation_click, json_option, sandbox_options
 
 
 @main.command(epilog=EXIT_EPILOG)
 @click.argument("name")
 @click.option("--params", "params_text", default="{}", show_default=True,
               help="The params object, as JSON (a tool without required params needs none).")
+@isolation_click
 @common_options
-def call(name: str, params_text: str, registry_path: str | None, allowlist: str | None,
-         timeout: float | None, require_layers: str | None, allow_weaker_sandbox: bool,
-         log_level: str, as_json: bool, executor: str | None, ray_address: str | None,
-         trusted_keys: str | None, audit_log: str | None, capabilities: str | None) -> None:
+def call(name: str, params_text: str, isolation: str, registry_path: str | None,
+         allowlist: str | None, timeout: float | None, require_layers: str | None,
+         allow_weaker_sandbox: bool, log_level: str, as_json: bool, executor: str | None,
+         ray_address: str | None, trusted_keys: str | None, audit_log: str | None,
+         capabilities: str | None) -> None:
     """Call the current version of tool NAME with --params (default {}); print the result
     JSON."""
     from dyntools.executors import ENV_EXECUTOR
@@ -48,7 +50,7 @@ def call(name: str, params_text: str, registry_path: str | None, allowlist: str 
                                  audit_log, must_exist=True)
         # One call: one worker (a second would only compete with it for the CPU).
         with Dyntools(registry, executor=executor, ray_address=ray_address, pool_size=1,
-                      **sandbox.args) as dt:
+                      isolation=isolation, **sandbox.args) as dt:
             served = dt.call_served(name, params)
     except DyntoolsError as exc:
         fail(exc, as_json, [])

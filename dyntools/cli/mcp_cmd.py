@@ -25,6 +25,7 @@ from dyntools.cli.options import (
     audit_log_option,
     capabilities_click,
     executor_options,
+    isolation_click,
     log_level_click,
     registry_click,
     require_layers_click,
@@ -95,6 +96,7 @@ GENERATOR_OPTIONS_HELP = (
                    "without it each waits for a reviewer (a counterexample comes from an "
                    "agent, perhaps a prompt-injected one, and changes the tool for everyone).")
 @sign_key_click
+@isolation_click
 def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               api_key_env: str | None, max_attempts: int, watch: bool,
               registry_path: str | None, allowlist: str | None, timeout: float | None,
@@ -103,7 +105,7 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
               allow_remote: bool, executor: str | None, ray_address: str | None,
               trusted_keys: str | None, audit_log: str | None,
               capabilities: str | None, allow_weaker_sandbox: bool,
-              allow_unreviewed_repairs: bool, sign_key: str | None) -> None:
+              allow_unreviewed_repairs: bool, sign_key: str | None, isolation: str) -> None:
     """Serve the registry's tools over MCP, with find_tools, call_tool and ensure_tool
     (and, with --run-code, run_code and resume_run: scripts over the served tools).
 
@@ -170,7 +172,8 @@ def serve_mcp(generator_names: str, model: str | None, base_url: str | None,
                             max_attempts=max_attempts, watch=watch, executor=executor,
                             ray_address=ray_address, capabilities=granted, signer=signer,
                             allow_weaker_sandbox=allow_weaker_option(allow_weaker_sandbox),
-                            allow_unreviewed_repairs=allow_unreviewed_repairs)
+                            allow_unreviewed_repairs=allow_unreviewed_repairs,
+                            isolation=isolation)
     except DyntoolsError as exc:
         click.echo(f"error: {exc.station}/{exc.reason}: {terminal_safe(exc.message)}",
                    err=True)

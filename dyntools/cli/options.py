@@ -277,6 +277,15 @@ allow_weaker_click = click.option(
     "--allow-weaker-sandbox", "allow_weaker_sandbox", is_flag=True, help=ALLOW_WEAKER_HELP)
 
 
+ISOLATION_HELP = (
+    "worker: a warm worker serves call after call (its state compared after each). call: no "
+    "process that ran one call runs another (a worker forked for each call): choose it for a "
+    "server that serves several users with tools nobody reviewed (docs/sandbox.md).")
+isolation_click = click.option(
+    "--isolation", type=click.Choice(["worker", "call"]), default="worker",
+    show_default=True, help=ISOLATION_HELP)
+
+
 def allow_weaker_option(flag: bool) -> bool | None:
     """`--allow-weaker-sandbox` for `Dyntools(allow_weaker_sandbox=...)`: True when given,
     else None (DYNTOOLS_ALLOW_WEAKER_SANDBOX decides)."""

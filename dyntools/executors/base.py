@@ -38,6 +38,8 @@ class PoolSettings(NamedTuple):
     require_layers: frozenset[str] = frozenset()
     # the operator's opt-in to run below the sandbox's default minimum (sandbox/minimum.py)
     allow_weaker_sandbox: bool = False
+    # "call": no worker serves a second call (sandbox/isolation.py); "worker": warm workers
+    isolation: str = "worker"
 
     def worker_pool(self, path: Path | str, module_name: str, source: str) -> Pool:
         """A pool of worker processes here, for the tool file `path`, from `source` (its
@@ -48,7 +50,8 @@ class PoolSettings(NamedTuple):
                           limits=self.limits, size=self.size,
                           max_calls_per_worker=self.max_calls_per_worker,
                           require_layers=self.require_layers, source=source,
-                          allow_weaker_sandbox=self.allow_weaker_sandbox)
+                          allow_weaker_sandbox=self.allow_weaker_sandbox,
+                          isolation=self.isolation)
 
 
 class Executor(Protocol):

@@ -80,6 +80,7 @@ class PipelineCore(Closing):
         allow_weaker_sandbox: bool | None = None,
         allow_unreviewed_repairs: bool = False,
         keep_failed_calls: bool = True,
+        isolation: str = "worker",
     ) -> None:
         # Checked first: a wrong executor name fails before anything is opened.
         self.executor: Executor = build_executor(executor, ray_address_=ray_address)
@@ -118,6 +119,9 @@ class PipelineCore(Closing):
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise UsageError(f"pool_size must be a whole number of at least 1, got {pool_size!r}")
         self.pool_size = pool_size
+        from dyntools.sandbox.isolation import check_isolation
+
+        self.isolation = check_isolation(isolation)
         self._runtime: OnDemand[Runtime] = OnDemand(self._make_runtime, runtime)
         self._watch = watch
         self._lock = threading.Lock()
@@ -163,6 +167,7 @@ class PipelineCore(Closing):
             require_layers=self.require_layers,
             source=source,
             allow_weaker_sandbox=self.allow_weaker_sandbox,
+            isolation=self.isolation,  # the runtime may adopt it to serve calls
         )
         try:
             pool.start()
@@ -310,7 +315,8 @@ class PipelineCore(Closing):
     def _make_runtime(self) -> Runtime:
         return Runtime(self.registry, limits=self.limits, require_layers=self.require_layers,
                        watch=self._watch, executor=self.executor, pool_size=self.pool_size,
-                       allow_weaker_sandbox=self.allow_weaker_sandbox)
+                       allow_weaker_sandbox=self.allow_weaker_sandbox,
+                       isolation=self.isolation)
 
     # ---------------------------------------------------------------------------- lifecycle
 

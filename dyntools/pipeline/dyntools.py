@@ -47,6 +47,11 @@ class Dyntools(Ensuring, Approving, Calling, CodeRunning, Recording):
     may come from a prompt-injected agent and changes the tool for every user).
     `keep_failed_calls`: a failed call keeps its params, redacted, for `repair(call=ID)`
     (pipeline/failed_calls.py says what is kept and for how long).
+    `isolation`: "worker" (the default: a warm worker serves call after call, its state
+    compared after each) or "call" (no process that ran one call ever runs another: each
+    call gets a worker forked for it from the zygote). Choose "call" when callers must not
+    reach each other through a shared process: a server for several users with tools
+    nobody reviewed (dyntools/sandbox/isolation.py, docs/sandbox.md).
 
     Code mode (pipeline/code.py): `run_code` runs a gated script over the registry's tools,
     `resume_run` continues one that waited for a decision, `promote` makes a tool of one.

@@ -31,6 +31,7 @@ from dyntools.executors import Executor, Pool, PoolSettings, build_executor
 from dyntools.registry.core import Registry
 from dyntools.registry.records import VersionRecord
 from dyntools.sandbox import SandboxLimits
+from dyntools.sandbox.isolation import WORKER, check_isolation
 
 if TYPE_CHECKING:
     from dyntools.registry.watch import RegistryWatcher
@@ -69,10 +70,14 @@ class Runtime(Closing):
         prewarm: bool = True,
         executor: Executor | str | None = None,
         allow_weaker_sandbox: bool = False,
+        isolation: str = WORKER,
     ) -> None:
         """`allow_weaker_sandbox`: the operator's opt-in to run tool code below the
         sandbox's default minimum (dyntools/sandbox/minimum.py); without it a worker there is
-        refused (LayerUnavailable) before any tool code runs."""
+        refused (LayerUnavailable) before any tool code runs. `isolation`: "worker" (warm
+        workers serve call after call) or "call" (no process that ran a call runs another;
+        dyntools/sandbox/isolation.py)."""
+        self._isolation = check_isolation(isolation)
         self.registry = registry
         self._limits = limits
         self._pool_size = pool_size
@@ -105,6 +110,7 @@ class Runtime(Closing):
             max_calls_per_worker=self._max_calls,
             require_layers=self._require_layers,
             allow_weaker_sandbox=self._allow_weaker_sandbox,
+            isolation=self._isolation,
         )
 
     def _worker_pool(self, record: VersionRecord, source: str) -> Pool:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from dyntools.base.closing import Closing
 from dyntools.errors import SandboxError, SandboxTimeout, UsageError
 from dyntools.sandbox import zygote
+from dyntools.sandbox.isolation import CALL, WORKER, check_isolation
 from dyntools.sandbox.limits import SandboxLimits
 from dyntools.sandbox.runner import (
     CallOutcome,
@@ -53,11 +54,16 @@ class WorkerPool(Closing):
         source: str | None = None,
         stderr: int | None = None,
         allow_weaker_sandbox: bool = False,
+        isolation: str = WORKER,
         _skip_layers: frozenset[str] = frozenset(),
     ) -> None:
         """`allow_weaker_sandbox`: run tool code where the verified layers are below the
         default minimum (sandbox/minimum.py); without it such a worker is refused
-        (LayerUnavailable) before the tool's module body runs."""
+        (LayerUnavailable) before the tool's module body runs. `isolation` "call": every
+        worker serves one call and ends (sandbox/isolation.py); "worker": warm workers."""
+        self.isolation = check_isolation(isolation)
+        if isolation == CALL:
+            max_calls_per_worker = 1
         if size < 1:
             raise ValueError(f"size must be at least 1, got {size}")
         if max_calls_per_worker < 1:
@@ -313,7 +319,9 @@ class WorkerPool(Closing):
         succeed = False
         with self._lock:
             self._busy -= 1
-            if not (self._due or worker.broken or worker.spent or self._closed
+            # Per-call isolation: a worker that served a call is spent, whatever it says.
+            spent = worker.spent or self.isolation == CALL
+            if not (self._due or worker.broken or spent or self._closed
                     or worker.calls >= self.max_calls_per_worker):
                 # The common case, settled at once: back to the idle list.
                 self._idle.append(worker)
@@ -321,10 +329,10 @@ class WorkerPool(Closing):
                     self._cond.notify_all()
                 return
             due = self._due.get(id(worker))
-            if worker.broken or worker.spent or self._closed or due:
+            if worker.broken or spent or self._closed or due:
                 self._live -= 1
                 self._due.pop(id(worker), None)
-                if worker.broken or worker.spent:
+                if worker.broken or spent:
                     self._counts["replaced"] += 1
                     replace = self._warm and not self._closed
                 else:

@@ -15,7 +15,14 @@ guards and audit hook still watch:
   `datetime.strptime`), `struct`'s format cache, `zoneinfo.ZoneInfo`'s cache;
 - every `functools.lru_cache` of a loaded module: at its top level (`urllib.parse`'s
   splitting, `fnmatch`'s patterns) or in one of its classes, also under a property
-  (`ipaddress`'s `is_private` and friends).
+  (`ipaddress`'s `is_private` and friends);
+- every dict a class of a loaded module keeps under a name that says it is a cache
+  (`ipaddress._BaseV4._netmask_cache` and `_BaseV6`'s: a prefix, or a netmask string of any
+  length, to the netmask and prefix length made for it. `True == 1`, so a caller that made a
+  network with prefix `True` had every later caller's prefix 1 answered `True`; and the keys
+  a caller chose stayed for the next). The walk of the tool's state compares these after
+  they are emptied (sandbox/worker/state.py, `Walk.library_container`), so one the worker
+  does not empty spends it.
 
 Modules a call imports lazily (`datetime.strptime` imports `_strptime`) are looked at once
 they are there. Emptying a cache changes no answer, only how fast the next call gets it.
@@ -77,8 +84,9 @@ def find_clearers() -> list[Callable[[], Any]]:
             continue
         for value in list(namespace.values()):
             for cache in _caches_in(value, name, cache_kind):
-                if id(cache) not in seen:
-                    seen.add(id(cache))
+                key = id(getattr(cache.cache_clear, "__self__", cache))
+                if key not in seen:
+                    seen.add(key)
                     clearers.append(cache.cache_clear)
     return clearers
 
@@ -91,15 +99,30 @@ def _caches_in(value: Any, module_name: str, cache_kind: type) -> list[Any]:
         return [value]
     if not isinstance(value, type) or getattr(value, "__module__", None) != module_name:
         return []
-    found = []
-    for attribute in list(vars(value).values()):
-        if type(attribute) is cache_kind:
+    found: list[Any] = []
+    for name, attribute in list(vars(value).items()):
+        if type(attribute) is dict and is_cache_name(name):
+            found.append(_DictCache(attribute))
+        elif type(attribute) is cache_kind:
             found.append(attribute)
         elif type(attribute) is property:
             for part in (attribute.fget, attribute.fset, attribute.fdel):
                 if type(part) is cache_kind:
                     found.append(part)
     return found
+
+
+def is_cache_name(name: str) -> bool:
+    return "cache" in name.lower()
+
+
+class _DictCache:
+    """A class-level dict cache, emptied as an lru_cache is (`cache_clear`)."""
+
+    __slots__ = ("cache_clear",)
+
+    def __init__(self, table: dict[Any, Any]) -> None:
+        self.cache_clear = table.clear
 
 
 def _cache_kind() -> type | None:

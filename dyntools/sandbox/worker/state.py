@@ -34,6 +34,15 @@ item by item by identity and in order (a dict's keys re-inserted in another orde
 information, so do a set's), and so are the functions' defaults and closure cells, the
 partials' parts and the process-wide fingerprints: a handful of C-level passes over what the
 tool actually holds. An exception inside the check (MemoryError included) says "changed".
+A set's or dict's items are not all its state: its hash table (size, deleted slots, a set's
+pop position) decides the order later additions come out in, so every set and dict met as a
+value is rebuilt to its canonical table after load and after each call that left it unchanged
+(`Tables`). The lists, dicts and sets a library class keeps under private names (ipaddress's
+netmask caches) are compared item by item too (`Walk.library_container`).
+
+What this check cannot see is the process itself (the memory allocator's free lists, which
+addresses come back next): callers that must not share it run with per-call isolation
+(dyntools/sandbox/isolation.py).
 
 The check relies on the Python layer's guards: a tool cannot write attributes (`_write_`) or
 reach `__dict__`, `__defaults__` or `__closure__` (names starting with `_`), so an object
@@ -121,6 +130,13 @@ LIBRARY_RECORDS = (
 )
 
 
+# Private class attributes holding a container that the walk leaves to the namespace
+# comparison: `enum`'s map of values to members gains a pseudo-member the first time a
+# combination of flags is made (`re.I | re.M`), made from the value alone (its name and value
+# follow from the flags), so it holds nothing of a caller; comparing it would spend the
+# worker of every tool that combines flags.
+LIBRARY_KEPT = frozenset({"_value2member_map_"})
+
 # A class's own text, set when the class statement ran: compared by equality only.
 CLASS_METADATA = frozenset({"__module__", "__qualname__", "__doc__"})
 OBJECT_EQUALITY: object = object.__eq__  # equality that is identity
@@ -205,6 +221,10 @@ class ModuleState:
         self.process = _process_state()
         self.fingerprint = self.process()
         self.clearers = [cache.cache_clear for cache in walk.caches]
+        # Every set and dict met as a value gets its canonical table now and after each call
+        # that left it unchanged (`Tables`): what its table held is no channel.
+        self.tables = Tables(walk.tables)
+        self.tables.rebuild()
         self.sized, self.iterables, self.reads = walk.per_call()
         self.lengths = tuple(map(len, self.sized))
         self.loaded = tuple(self.objects())
@@ -255,7 +275,10 @@ class ModuleState:
                     is_, map(getitem, self.strict_spaces, self.strict_names),
                     self.strict_values)):
                 return True
-            return self.has_process_state and bool(self.process() != self.fingerprint)
+            if self.has_process_state and self.process() != self.fingerprint:
+                return True
+            self.tables.rebuild()  # unchanged: back to the tables the next caller must meet
+            return False
         except BaseException:  # fail closed
             return True
 
@@ -294,6 +317,7 @@ class Walk:
         self.sequences: list[Any] = []  # lists and deques
         self.mappings: list[Any] = []  # dicts and their subclasses
         self.sets: list[Any] = []
+        self.tables: list[Any] = []  # the sets and dicts met as values: rebuilt (`Tables`)
         self.bytearrays: list[Any] = []
         self.factories: list[Any] = []  # defaultdicts
         self.cells: list[Any] = []
@@ -355,6 +379,7 @@ class Walk:
 
     def mapping(self, value: Any, depth: int) -> None:
         self.mappings.append(value)
+        self.tables.append(value)
         self.items(value, depth)  # keys: a hashable object may hold state too
         self.items(dict.values(value), depth)
 
@@ -365,6 +390,7 @@ class Walk:
 
     def set(self, value: Any, depth: int) -> None:
         self.sets.append(value)
+        self.tables.append(value)
         self.items(value, depth)
 
     def bytearray(self, value: Any, depth: int) -> None:
@@ -426,6 +452,21 @@ class Walk:
             for name, attribute in list(vars(klass).items()):
                 if not name.startswith("_"):
                     self.value(attribute, depth, f"{value.__name__}.{name}")
+                elif name not in LIBRARY_KEPT:
+                    self.library_container(attribute)
+
+    def library_container(self, value: Any) -> None:
+        """A list, dict or set under a private name of a library class (`ipaddress`'s
+        `_BaseV4._netmask_cache`): no tool reaches it by name, but library code fills it on
+        a tool's behalf. Its items are compared by identity and in order after each call
+        (the namespace comparison sees only that the name still holds the same container);
+        the worker empties the caches among them (sandbox/worker/caches.py) before it looks,
+        so one that still changed spends the worker. Not rebuilt: the library's own."""
+        kind = type(value)
+        if id(value) in self.seen or kind not in (list, dict, set):
+            return
+        self.seen[id(value)] = value
+        {list: self.sequences, dict: self.mappings, set: self.sets}[kind].append(value)
 
     def record(self, value: Any, depth: int) -> None:
         self.items(vars(value).values(), depth)
@@ -512,6 +553,61 @@ class Walk:
         for function in self.functions:
             image += [("is", function.__defaults__), ("is", function.__kwdefaults__)]
         return [_Same(entry) for entry in image]
+
+
+class Tables:
+    """The sets and dicts the walk met as values, each with the items it held after load, in
+    the order they were first inserted here; `rebuild()` gives each its canonical table again.
+
+    A hash table holds more than its items: its size (a set's or dict's table grows as items
+    are added and never shrinks as they are discarded), its deleted slots, and a set's
+    `pop()` position. A set's iteration order follows from them, so a caller that grows a
+    table, or adds and discards an item, and leaves the same items in the same order, still
+    hands the next caller bits through the order in which its additions come out. Comparing
+    the table's size would miss the deleted slots and the pop position; rebuilding does not:
+    emptied (a fresh minimal table), the pop position set by popping one item from that
+    fresh table, then refilled with the same items in the same order, a table is the same
+    whatever the calls before did. A dict's iteration order is its insertion order, so only
+    its size and deleted slots are reset (they still decide when it resizes). Called only on
+    containers whose items are unchanged, by identity and order, after the call (otherwise
+    the worker is spent anyway); the items are held here, so emptying frees nothing."""
+
+    __slots__ = ("entries", "ordered")
+
+    def __init__(self, containers: Iterable[Any]) -> None:
+        entries: list[tuple[Any, tuple[Any, ...]]] = []
+        for container in containers:
+            kind = type(container)
+            entries.append((container, tuple(container) if kind is set
+                            else tuple(kind.items(container))))
+        self.entries = tuple(entries)
+        self.ordered = _ordered_dict_kind()
+
+    def rebuild(self) -> None:
+        for container, items in self.entries:
+            kind = type(container)
+            if kind is set:
+                _rebuild_set(container, items)
+            elif kind is self.ordered:
+                container.clear()  # its order is its own linked list: its own methods
+                for key, item in items:
+                    container[key] = item
+            else:  # dict, Counter, defaultdict: a dict's table, refilled by dict's own update
+                dict.clear(container)
+                dict.update(container, items)
+
+
+def _rebuild_set(value: set[Any], items: tuple[Any, ...]) -> None:
+    value.clear()
+    value.add(0)
+    value.pop()  # from a fresh 8-slot table: the pop position is the slot after 0's, always
+    value.clear()  # and the slot 0 left behind is gone
+    value.update(items)  # in the load-time order, as `add` one by one would
+
+
+def _ordered_dict_kind() -> type | None:
+    collections = sys.modules.get("collections")
+    return getattr(collections, "OrderedDict", None) if collections is not None else None
 
 
 class _Same:
@@ -617,7 +713,7 @@ def _process_state() -> Callable[[], tuple[Any, ...]]:
             parts.append(calendar.firstweekday())
         if csv is not None:
             parts.append(csv.field_size_limit())
-            for name in sorted(csv.list_dialects()):
+            for name in csv.list_dialects():  # in the registry's order: a tool reads it
                 dialect = csv.get_dialect(name)
                 parts.append((name, dialect.delimiter, dialect.quotechar, dialect.escapechar,
                               dialect.doublequote, dialect.skipinitialspace,
