@@ -296,9 +296,13 @@ class WorkerProcess:
         group, nothing more. The starting thread sees the pipe close, fails its `start`, and
         reaps and closes the worker itself (closing its pipes from here could hand their
         file descriptors to another open while that thread still polls them)."""
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+        process = self.process
+        if process.returncode is None:
+            if isinstance(process, ForkedProcess):
+                process.send_kill()  # its group and, by its pidfd, the child itself
+            else:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
 
     def start(self) -> dict[str, dict[str, Any]]:
         """Send the init message, wait for `hello` (the layer report, written after lockdown
