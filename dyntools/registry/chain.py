@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -252,16 +252,9 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
     moved = tuple(_version(v, "versions[]") for v in versions)
     current = raw["current"]
     pointer = None if current is None else _version(current, "current")
-    statuses = raw["statuses"]
-    if not isinstance(statuses, Mapping):
-        raise ChainError("statuses must be an object")
-    states: dict[int, str] = {}
-    for key, status in statuses.items():
-        if not isinstance(key, str) or not _VERSION_KEY.fullmatch(key):
-            raise ChainError(f"statuses key {str(key)[:20]!r} is not a version number")
-        if not isinstance(status, str) or status not in STATUSES:
-            raise ChainError(f"status {str(status)[:20]!r} of v{key} is not a status")
-        states[int(key)] = status
+    states = _by_version(
+        raw["statuses"], "statuses", lambda status: status in STATUSES,
+        lambda key, status: f"status {str(status)[:20]!r} of v{key} is not a status")
     registry = raw["registry"]
     if not isinstance(registry, str) or not _IDENTITY.fullmatch(registry):
         raise ChainError("registry must be a registry identity (32 hex digits)")
@@ -289,19 +282,28 @@ def parse_record(raw: Any, tool: str, seq: int, prev: str | None) -> ChainRecord
 
 def _version_digests(raw: Any, states: Mapping[int, str]) -> dict[int, str]:
     """The record's `sha256`: exactly one file hash for each version it approves."""
-    if not isinstance(raw, Mapping):
-        raise ChainError("sha256 must be an object")
-    digests: dict[int, str] = {}
-    for key, digest in raw.items():
-        if not isinstance(key, str) or not _VERSION_KEY.fullmatch(key):
-            raise ChainError(f"sha256 key {str(key)[:20]!r} is not a version number")
-        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
-            raise ChainError(f"sha256 of v{key} is not a SHA-256")
-        digests[int(key)] = digest
+    digests = _by_version(raw, "sha256", lambda digest: bool(_SHA256.fullmatch(digest)),
+                          lambda key, _: f"sha256 of v{key} is not a SHA-256")
     approved = {v for v, s in states.items() if s == APPROVED}
     if set(digests) != approved:
         raise ChainError("sha256 must name exactly the versions the record approves")
     return digests
+
+
+def _by_version(raw: Any, field: str, valid: Callable[[str], bool],
+                wrong: Callable[[str, Any], str]) -> dict[int, str]:
+    """A record's object keyed by version number (`statuses`, `sha256`): each key a
+    version, each value a string `valid` accepts (else `wrong(key, value)` is the error)."""
+    if not isinstance(raw, Mapping):
+        raise ChainError(f"{field} must be an object")
+    found: dict[int, str] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not _VERSION_KEY.fullmatch(key):
+            raise ChainError(f"{field} key {str(key)[:20]!r} is not a version number")
+        if not isinstance(value, str) or not valid(value):
+            raise ChainError(wrong(key, value))
+        found[int(key)] = value
+    return found
 
 
 def _digests(value: Any) -> tuple[str, ...]:
