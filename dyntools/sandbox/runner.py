@@ -129,15 +129,22 @@ def wait_for_exit(process: ChildProcess, timeout: float) -> int:
     return process.wait(timeout=timeout)  # it has exited: reaped at once
 
 
-def kill_group(process: ChildProcess) -> None:
+def send_group_kill(process: ChildProcess) -> None:
     """SIGKILL to the process group of a worker that has not been reaped (its own session:
-    the worker and anything it started), then wait for it to exit and reap it."""
+    the worker and anything it started); a zygote child also by its pidfd, since one not yet
+    past its setsid is not its own group. Returns at once."""
     if process.returncode is None:
         if isinstance(process, ForkedProcess):
             process.send_kill()
         else:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+def kill_group(process: ChildProcess) -> None:
+    """`send_group_kill`, then wait for the worker to exit and reap it."""
+    if process.returncode is None:
+        send_group_kill(process)
         with contextlib.suppress(subprocess.TimeoutExpired):
             wait_for_exit(process, 5.0)
 
@@ -296,13 +303,7 @@ class WorkerProcess:
         group, nothing more. The starting thread sees the pipe close, fails its `start`, and
         reaps and closes the worker itself (closing its pipes from here could hand their
         file descriptors to another open while that thread still polls them)."""
-        process = self.process
-        if process.returncode is None:
-            if isinstance(process, ForkedProcess):
-                process.send_kill()  # its group and, by its pidfd, the child itself
-            else:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
+        send_group_kill(self.process)
 
     def start(self) -> dict[str, dict[str, Any]]:
         """Send the init message, wait for `hello` (the layer report, written after lockdown
