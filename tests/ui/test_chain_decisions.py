@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import httpx
 
 from tests.registry.chain_scenes import Operator, edit_manifest, manifest
+from tests.support.waiting import wait_for
 
 from .browser import UiServer
 
@@ -40,13 +40,15 @@ def _page_once_the_watcher_saw_it(server: UiServer, path: str, marker: str) -> s
     """The page re-reads a manifest edited behind its back when its watcher sees the change,
     which is asynchronous: on a busy machine the first GET may come before it."""
     http, _ = _session(server)
+    shown: list[str] = []
+
+    def seen() -> bool:
+        shown.append(http.get(path).text)
+        return marker in shown[-1]
+
     try:
-        deadline = time.monotonic() + 30
-        shown = http.get(path).text
-        while marker not in shown and time.monotonic() < deadline:
-            time.sleep(0.1)
-            shown = http.get(path).text
-        return shown
+        wait_for(seen, timeout=30)
+        return shown[-1]
     finally:
         http.close()
 
