@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 import click
 
+from dyntools import errors
 from dyntools.base.terminal import terminal_safe
 from dyntools.cli.app import main
 from dyntools.cli.options import (
@@ -38,22 +39,6 @@ from dyntools.cli.options import (
     signer_option,
     trusted_keys_click,
     trusted_keys_option,
-)
-from dyntools.errors import (
-    ChainMismatch,
-    DyntoolsError,
-    GateRejected,
-    LayerUnavailable,
-    NoChain,
-    PendingApproval,
-    PolicyLoadError,
-    RegistryError,
-    SigningKeyRequired,
-    TrustStateError,
-    UnknownTool,
-    UnknownVersion,
-    UsageError,
-    VerificationFailed,
 )
 from dyntools.registry.core import Registry
 from dyntools.registry.decision_marks import decision_mark
@@ -70,7 +55,9 @@ from dyntools.registry.store import read_regular
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE = 0, 1, 2
 AUDIT_LOG = "audit.log"
-_USAGE_ERRORS = (UsageError, UnknownTool, UnknownVersion, PolicyLoadError)
+_USAGE_ERRORS = (
+    errors.UsageError, errors.UnknownTool, errors.UnknownVersion, errors.PolicyLoadError,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -101,7 +88,7 @@ def registry_options(command: F, *, writes: bool = False, must_exist: bool = Tru
             setup_logging("warning", root, audit=writes and root.exists(), audit_log=audit_log)
             registry = Registry.open(root, policy, create=False, trusted_keys=keys)
             return command(registry, *args, **kwargs)
-        except DyntoolsError as exc:
+        except errors.DyntoolsError as exc:
             _fail(exc)
 
     return wrapper  # type: ignore[return-value]
@@ -111,11 +98,11 @@ def writer_options(command: F) -> F:
     return registry_options(command, writes=True)
 
 
-def _fail(exc: DyntoolsError) -> None:
+def _fail(exc: errors.DyntoolsError) -> None:
     from dyntools.cli.common import exit_code_for
 
     click.echo(f"error: {terminal_safe(exc.message)}", err=True)
-    if isinstance(exc, GateRejected):
+    if isinstance(exc, errors.GateRejected):
         for finding in exc.details.get("findings", []):
             click.echo(
                 f"  {finding['line']}:{finding['col']}: {finding['code']} "
@@ -123,8 +110,9 @@ def _fail(exc: DyntoolsError) -> None:
                 err=True,
             )
     # ensure's codes: 12, 17, 14 and 16, and 10 (a sandbox below its default minimum)
-    if isinstance(exc, VerificationFailed | PendingApproval | SigningKeyRequired | ChainMismatch
-                  | NoChain | TrustStateError | LayerUnavailable):
+    if isinstance(exc, errors.VerificationFailed | errors.PendingApproval
+                  | errors.SigningKeyRequired | errors.ChainMismatch | errors.NoChain
+                  | errors.TrustStateError | errors.LayerUnavailable):
         sys.exit(exit_code_for(exc))
     sys.exit(EXIT_USAGE if isinstance(exc, _USAGE_ERRORS) else EXIT_PROBLEM)
 
@@ -238,12 +226,12 @@ def _pick(registry: Registry, name: str, version: int | None) -> VersionRecord:
         return registry.get(name, version)
     state = registry.tool(name)
     if state.error:
-        raise RegistryError(state.error, tool=name)
+        raise errors.RegistryError(state.error, tool=name)
     record = state.current_record
     if record is None and state.records:
         record = state.records[max(state.records)]
     if record is None:
-        raise UnknownVersion(f"tool {name!r} has no versions", tool=name)
+        raise errors.UnknownVersion(f"tool {name!r} has no versions", tool=name)
     return record
 
 
@@ -377,7 +365,7 @@ def diff(registry: Registry, name: str, a: int, b: int) -> None:
     for record in (old, new):
         text = _source_text(record)
         if text is None:
-            raise UsageError(f"{record.path} cannot be read")
+            raise errors.UsageError(f"{record.path} cannot be read")
         if not record.usable:
             click.echo(f"# note: v{record.version} is {record.status}: "
                        f"{terminal_safe(record.reason)}", err=True)
