@@ -3,9 +3,9 @@
 A host process is rarely alone: an MCP server over HTTP has its event loop and the executor
 threads it calls from, agent frameworks have theirs, `Dyntools` itself may have the
 registry's. And the machine is idle or busy. Each condition here is a context in which a
-function is called back to back and timed, and the same is done, in the same condition, for
-a bare pipe round trip to a child that echoes (the floor of any call across a process
-boundary):
+function is called back to back and timed, and the same is done, in the same condition and
+in alternating blocks with it, for a bare pipe round trip to a child that echoes (the floor of
+any call across a process boundary):
 
     host:     alone (no other thread), an idle thread (blocked on an Event), a busy thread
               (a CPU-bound Python loop, whose throughput is measured against the same loop
@@ -54,23 +54,42 @@ def percentile(samples: list[float], q: float) -> float:
 
 
 class Pipe:
-    """A bare pipe round trip to an echo child: the floor of a call across the boundary."""
+    """Bare pipe round trips to echo children: the floor of a call across the boundary.
+
+    On an idle machine a round trip costs several times more when the scheduler has put the
+    child on another core (waking an idle core) than on this one, and where it puts it is
+    settled per process: one child would make the floor a coin toss. So `CHILDREN` children
+    are timed, and the floor is the one that answered fastest (`best`): what a bare pipe
+    achieves in this process and condition."""
+
+    CHILDREN = 3
 
     def __init__(self) -> None:
-        self.child = subprocess.Popen([sys.executable, "-I", "-S", "-c", ECHO_CHILD],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert self.child.stdin is not None and self.child.stdout is not None
-        self.wfd, self.rfd = self.child.stdin.fileno(), self.child.stdout.fileno()
+        self.children = [subprocess.Popen([sys.executable, "-I", "-S", "-c", ECHO_CHILD],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                         for _ in range(self.CHILDREN)]
+        self.ends = [(child.stdin.fileno(), child.stdout.fileno())  # type: ignore[union-attr]
+                     for child in self.children]
         self.message = frame(b'{"value": 1}')
+        self.wfd, self.rfd = self.ends[0]
+        self.samples: list[list[float]] = [[] for _ in self.children]
+
+    def use(self, index: int) -> None:
+        self.wfd, self.rfd = self.ends[index]
 
     def call(self) -> None:
         os.write(self.wfd, self.message)
         os.read(self.rfd, 65536)
 
+    def best(self) -> list[float]:
+        """The samples of the child with the lowest median."""
+        return min(self.samples, key=statistics.median)
+
     def close(self) -> None:
-        assert self.child.stdin is not None
-        self.child.stdin.close()
-        self.child.wait()
+        for child in self.children:
+            assert child.stdin is not None
+            child.stdin.close()
+            child.wait()
 
 
 @contextlib.contextmanager
@@ -129,7 +148,7 @@ def timed(fn: Callable[[], Any], count: int, warmup: int = 200) -> list[float]:
 
 def timed_for(fn: Callable[[], Any], seconds: float) -> list[float]:
     clock = time.perf_counter
-    samples = []
+    samples: list[float] = []
     end = clock() + seconds
     while True:
         start = clock()
@@ -179,45 +198,86 @@ class Result:
         return percentile(self.call, 0.99)
 
 
+BLOCKS = 10  # the floor and the call alternate in this many blocks each
+
+
+def interleaved(pipe: Pipe, call: Callable[[], Any], count: int,
+                timer: Callable[[Callable[[], Any], int, int], list[float]] = timed,
+                during_call: Callable[[float, float], None] | None = None,
+                ) -> tuple[list[float], list[float]]:
+    """`count` samples of `call` and of each of the pipe's children, in alternating blocks
+    (where the scheduler puts the worker and this thread drifts over a run: two long
+    back-to-back runs could each catch another placement); the floor's samples are the
+    fastest child's (`Pipe.best`). `during_call(began, ended)` is told each call block's
+    span (the busy thread's share)."""
+    per_block = max(1, count // BLOCKS)
+    call_samples: list[float] = []
+    for block in range(BLOCKS):
+        warmup = 200 if block == 0 else 20
+        for index, kept in enumerate(pipe.samples):
+            pipe.use(index)
+            kept.extend(timer(pipe.call, per_block, warmup))
+        began = time.perf_counter()
+        call_samples += timer(call, per_block, warmup)
+        if during_call is not None:
+            during_call(began, time.perf_counter())
+    return pipe.best(), call_samples
+
+
 def measure(host: str, machine: str, call: Callable[[], Any], count: int,
             pipe: Pipe) -> Result:
-    """The pipe floor and `call`, back to back, `count` times each, in the host condition
-    `host` (the machine condition is the caller's)."""
+    """The pipe floor and `call`, in alternating blocks, `count` times each, in the host
+    condition `host` (the machine condition is the caller's)."""
     if host == "alone":
-        return Result(host, machine, timed(pipe.call, count), timed(call, count),
+        return Result(host, machine, *interleaved(pipe, call, count),
                       threads=threading.active_count())
     if host == "idle thread":
         release = threading.Event()
         other = threading.Thread(target=release.wait, name="bench-idle", daemon=True)
         other.start()
         try:
-            return Result(host, machine, timed(pipe.call, count), timed(call, count),
+            return Result(host, machine, *interleaved(pipe, call, count),
                           threads=threading.active_count())
         finally:
             release.set()
             other.join()
     if host == "caller thread":
-        out: dict[str, list[float]] = {}
+        out: dict[str, tuple[list[float], list[float]]] = {}
 
         def run() -> None:
-            out["pipe"] = timed(pipe.call, count)
-            out["call"] = timed(call, count)
+            out["samples"] = interleaved(pipe, call, count)
 
         caller = threading.Thread(target=run, name="bench-caller")
         caller.start()
         caller.join()
-        return Result(host, machine, out["pipe"], out["call"], threads=2)
+        return Result(host, machine, *out["samples"], threads=2)
     if host == "asyncio executor":
-        return Result(host, machine, timed_in_executor(pipe.call, count),
-                      timed_in_executor(call, count), threads=threading.active_count())
+        return Result(host, machine,
+                      *interleaved(pipe, call, count, timer=timed_in_executor),
+                      threads=threading.active_count())
     if host == "busy thread":
         busy = BusyThread()
+        spans: list[tuple[int, float]] = []  # (busy count, seconds) of each call block
+
+        def during_call(began: float, ended: float) -> None:
+            spans.append((busy.count, ended - began))
+
         try:
             alone = busy.rate(0.5)
-            floor = timed(pipe.call, count // 4)
-            start, began = busy.count, time.perf_counter()
-            samples = timed(call, count // 4)
-            during = (busy.count - start) / (time.perf_counter() - began)
+            marks: list[int] = []
+
+            def call_marked() -> Any:
+                return call()
+
+            def timer(fn: Callable[[], Any], n: int, warmup: int) -> list[float]:
+                if fn is call_marked:
+                    marks.append(busy.count)
+                return timed(fn, n, warmup)
+
+            floor, samples = interleaved(pipe, call_marked, count // 4, timer=timer,
+                                         during_call=during_call)
+            counted = sum(end - start for start, (end, _) in zip(marks, spans, strict=True))
+            during = counted / sum(seconds for _, seconds in spans)
             alone = (alone + busy.rate(0.5)) / 2  # before and after the calls
         finally:
             busy.stop()

@@ -4,11 +4,11 @@ the tools the registry serves as callers see them.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from dyntools.base.random_ids import RandomIds
 from dyntools.capabilities.hostcalls import HostCalls
 from dyntools.errors import (
     BadResult,
@@ -27,6 +27,8 @@ from dyntools.pipeline.toolmeta import (
     Tool,
 )
 from dyntools.registry.records import VersionRecord
+
+_CALL_IDS = RandomIds(8)  # os.urandom per call would hand the GIL away (base/random_ids.py)
 
 
 class ServedCall(NamedTuple):
@@ -60,10 +62,10 @@ class Calling(PipelineCore):
                     timeout: float | None = None, tools: ToolSource | None = None,
                     chain: tuple[str, ...] = (), read_only: bool = False) -> ServedCall:
         """`call`, and the version that served it. The current version is looked up once,
-        and its file read and hash-checked once (by the registry's open rule, on a cold
-        call): the runtime is handed both."""
+        and its file read and hash-checked once on a cold call (none on a warm one): the
+        runtime is handed both."""
         started = time.perf_counter()
-        call_id = os.urandom(8).hex()
+        call_id = _CALL_IDS.hex()  # 16 hex digits, as pipeline/failed_calls.py expects
         name = self.registry.alias_of(name) or name
         version: int | None = None
         hosts: list[HostCalls] = []
@@ -82,7 +84,12 @@ class Calling(PipelineCore):
                     tool=name, version=waiting.version,
                     approve_command=approve_command_for(waiting)) from None
             version = record.version
-            source = self.registry.verified_source(name, record.version)
+            # The version's file is read and hash-checked when this call needs its bytes: a
+            # cold call (no pool runs them yet) or a params check not made yet. A warm call
+            # runs the bytes its pool was started from, checked when they were read.
+            source = None
+            if not (self.runtime.serves(record) and self._has_params_check(record)):
+                source = self.registry.verified_source(name, record.version)
             self._params_check(record, source)(params)
             served = [record]
 
@@ -103,7 +110,8 @@ class Calling(PipelineCore):
 
             try:
                 result = self.runtime.call(name, params, timeout, prepare=prepare,
-                                           current=(record, source.decode("utf-8")))
+                                           current=(record, None if source is None
+                                                    else source.decode("utf-8")))
             except DyntoolsError as exc:
                 for host in hosts:
                     exc.message = host.redact(exc.message)

@@ -46,11 +46,6 @@ CALL_ID = re.compile(r"[0-9a-f]{16}")
 MAX_RECORD_BYTES = MAX_PARAMS_BYTES + 6 * MAX_MESSAGE_CHARS + 4096
 
 
-def new_call_id() -> str:
-    """A call's id: 16 hex digits (64 random bits)."""
-    return os.urandom(8).hex()
-
-
 class FailedCalls:
     """The kept failed calls of one registry."""
 

@@ -126,15 +126,15 @@ class Runtime(Closing):
         self, name: str, params: dict[str, Any], timeout: float | None = None, *,
         host: HostHandler | None = None,
         prepare: Callable[[VersionRecord], HostHandler | None] | None = None,
-        current: tuple[VersionRecord, str] | None = None,
+        current: tuple[VersionRecord, str | None] | None = None,
     ) -> dict[str, Any]:
         """Run `name`'s current version; raises UnknownTool, VersionUnusable, SandboxError.
         `host` answers a capability tool's requests (dyntools.capabilities.hostcalls.HostCalls); or
         `prepare(record)` is handed the very version this call runs on, once it is checked
         out, and returns its host (so a version switch in between can never run one
         version's code with another's capabilities). `current` is the current version and
-        its verified source, when the caller has just looked them up: the runtime then
-        neither looks up nor reads the version again."""
+        its verified source (None: not read), when the caller has just looked them up: the
+        runtime then neither looks up nor reads the version again."""
         slot = self._checkout(name, current)
         try:
             if prepare is not None:
@@ -144,6 +144,13 @@ class Runtime(Closing):
             return slot.pool.call(params, timeout, host=host)
         finally:
             self._checkin(slot)
+
+    def serves(self, record: VersionRecord) -> bool:
+        """Whether `record`'s pool is loaded and takes calls now: a call to it then runs the
+        bytes that pool was started from, and needs no read of the version's file."""
+        slot = self._active.get(record.name)
+        return slot is not None and slot.record.version == record.version \
+            and slot.record.sha256 == record.sha256
 
     def active_version(self, name: str) -> int | None:
         """The version whose pool takes new calls now (None before the first call)."""
@@ -192,7 +199,8 @@ class Runtime(Closing):
         )
         return True
 
-    def _checkout(self, name: str, current: tuple[VersionRecord, str] | None = None) -> _Slot:
+    def _checkout(self, name: str,
+                  current: tuple[VersionRecord, str | None] | None = None) -> _Slot:
         while True:
             record, source = current if current is not None else (self.registry.served(name),
                                                                    None)

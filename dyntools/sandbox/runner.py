@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from dyntools.base.random_ids import RandomIds
 from dyntools.errors import (
     BadResult,
     CapabilityViolation,
@@ -51,8 +52,7 @@ BOOTSTRAP = (
 )
 # Room around the result cap for the envelope and the captured output.
 _ENVELOPE_BYTES = 64 * 1024
-_ID_BYTES = 7  # 56 random bits per call id
-_ID_BATCH = 512
+_CALL_IDS = RandomIds(7)  # 56 random bits per call id
 _monotonic = time.monotonic
 # A JSON document at the start of a text, and where it ends (json.loads would first guess an
 # encoding and skip whitespace on either side).
@@ -285,11 +285,6 @@ class WorkerProcess:
         limits = self._limits = spec.limits
         self._reply_cap = (limits.max_result_bytes + limits.max_output_bytes * 6
                            + _ENVELOPE_BYTES)
-        # Call ids come from the OS's random source, read a batch at a time (one system call
-        # per _ID_BATCH calls): each id is 56 fresh random bits used once, and the batch
-        # stays in this process, which the worker cannot read.
-        self._ids = b""
-        self._ids_at = 0
         self._placement: Placement | None = None  # made at the second call (placement.py)
         # The time limit the running exchange is held to, named when it is exceeded.
         self._limit_s = limits.startup_timeout_s
@@ -521,13 +516,10 @@ class WorkerProcess:
         return placement.spin(in_flight)
 
     def _call_id(self) -> int:
-        """An id the worker cannot predict: a frame sent ahead of time, or a second reply,
-        never passes for the answer to a later call."""
-        at = self._ids_at
-        if at >= len(self._ids):
-            self._ids, at = os.urandom(_ID_BYTES * _ID_BATCH), 0
-        self._ids_at = at + _ID_BYTES
-        return int.from_bytes(self._ids[at:at + _ID_BYTES], "big")
+        """An id the worker cannot predict (56 fresh random bits, from a batch that stays in
+        this process): a frame sent ahead of time, or a second reply, never passes for the
+        answer to a later call."""
+        return _CALL_IDS.number()
 
     def _answer(self, request: Any, host: HostHandler | None, deadline: float) -> None:
         """Hand one request frame to `host` and send its answer; any failure kills."""

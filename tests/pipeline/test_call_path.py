@@ -82,3 +82,51 @@ def test_an_unknown_tool_is_refused_in_one_wording(tmp_path: Path) -> None:
     done = dyntools("call", "nope", "--params", "{}", "--registry", str(registry.root))
     assert done.returncode == 2
     assert wording in done.stderr
+
+
+def test_a_warm_call_reads_no_version_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dyntools import Dyntools
+
+    registry = Registry.open(tmp_path / "reg")
+    registry.add_version("echo_tool", tool_source(answer="1"), {})
+    reads: list[tuple[str, int]] = []
+    real_verified = Registry.verified_source
+
+    def verified(self: Registry, name: str, version: int) -> bytes:
+        reads.append((name, version))
+        return real_verified(self, name, version)
+
+    monkeypatch.setattr(Registry, "verified_source", verified)
+    with Dyntools(registry, pool_size=1) as dt:
+        assert dt.call("echo_tool", {}) == {"answer": "1"}
+        assert reads == [("echo_tool", 1)]  # the cold call: read and hash-checked once
+        for _ in range(5):
+            assert dt.call("echo_tool", {}) == {"answer": "1"}
+        assert reads == [("echo_tool", 1)]  # warm: the pool runs the bytes it was started from
+        # a new current version: read for its pool (the swap) and its params check, then
+        # never again while that pool serves it
+        registry.add_version("echo_tool", tool_source(answer="2"), {})
+        assert dt.call("echo_tool", {}) == {"answer": "2"}
+        switched = list(reads)
+        assert switched[0] == ("echo_tool", 1) and set(switched[1:]) == {("echo_tool", 2)}
+        for _ in range(5):
+            assert dt.call("echo_tool", {}) == {"answer": "2"}
+        assert reads == switched
+
+
+def test_an_edit_on_disk_is_refused_at_the_next_load_not_run(tmp_path: Path) -> None:
+    """A warm pool keeps serving the bytes it checked when it started (nothing else reaches
+    its worker); the edited file is refused, and quarantined, wherever it is read again."""
+    from dyntools import Dyntools
+    from dyntools.errors import VersionUnusable
+
+    registry = Registry.open(tmp_path / "reg")
+    registry.add_version("echo_tool", tool_source(answer="1"), {})
+    with Dyntools(registry, pool_size=1) as dt:
+        assert dt.call("echo_tool", {}) == {"answer": "1"}
+        path = registry.path_of("echo_tool", 1)
+        path.write_bytes(tool_source(answer="2"))
+        assert dt.call("echo_tool", {}) == {"answer": "1"}
+    with Dyntools(tmp_path / "reg", pool_size=1) as fresh, pytest.raises(VersionUnusable):
+        fresh.call("echo_tool", {})

@@ -1,0 +1,48 @@
+"""Call ids: fresh random bits, each handed out once, one read of the OS's source per batch
+(os.urandom releases the GIL: see dyntools/base/random_ids.py)."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from dyntools.base import random_ids
+from dyntools.base.random_ids import BATCH_BYTES, RandomIds
+
+
+def test_ids_are_unique_of_their_size_and_one_read_serves_a_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    real_urandom = os.urandom
+
+    def urandom(n: int) -> bytes:
+        reads.append(n)
+        return real_urandom(n)
+
+    monkeypatch.setattr(random_ids.os, "urandom", urandom)
+    ids = RandomIds(7)
+    per_batch = BATCH_BYTES // 7
+    taken = [ids.take() for _ in range(per_batch + 1)]
+    assert all(len(one) == 7 for one in taken)
+    assert len(set(taken)) == len(taken)
+    assert reads == [per_batch * 7, per_batch * 7]  # the first batch, then the next
+    assert len(ids.hex()) == 14 and 0 <= ids.number() < 2 ** 56
+
+
+def test_threads_never_get_the_same_id() -> None:
+    ids = RandomIds(8)
+    got: list[list[bytes]] = [[] for _ in range(4)]
+
+    def take(into: list[bytes]) -> None:
+        for _ in range(3000):
+            into.append(ids.take())
+
+    threads = [threading.Thread(target=take, args=(into,)) for into in got]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    every = [one for into in got for one in into]
+    assert len(set(every)) == len(every) == 12000
