@@ -26,19 +26,17 @@ The target: run_code within 2 ms of their sum.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+
+from jsonrpc_lines import Session
 
 SIZES = (3, 10, 30)
-DEADLINE = 120.0
 SCRIPT = ("total = 0\nfor text in inputs['texts']:\n"
           "    total += tools.word_count(text=text)['words']\nresult = {'total': total}\n")
 TRIVIAL = '''"""Answers at once."""
@@ -51,60 +49,6 @@ PARAMS = {"type": "object"}
 def run(params):
     return {"ok": True}
 '''
-
-
-class Session:
-    """One server process over its pipes; counts the bytes of every line both ways."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.process = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self._next_id = 0
-        self.sent = 0
-        self.received = 0
-
-    def send(self, method: str, params: dict[str, Any] | None = None, *,
-             notification: bool = False) -> int:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        if not notification:
-            self._next_id += 1
-            message["id"] = self._next_id
-        line = json.dumps(message).encode() + b"\n"
-        self.sent += len(line)
-        assert self.process.stdin is not None
-        self.process.stdin.write(line)
-        self.process.stdin.flush()
-        return self._next_id
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        request_id = self.send(method, params)
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + DEADLINE
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                raise SystemExit(f"the server ended before answering {method}")
-            self.received += len(line)
-            message: dict[str, Any] = json.loads(line)
-            if message.get("id") == request_id:
-                if "error" in message:
-                    raise SystemExit(f"{method} failed: {message['error']}")
-                return message
-        raise SystemExit(f"no answer to {method} in {DEADLINE:.0f} s")
-
-    def counted(self) -> int:
-        return self.sent + self.received
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 def texts(count: int) -> list[str]:

@@ -46,3 +46,25 @@ def test_threads_never_get_the_same_id() -> None:
         thread.join()
     every = [one for into in got for one in into]
     assert len(set(every)) == len(every) == 12000
+
+
+def test_a_forked_child_never_hands_out_its_parents_ids() -> None:
+    ids = RandomIds(8)
+    ids.take()  # the parent holds a batch now
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, to the parent
+        os.close(read)
+        os.write(write, b"".join(ids.take() for _ in range(16)))
+        os._exit(0)
+    os.close(write)
+    child = b""
+    while chunk := os.read(read, 4096):
+        child += chunk
+    os.close(read)
+    assert os.waitpid(pid, 0)[1] == 0
+    parent = b"".join(ids.take() for _ in range(16))
+    assert len(child) == len(parent) == 128
+    theirs = {child[i:i + 8] for i in range(0, 128, 8)}
+    ours = {parent[i:i + 8] for i in range(0, 128, 8)}
+    assert not theirs & ours

@@ -3,15 +3,20 @@
 `os.urandom` releases the GIL around its system call: on a warm call, where the whole round
 trip takes tens of microseconds, a CPU-bound thread in the host then takes the interpreter
 for its switch interval (5 ms) before the call can go on. One read per batch keeps that to
-one call in `BATCH`; every id is fresh random bits used once, kept in this process.
+one call in a batch; every id is fresh random bits used once, kept in this process. A child
+forked from this process (a host's `os.fork`, multiprocessing's "fork") starts without a
+batch: it would otherwise hand out the very ids its parent hands out.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import weakref
 
 BATCH_BYTES = 4096
+
+_every: weakref.WeakSet[RandomIds] = weakref.WeakSet()
 
 
 class RandomIds:
@@ -22,6 +27,7 @@ class RandomIds:
         self._lock = threading.Lock()
         self._batch = b""
         self._at = 0
+        _every.add(self)
 
     def take(self) -> bytes:
         with self._lock:
@@ -36,3 +42,18 @@ class RandomIds:
 
     def number(self) -> int:
         return int.from_bytes(self.take(), "big")
+
+    def _forget(self) -> None:
+        """In a forked child: a new lock (another thread may have held the parent's), and
+        no batch (the parent's is the parent's)."""
+        self._lock = threading.Lock()
+        self._batch = b""
+        self._at = 0
+
+
+def _after_fork_in_child() -> None:
+    for ids in list(_every):
+        ids._forget()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

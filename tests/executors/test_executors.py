@@ -24,6 +24,7 @@ from dyntools.executors.node_actor import (
 from dyntools.gate.policy import Policy
 from dyntools.pipeline.dyntools import Dyntools
 from dyntools.registry import Registry
+from tests.support.waiting import HANG_GUARD_S, wait_for
 
 from .conftest import nap_source
 
@@ -123,9 +124,7 @@ def test_a_full_node_queue_answers_overloaded(policy: Policy) -> None:
         assert host.load(key, shipment)[0] == OK
         slow = threading.Thread(target=host.call, args=(key, {"ms": 800}, None))
         slow.start()
-        deadline = time.monotonic() + 5
-        while host.stats()["in_flight"] == 0 and time.monotonic() < deadline:
-            time.sleep(0.005)
+        assert wait_for(lambda: host.stats()["in_flight"] > 0, timeout=HANG_GUARD_S)
         reply = host.call(key, {}, None)
         assert reply[0] == ERROR and reply[1] == "Overloaded"
         slow.join(5)
@@ -177,9 +176,7 @@ def test_a_lone_call_comes_back_in_its_own_exchange(policy: Policy) -> None:
         # Its worker busy, the next lone call goes through the queue and still comes back.
         slow = threading.Thread(target=host.call, args=(key, {"ms": 800}, None))
         slow.start()
-        deadline = time.monotonic() + 5
-        while host.stats()["in_flight"] == 0 and time.monotonic() < deadline:
-            time.sleep(0.005)
+        assert wait_for(lambda: host.stats()["in_flight"] > 0, timeout=HANG_GUARD_S)
         assert host.exchange([(8, key, {}, None, None, False)], 5.0) == [(8, (OK, {"tag": "v1"}))]
         slow.join(5)
     finally:

@@ -21,6 +21,7 @@ from dyntools.errors import (
     WorkerCrashed,
 )
 from dyntools.sandbox import SandboxLimits, WorkerPool, run_once
+from tests.support.waiting import HANG_GUARD_S, wait_for
 
 SQUARE = '''
 def run(params):
@@ -117,14 +118,12 @@ def test_runtime_errors_keep_the_worker(tool, policy, limits):
         assert pool.stats["started"] == 1
 
 
-def _settled(pool: WorkerPool, timeout: float = 20.0) -> dict:
-    """The pool's stats once no background start is pending (live == size, all idle)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        stats = pool.stats
-        if stats["live"] == stats["size"] == stats["idle"] or time.monotonic() > deadline:
-            return stats
-        time.sleep(0.01)
+def _settled(pool: WorkerPool) -> dict:
+    """The pool's stats once no background start is pending (live == size, all idle), or as
+    they are when the hang guard gives up (the caller's assertions then say what is off)."""
+    wait_for(lambda: pool.stats["live"] == pool.stats["size"] == pool.stats["idle"],
+             timeout=HANG_GUARD_S)
+    return pool.stats
 
 
 def test_workers_recycle_after_max_calls(tool, policy, limits):
