@@ -68,3 +68,24 @@ def test_a_forked_child_never_hands_out_its_parents_ids() -> None:
     theirs = {child[i:i + 8] for i in range(0, 128, 8)}
     ours = {parent[i:i + 8] for i in range(0, 128, 8)}
     assert not theirs & ours
+
+
+def test_a_child_forked_in_c_never_hands_out_its_parents_ids() -> None:
+    """A fork the interpreter's at-fork hooks never see (uWSGI's prefork without
+    --py-call-osafterfork, a C extension's fork())."""
+    import ctypes
+
+    ids = RandomIds(8)
+    ids.take()
+    libc = ctypes.CDLL(None, use_errno=True)
+    read, write = os.pipe()
+    pid = libc.fork()
+    if pid == 0:
+        os.close(read)
+        os.write(write, ids.take())
+        os._exit(0)
+    os.close(write)
+    child = os.read(read, 64)
+    os.close(read)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert len(child) == 8 and child != ids.take()

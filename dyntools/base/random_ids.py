@@ -4,8 +4,9 @@
 trip takes tens of microseconds, a CPU-bound thread in the host then takes the interpreter
 for its switch interval (5 ms) before the call can go on. One read per batch keeps that to
 one call in a batch; every id is fresh random bits used once, kept in this process. A child
-forked from this process (a host's `os.fork`, multiprocessing's "fork") starts without a
-batch: it would otherwise hand out the very ids its parent hands out.
+forked from this process never hands out its parent's ids: a batch is read anew in another
+process (a C-level fork too: uWSGI's prefork workers, a C extension's fork()), and a Python
+fork (`os.fork`, multiprocessing's "fork") also gives the child a new lock.
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ class RandomIds:
         self._lock = threading.Lock()
         self._batch = b""
         self._at = 0
+        self._pid = 0  # the process the batch was read in
         _every.add(self)
 
     def take(self) -> bytes:
         with self._lock:
             at = self._at
-            if at + self.size > len(self._batch):
+            pid = os.getpid()  # a fork the hook below never saw (a C-level fork) reads anew
+            if at + self.size > len(self._batch) or pid != self._pid:
                 self._batch, at = os.urandom(BATCH_BYTES - BATCH_BYTES % self.size), 0
+                self._pid = pid
             self._at = at + self.size
             return self._batch[at:at + self.size]
 

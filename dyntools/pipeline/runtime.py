@@ -213,7 +213,14 @@ class Runtime(Closing):
                     return slot
             # Loading reads and hash-checks the file, which may quarantine it and notify the
             # registry's listeners (this runtime among them): never while holding the lock.
-            slot = self._load(name, record, source)
+            try:
+                slot = self._load(name, record, source)
+            except VersionUnusable:
+                if current is None:
+                    raise
+                # The caller's lookup went stale (its version was quarantined, retired or
+                # rolled back since): look again, as a call that had looked later would.
+                slot = None
             if slot is not None:
                 with self._lock:
                     slot.in_flight += 1

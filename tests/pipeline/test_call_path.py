@@ -130,3 +130,32 @@ def test_an_edit_on_disk_is_refused_at_the_next_load_not_run(tmp_path: Path) -> 
         assert dt.call("echo_tool", {}) == {"answer": "1"}
     with Dyntools(tmp_path / "reg", pool_size=1) as fresh, pytest.raises(VersionUnusable):
         fresh.call("echo_tool", {})
+
+
+def test_a_version_quarantined_between_lookup_and_checkout_is_not_an_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The call looked v2 up (warm), then a reviewer quarantined it and the runtime fell back
+    to v1 before the call checked its pool out: the call is served by v1, as one that had
+    looked a moment later would be, not refused because v2's file is no longer served."""
+    from dyntools import Dyntools
+
+    registry = Registry.open(tmp_path / "reg")
+    registry.add_version("echo_tool", tool_source(answer="1"), {})
+    registry.add_version("echo_tool", tool_source(answer="2"), {})
+    real_call = Runtime.call
+    armed: list[bool] = []
+
+    def call(self: Runtime, name: str, params: dict, timeout: float | None = None,
+             **options: object) -> dict:
+        if armed:
+            armed.clear()
+            registry.quarantine("echo_tool", 2, "reviewer says no")
+        return real_call(self, name, params, timeout, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Runtime, "call", call)
+    with Dyntools(registry, pool_size=1) as dt:
+        assert dt.call("echo_tool", {}) == {"answer": "2"}
+        assert dt.call("echo_tool", {}) == {"answer": "2"}
+        armed.append(True)
+        served = dt.call_served("echo_tool", {})
+        assert (served.version, served.result) == (1, {"answer": "1"})
