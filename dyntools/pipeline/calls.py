@@ -89,7 +89,8 @@ class Calling(PipelineCore):
             # runs the bytes its pool was started from, checked when they were read.
             source = None
             if not (self.runtime.serves(record) and self._has_params_check(record)):
-                source = self.registry.verified_source(name, record.version)
+                source = self.registry.verified_source(name, record.version,
+                                                       sha256=record.sha256)
             self._params_check(record, source)(params)
             served = [record]
 

@@ -265,7 +265,8 @@ class PipelineCore(Closing):
         meta = self._metadata.get(key)
         if meta is None:
             data = source if source is not None else (
-                self.registry.verified_source(record.name, record.version) if record.usable
+                self.registry.verified_source(record.name, record.version,
+                                              sha256=record.sha256) if record.usable
                 else self.registry.read_recorded(record.name, record.version))
             meta = read_metadata(data)
             self._metadata[key] = meta

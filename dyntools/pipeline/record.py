@@ -123,7 +123,8 @@ class Recording(PipelineCore):
         exchanges = recording.exchanges()
         if exchanges:
             example["http"] = exchanges
-        source = self.registry.verified_source(name, used.version).decode("utf-8")
+        source = self.registry.verified_source(name, used.version,
+                                               sha256=used.sha256).decode("utf-8")
         ensured = self.ensure(
             name, new_version=True, generator=_RecordedSource(with_example(source, example)),
             on_station=on_station, require_approval=require_approval, tools=tools,

@@ -298,7 +298,8 @@ class Repairer:
         contract = self.core._contract_examples(name)
         own = collect_examples(meta.examples)
         _no_contradiction(name, counterexample, (*own, *contract))
-        source = self.core.registry.verified_source(name, current.version).decode("utf-8")
+        source = self.core.registry.verified_source(
+            name, current.version, sha256=current.sha256).decode("utf-8")
         failure = self._reproduce(name, current, source, counterexample, recorder, tools)
         spec = ToolSpec(name, meta.description, meta.params, (counterexample.as_dict(),))
         request = spec.with_feedback(source, failure, RUN)

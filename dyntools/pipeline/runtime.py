@@ -42,6 +42,12 @@ __all__ = ["Pool", "PoolFactory", "Runtime"]
 PoolFactory = Callable[[VersionRecord, str], Pool]
 
 
+def _same(a: VersionRecord, b: VersionRecord) -> bool:
+    """The same version of the same bytes: a pool started on `a` may serve `b` (a manifest
+    rewritten behind this process can give a version number other bytes)."""
+    return a.version == b.version and a.sha256 == b.sha256
+
+
 class _Slot:
     """One version's pool and its calls in flight (compared by identity)."""
 
@@ -149,8 +155,7 @@ class Runtime(Closing):
         """Whether `record`'s pool is loaded and takes calls now: a call to it then runs the
         bytes that pool was started from, and needs no read of the version's file."""
         slot = self._active.get(record.name)
-        return slot is not None and slot.record.version == record.version \
-            and slot.record.sha256 == record.sha256
+        return slot is not None and _same(slot.record, record)
 
     def active_version(self, name: str) -> int | None:
         """The version whose pool takes new calls now (None before the first call)."""
@@ -186,7 +191,7 @@ class Runtime(Closing):
                 self._closed
                 or current is None
                 or current.version != record.version
-                or (active is not None and active.record.version == record.version)
+                or (active is not None and _same(active.record, record))
             ):
                 return False
             self._active[record.name] = _Slot(record, pool)
@@ -208,7 +213,7 @@ class Runtime(Closing):
                 if self._closed:
                     raise VersionUnusable("the runtime is closed", tool=name)
                 slot = self._active.get(name)
-                if slot is not None and slot.record.version == record.version:
+                if slot is not None and _same(slot.record, record):
                     slot.in_flight += 1
                     return slot
             # Loading reads and hash-checks the file, which may quarantine it and notify the
@@ -232,7 +237,8 @@ class Runtime(Closing):
         """Start a pool for `record` (from `source`, its verified bytes, when given) and
         install it if `record` is still current; else None (the caller looks again)."""
         if source is None:
-            source = self.registry.verified_source(name, record.version).decode("utf-8")
+            source = self.registry.verified_source(name, record.version,
+                                                   sha256=record.sha256).decode("utf-8")
         pool = self._factory(record, source)
         with self._lock:
             active = self._active.get(name)
@@ -241,7 +247,7 @@ class Runtime(Closing):
                 now = self.registry.current(name)
                 latest = now.version if now is not None else None
             still_wanted = not self._closed and latest == record.version
-            if still_wanted and (active is None or active.record.version != record.version):
+            if still_wanted and (active is None or not _same(active.record, record)):
                 slot = _Slot(record, pool)
                 self._active[name] = slot
                 if active is not None:
@@ -279,7 +285,7 @@ class Runtime(Closing):
             slot = self._active.get(name)
             if self._closed or slot is None:
                 return
-            if record is not None and record.version == slot.record.version:
+            if record is not None and _same(record, slot.record):
                 return
             if record is None:
                 del self._active[name]

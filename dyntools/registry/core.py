@@ -446,9 +446,16 @@ class Registry:
         the hash check)."""
         return min(record.size, self.policy.limits.max_bytes)
 
-    def verified_source(self, name: str, version: int) -> bytes:
-        """The bytes of a usable version, hash-checked now; quarantines it on a mismatch."""
+    def verified_source(self, name: str, version: int, *, sha256: str | None = None) -> bytes:
+        """The bytes of a usable version, hash-checked now; quarantines it on a mismatch.
+        `sha256`: the hash of the record the caller looked up; bytes the manifest has since
+        given that version number (rewritten behind this process) are refused, so that what
+        a caller checks and runs under that record are its bytes."""
         record = self.get(name, version)
+        if sha256 is not None and record.sha256 != sha256:
+            raise VersionUnusable(f"{name} v{version} was rewritten in the manifest since it was "
+                                  f"looked up (sha256 {sha256[:12]} is now "
+                                  f"{record.sha256[:12]})", tool=name, version=version)
         if not record.usable:
             raise VersionUnusable(
                 f"{name} v{version} is {record.status}: {record.reason}", tool=name,

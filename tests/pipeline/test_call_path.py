@@ -33,9 +33,9 @@ def current(self, name):
     counts["current"] += 1
     return real_current(self, name)
 
-def verified(self, name, version):
+def verified(self, name, version, **options):
     counts["verified"] += 1
-    return real_verified(self, name, version)
+    return real_verified(self, name, version, **options)
 
 def opened(path, *args, **kwargs):
     if os.path.realpath(os.fspath(path)) == version_file:
@@ -93,9 +93,9 @@ def test_a_warm_call_reads_no_version_file(
     reads: list[tuple[str, int]] = []
     real_verified = Registry.verified_source
 
-    def verified(self: Registry, name: str, version: int) -> bytes:
+    def verified(self: Registry, name: str, version: int, **options: str) -> bytes:
         reads.append((name, version))
-        return real_verified(self, name, version)
+        return real_verified(self, name, version, **options)
 
     monkeypatch.setattr(Registry, "verified_source", verified)
     with Dyntools(registry, pool_size=1) as dt:
@@ -159,3 +159,39 @@ def test_a_version_quarantined_between_lookup_and_checkout_is_not_an_error(
         armed.append(True)
         served = dt.call_served("echo_tool", {})
         assert (served.version, served.result) == (1, {"answer": "1"})
+
+
+def test_a_version_number_given_other_bytes_is_checked_and_run_as_those_bytes(
+        tmp_path: Path) -> None:
+    """A writer without trusted keys rewrites v1 (its file, and the manifest's hash to match)
+    behind a process whose pool serves v1: the next call is checked against the new bytes'
+    params schema and runs the new bytes, never the old pool with the new check."""
+    import hashlib
+    import os
+
+    from dyntools import Dyntools
+    from dyntools.errors import InvalidParams
+
+    root = tmp_path / "reg"
+    registry = Registry.open(root)
+    registry.add_version("echo_tool", tool_source(answer="A"), {})
+    rewritten = tool_source(answer="B").replace(
+        b'PARAMS = {"type": "object", "properties": {}}',
+        b'PARAMS = {"type": "object", "properties": {"n": {"type": "integer"}}, '
+        b'"required": ["n"]}')
+    assert rewritten != tool_source(answer="B")
+    with Dyntools(registry, pool_size=1) as dt:
+        assert dt.call("echo_tool", {}) == {"answer": "A"}
+        path = registry.path_of("echo_tool", 1)
+        os.chmod(path, 0o644)
+        path.write_bytes(rewritten)
+        manifest_path = root / "echo_tool" / "manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        digest = hashlib.sha256(rewritten).hexdigest()
+        manifest["versions"][0].update(sha256=digest, size=len(rewritten))
+        manifest["versions"][0]["gate"]["sha256"] = digest
+        manifest_path.write_text(json.dumps(manifest))
+        registry.refresh("echo_tool")
+        with pytest.raises(InvalidParams):
+            dt.call("echo_tool", {})
+        assert dt.call("echo_tool", {"n": 1}) == {"answer": "B"}

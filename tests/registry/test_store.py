@@ -211,6 +211,15 @@ def test_verified_source_catches_an_edit_after_open(registry: Registry) -> None:
     assert registry.current("echo_tool") is None
 
 
+def test_verified_source_refuses_bytes_of_another_record_than_the_callers(
+        registry: Registry) -> None:
+    record = registry.add_version("echo_tool", tool_source(), {})
+    assert registry.verified_source("echo_tool", 1, sha256=record.sha256) == tool_source()
+    with pytest.raises(VersionUnusable, match="rewritten in the manifest"):
+        registry.verified_source("echo_tool", 1, sha256="0" * 64)
+    assert registry.get("echo_tool", 1).status != QUARANTINED  # the caller's record is stale
+
+
 def test_reviewer_quarantine_is_persisted(registry: Registry) -> None:
     registry.add_version("echo_tool", tool_source(answer="1"), {})
     registry.add_version("echo_tool", tool_source(answer="2"), {})
