@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import select
 import threading
 
 import pytest
@@ -89,3 +90,29 @@ def test_a_child_forked_in_c_never_hands_out_its_parents_ids() -> None:
     os.close(read)
     assert os.waitpid(pid, 0)[1] == 0
     assert len(child) == 8 and child != ids.take()
+
+
+def test_a_child_forked_in_c_while_another_thread_holds_the_lock_does_not_hang() -> None:
+    import ctypes
+    import signal
+
+    ids = RandomIds(8)
+    ids.take()
+    ids._lock.acquire()  # as another thread of the parent, inside take(), at the fork
+    try:
+        read, write = os.pipe()
+        pid = ctypes.PyDLL(None).fork()
+        if pid == 0:
+            os.close(read)
+            os.write(write, ids.take())
+            os._exit(0)
+    finally:
+        ids._lock.release()
+    os.close(write)
+    ready = select.select([read], [], [], 30)[0]
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    child = os.read(read, 64) if ready else b""
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert len(child) == 8  # the child took an id, with a lock of its own

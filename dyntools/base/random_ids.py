@@ -28,16 +28,18 @@ class RandomIds:
         self._lock = threading.Lock()
         self._batch = b""
         self._at = 0
-        self._pid = 0  # the process the batch was read in
+        self._pid = os.getpid()  # the process the batch and the lock belong to
         _every.add(self)
 
     def take(self) -> bytes:
+        if os.getpid() != self._pid:
+            # A fork the hook below never saw (a C-level fork: the child has one thread, and
+            # the lock may be a copy of one another thread of the parent held).
+            self._forget()
         with self._lock:
             at = self._at
-            pid = os.getpid()  # a fork the hook below never saw (a C-level fork) reads anew
-            if at + self.size > len(self._batch) or pid != self._pid:
+            if at + self.size > len(self._batch):
                 self._batch, at = os.urandom(BATCH_BYTES - BATCH_BYTES % self.size), 0
-                self._pid = pid
             self._at = at + self.size
             return self._batch[at:at + self.size]
 
@@ -53,6 +55,7 @@ class RandomIds:
         self._lock = threading.Lock()
         self._batch = b""
         self._at = 0
+        self._pid = os.getpid()
 
 
 def _after_fork_in_child() -> None:
