@@ -4,20 +4,17 @@
 trip takes tens of microseconds, a CPU-bound thread in the host then takes the interpreter
 for its switch interval (5 ms) before the call can go on. One read per batch keeps that to
 one call in a batch; every id is fresh random bits used once, kept in this process. A child
-forked from this process never hands out its parent's ids: a batch is read anew in another
-process (a C-level fork too: uWSGI's prefork workers, a C extension's fork()), and a Python
-fork (`os.fork`, multiprocessing's "fork") also gives the child a new lock.
+forked from this process never hands out its parent's ids: in another process (after
+`os.fork`, multiprocessing's "fork", or a C-level fork the interpreter's at-fork hooks never
+see: uWSGI's prefork workers, a C extension's fork()) the batch and the lock are made anew.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import weakref
 
 BATCH_BYTES = 4096
-
-_every: weakref.WeakSet[RandomIds] = weakref.WeakSet()
 
 
 class RandomIds:
@@ -29,12 +26,11 @@ class RandomIds:
         self._batch = b""
         self._at = 0
         self._pid = os.getpid()  # the process the batch and the lock belong to
-        _every.add(self)
 
     def take(self) -> bytes:
         if os.getpid() != self._pid:
-            # A fork the hook below never saw (a C-level fork: the child has one thread, and
-            # the lock may be a copy of one another thread of the parent held).
+            # A forked child: it has one thread, and the lock may be a copy of one another
+            # thread of the parent held.
             self._forget()
         with self._lock:
             at = self._at
@@ -50,17 +46,9 @@ class RandomIds:
         return int.from_bytes(self.take(), "big")
 
     def _forget(self) -> None:
-        """In a forked child: a new lock (another thread may have held the parent's), and
-        no batch (the parent's is the parent's)."""
+        """In a forked child: a new lock, and no batch (the parent's is the parent's)."""
         self._lock = threading.Lock()
         self._batch = b""
         self._at = 0
         self._pid = os.getpid()
 
-
-def _after_fork_in_child() -> None:
-    for ids in list(_every):
-        ids._forget()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)

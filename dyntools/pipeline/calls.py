@@ -84,13 +84,11 @@ class Calling(PipelineCore):
                     tool=name, version=waiting.version,
                     approve_command=approve_command_for(waiting)) from None
             version = record.version
-            # The version's file is read and hash-checked when this call needs its bytes: a
-            # cold call (no pool runs them yet) or a params check not made yet. A warm call
-            # runs the bytes its pool was started from, checked when they were read.
-            source = None
-            if not (self.runtime.serves(record) and self._has_params_check(record)):
-                source = self.registry.verified_source(name, record.version,
-                                                       sha256=record.sha256)
+            # A warm call runs the bytes its pool was started from, checked when they were
+            # read: the file is read and hash-checked here for a cold call only (and by the
+            # params check itself, the first time it is made for this version).
+            source = None if self.runtime.serves(record) else self.registry.verified_source(
+                name, record.version, sha256=record.sha256)
             self._params_check(record, source)(params)
             served = [record]
 

@@ -239,9 +239,6 @@ class PipelineCore(Closing):
         meta = self._meta(record)
         return Tool(record.name, meta.description, meta.params, REGISTRY, record.version)
 
-    def _has_params_check(self, record: VersionRecord) -> bool:
-        return (record.name, record.version, record.sha256) in self._checks
-
     def _params_check(self, record: VersionRecord,
                       source: bytes | None = None) -> Callable[[Any], None]:
         """The check of a call's params for `record` (`source`: its verified bytes, when the
