@@ -46,6 +46,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conditions import ECHO_CHILD
+
 from dyntools.gate import check_source
 from dyntools.gate.policy import load_policy
 from dyntools.sandbox import SandboxLimits, WorkerPool, probe_layers, run_once
@@ -106,17 +108,6 @@ PRIMES = HEADER.format(doc="Primes below a limit.", imports="", name="primes") +
             if is_prime:
                 primes.append(n)
         return {"count": len(primes), "last": primes[-1]}
-    ''')
-
-ECHO_CHILD = textwrap.dedent('''
-    import os
-    while True:
-        header = os.read(0, 4)
-        if len(header) < 4:
-            break
-        size = int.from_bytes(header, "big")
-        data = os.read(0, size) if size else b""
-        os.write(1, header + data)
     ''')
 
 
